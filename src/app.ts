@@ -1,0 +1,52 @@
+// createApp(container): the Express app without listen(), so tests drive it in process.
+import express, { type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Container } from './container.ts';
+import { authenticate } from './http/authenticate.ts';
+import { requestContext } from './http/context.ts';
+import { docsRoutes } from './http/docs.routes.ts';
+import { contractValidator, deprecationHeaders, loadContract, type Contract } from './http/openapi.ts';
+import { errorHandler, routeNotFound } from './http/problem.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { Organization } from './modules/organizations/organization.model.ts';
+
+export interface AppOptions {
+  contract?: Contract;
+}
+
+export function createApp(container: Container, options: AppOptions = {}): Express {
+  const { config, logger, services } = container;
+  const contract = options.contract ?? loadContract();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
+
+  app.use(requestContext());
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => (req as express.Request).context.requestId,
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
+    }),
+  );
+  app.use(docsRoutes(contract));
+
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  app.use(authenticate(services.auth, (id) => Organization.findByPk(id)));
+  app.use(rateLimit(container.limiter, config.rateLimits));
+  app.use(contractValidator(contract, config.validateResponses));
+  app.use(deprecationHeaders());
+
+  app.use(healthRoutes(container.db));
+  app.use(authRoutes(services.auth));
+  app.use(apiKeyRoutes(services.apiKeys));
+
+  app.use(routeNotFound());
+  app.use(errorHandler(config.baseUrl, logger));
+  return app;
+}

@@ -1,0 +1,75 @@
+// Composition root: builds models, services, integrations and the job queue once, for the HTTP app,
+// the Admin Portal, the workers and the tests alike.
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { jobDefinitions } from './jobs/registry.ts';
+import { JobQueue } from './jobs/queue.ts';
+import { initModels, type Models } from './models.ts';
+import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
+import { AuditService } from './modules/audit/audit.service.ts';
+import { AuthService } from './modules/auth/auth.service.ts';
+import { TokenService } from './modules/auth/token.service.ts';
+import { systemClock, type Clock } from './shared/clock.ts';
+import { deriveKey } from './shared/crypto.ts';
+import type { Database } from './shared/database.ts';
+import type { Logger } from './shared/logger.ts';
+import { PostgresCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './shared/rate-limiter.ts';
+
+export interface ContainerOptions {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  appSecret: string;
+  clock?: Clock;
+}
+
+export interface Container {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  db: Database;
+  models: Models;
+  queue: JobQueue;
+  limiter: RateLimiter;
+  counterStore: CounterStore;
+  services: {
+    audit: AuditService;
+    tokens: TokenService;
+    apiKeys: ApiKeyService;
+    auth: AuthService;
+  };
+  close(): Promise<void>;
+}
+
+export function createContainer(options: ContainerOptions): Container {
+  const { config, logger, db } = options;
+  const clock = options.clock ?? systemClock;
+  const models = initModels(db.sequelize);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(db.sequelize);
+  const limiter = new RateLimiter(counterStore, clock);
+
+  const audit = new AuditService();
+  const tokens = new TokenService(deriveKey(options.appSecret, 'jwt'), clock, config.jwtTtlSeconds);
+  const apiKeys = new ApiKeyService({ sequelize: db.sequelize, clock, audit, appEnv: config.appEnv });
+  const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey(options.appSecret, 'secrets') });
+
+  const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds });
+  const container: Container = {
+    config,
+    logger,
+    clock,
+    db,
+    models,
+    queue,
+    limiter,
+    counterStore,
+    services: { audit, tokens, apiKeys, auth },
+    async close() {
+      await queue.stop();
+      redis?.disconnect();
+    },
+  };
+  queue.register(jobDefinitions(container));
+  return container;
+}

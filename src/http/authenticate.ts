@@ -1,0 +1,34 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { AuthService } from '../modules/auth/auth.service.ts';
+import type { Organization } from '../modules/organizations/organization.model.ts';
+import { errors } from '../shared/errors.ts';
+
+export const ORGANIZATION_HEADER = 'guildhall-organization';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Resolves `Authorization: Bearer ...` to an actor. Routes that need one call actorOf(req); routes
+ * without security (login, health) simply find none. A credential that is present but wrong is a
+ * 401 at once rather than being treated as anonymous.
+ */
+export function authenticate(auth: AuthService, findOrganization: (id: string) => Promise<Organization | null>) {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    const header = req.get('authorization');
+    if (!header) return next();
+    const [scheme, credential] = header.split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !credential) throw errors.unauthenticated('Use Authorization: Bearer <API key or token>');
+    const { actor, plan } = await auth.authenticate(credential.trim(), req.context.requestId);
+    req.context.actor = actor;
+    req.context.plan = plan;
+
+    // Platform admins cross tenants only explicitly, by naming the organization.
+    const chosen = req.get(ORGANIZATION_HEADER);
+    if (chosen && actor.role === 'ROLE_PLATFORM_ADMIN') {
+      const organization = UUID.test(chosen) ? await findOrganization(chosen) : null;
+      if (!organization) throw errors.notFound('Organization', chosen);
+      actor.organizationId = organization.id;
+      req.context.plan = organization.plan;
+    }
+    next();
+  };
+}

@@ -1,0 +1,136 @@
+// The one place errors become HTTP: every failure leaves as RFC 7807 application/problem+json.
+import type { NextFunction, Request, Response } from 'express';
+import { BaseError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError, ValidationError as SequelizeValidationError } from 'sequelize';
+import { AppError, errorCatalog, type ErrorCode, type FieldError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: Array<{ path: string; message: string }>;
+  headers?: Record<string, string>;
+  message?: string;
+}
+
+/** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`. */
+function fieldOf(path: string): string {
+  const cleaned = path.replace(/^[./]?(body|query|params|path|headers)[./]?/, '').replace(/^\//, '').replace(/\//g, '.');
+  return cleaned || path;
+}
+
+function fromValidator(error: HttpLikeError): AppError | undefined {
+  const status = error.status ?? error.statusCode;
+  switch (status) {
+    case 400: {
+      const fieldErrors: FieldError[] = (error.errors ?? []).map((e) => ({ field: fieldOf(e.path), message: e.message }));
+      const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));
+      if (unknownParameter) {
+        return new AppError('invalid_filter', `Unknown query parameter "${unknownParameter.field}"`, { errors: fieldErrors });
+      }
+      return new AppError('validation_failed', `${fieldErrors.length} field(s) failed validation: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors });
+    }
+    case 404:
+      return new AppError('route_not_found', 'No operation exists at this path');
+    case 405:
+      return new AppError('method_not_allowed', error.message ?? 'Method not allowed', { headers: error.headers?.Allow ? { Allow: error.headers.Allow } : {} });
+    case 406:
+      return new AppError('not_acceptable', 'The Accept header names no media type this operation produces');
+    case 413:
+      return new AppError('payload_too_large', 'The request body is too large');
+    case 415:
+      return new AppError('unsupported_media_type', error.message ?? 'Unsupported media type');
+    default:
+      return undefined;
+  }
+}
+
+/** body-parser's errors carry a `type`. */
+function fromBodyParser(error: HttpLikeError): AppError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError('malformed_body', 'The request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'The request body exceeds the allowed size');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset');
+    default:
+      return undefined;
+  }
+}
+
+/** PostgreSQL error codes translated once, here. */
+function fromDatabase(error: unknown): AppError | undefined {
+  if (error instanceof UniqueConstraintError) {
+    const fields = Object.keys(error.fields ?? {});
+    return new AppError('already_exists', fields.length ? `A record with the same ${fields.join(', ')} already exists` : 'A record with the same unique value already exists', {
+      errors: fields.map((field) => ({ field, message: 'must be unique' })),
+    });
+  }
+  if (error instanceof ForeignKeyConstraintError) return new AppError('conflict', 'The change refers to, or is referred to by, another record');
+  if (error instanceof SequelizeValidationError) {
+    return new AppError('validation_failed', 'Fields failed validation', { errors: error.errors.map((e) => ({ field: e.path ?? 'unknown', message: e.message })) });
+  }
+  if (error instanceof DatabaseError) {
+    const code = (error.parent as { code?: string } | undefined)?.code;
+    if (code === '40001' || code === '40P01') return new AppError('retryable_conflict', 'The change collided with a concurrent one; retry it');
+    if (code === '23505') return new AppError('already_exists', 'A record with the same unique value already exists');
+    if (code === '23503') return new AppError('conflict', 'The change refers to, or is referred to by, another record');
+  }
+  return undefined;
+}
+
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const http = error as HttpLikeError;
+  return (
+    fromBodyParser(http) ??
+    (error instanceof BaseError ? fromDatabase(error) : undefined) ??
+    (typeof http?.status === 'number' ? fromValidator(http) : undefined) ??
+    new AppError('internal_error', 'An unexpected error occurred', {}, { cause: error })
+  );
+}
+
+export function problemType(baseUrl: string, code: ErrorCode): string {
+  return `${baseUrl}/errors/${code}`;
+}
+
+export function sendProblem(res: Response, req: Request, baseUrl: string, error: AppError): void {
+  const { errors, headers, ...extras } = error.extras;
+  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
+  res
+    .status(error.status)
+    .type('application/problem+json')
+    .json({
+      type: problemType(baseUrl, error.code),
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      instance: req.originalUrl.split('?')[0],
+      code: error.code,
+      requestId: req.context?.requestId ?? 'unknown',
+      ...extras,
+      ...(errors ? { errors } : {}),
+    });
+}
+
+export function errorHandler(baseUrl: string, logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const appError = toAppError(error);
+    const log = logger.child({ requestId: req.context?.requestId });
+    if (appError.status >= 500) log.error({ err: error, path: req.originalUrl }, 'request failed');
+    else log.debug({ code: appError.code, path: req.originalUrl }, 'request refused');
+    if (res.headersSent) {
+      res.destroy(); // a streamed response that failed midway: cut it rather than append an error
+      return;
+    }
+    sendProblem(res, req, baseUrl, appError);
+  };
+}
+
+export function routeNotFound() {
+  return (_req: Request, _res: Response, next: NextFunction) => next(new AppError('route_not_found', 'No operation exists at this path'));
+}
+
+export const documentedCodes = Object.keys(errorCatalog) as ErrorCode[];

@@ -1,0 +1,85 @@
+// config -> database -> migrations -> container -> seed -> app -> listen; workers; graceful shutdown.
+import type { Server } from 'node:http';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createContainer } from './container.ts';
+import { resolveAppSecret } from './shared/app-secret.ts';
+import { openDatabase } from './shared/database.ts';
+import { createLogger } from './shared/logger.ts';
+import { migrateUp } from './shared/migrator.ts';
+import { seedDemo } from '../seeders/demo.seeder.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  logger.info(
+    { database: db.kind, version: db.version, vector: db.vector },
+    db.vector ? 'database ready; pgvector available: semantic search enabled' : 'database ready; pgvector NOT available: semantic search degrades to keyword search',
+  );
+  const applied = await migrateUp(db, logger);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+
+  const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
+  const demo = await seedDemo(container);
+  if (demo) {
+    // Printed once, on the first start against an empty database.
+    console.log(
+      [
+        '',
+        '=== Guildhall demo data created ===',
+        `Organization : ${demo.organization.name} (${demo.organization.id})`,
+        `Platform admin: ${demo.admin.email} / ${demo.adminPassword}`,
+        `Client admin  : ${demo.clientAdmin.email} / ${demo.clientAdminPassword}`,
+        `API key       : ${demo.apiKey}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  await container.queue.start({ workers: config.jobs.enabled });
+
+  const app = createApp(container);
+  const server: Server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info({ port, env: config.appEnv }, `Guildhall listening on http://localhost:${port} (docs at /api/docs)`);
+  });
+  server.keepAliveTimeout = 5_000;
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const forced = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 25_000);
+    forced.unref();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await closed;
+    await container.close();
+    await db.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error('Guildhall failed to start:', error);
+  process.exit(1);
+});

@@ -1,0 +1,150 @@
+import { Sequelize } from 'sequelize';
+import type { Config, Plan } from '../../config.ts';
+import type { Actor } from '../../shared/access/actor.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { decrypt, encrypt, verifyPassword } from '../../shared/crypto.ts';
+import { AppError, errors } from '../../shared/errors.ts';
+import type { RateLimiter } from '../../shared/rate-limiter.ts';
+import type { ApiKeyService } from '../api-keys/api-key.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { Organization } from '../organizations/organization.model.ts';
+import { User } from '../users/user.model.ts';
+import { newTotpSecret, otpauthUri, verifyTotp } from './mfa.ts';
+import type { IssuedToken, TokenClaims, TokenService } from './token.service.ts';
+
+export interface Authenticated {
+  actor: Actor;
+  /** The plan of the actor's organization, for rate limiting. */
+  plan?: Plan;
+}
+
+export interface Session extends IssuedToken {
+  user: User;
+  mfaVerified: boolean;
+}
+
+/** Checks an impersonation session behind a token is still open (the impersonation module sets it). */
+export type ImpersonationGuard = (claims: TokenClaims) => Promise<void>;
+
+export class AuthService {
+  private impersonationGuard: ImpersonationGuard = async () => {
+    throw errors.unauthenticated('Impersonation is not available');
+  };
+
+  constructor(
+    private readonly deps: {
+      config: Config;
+      clock: Clock;
+      tokens: TokenService;
+      apiKeys: ApiKeyService;
+      audit: AuditService;
+      limiter: RateLimiter;
+      secretsKey: Buffer;
+    },
+  ) {}
+
+  setImpersonationGuard(guard: ImpersonationGuard): void {
+    this.impersonationGuard = guard;
+  }
+
+  async login(input: { email: string; password: string; otp?: string }): Promise<Session> {
+    const { limiter, config, clock } = this.deps;
+    const throttleKey = `login:${input.email.toLowerCase()}`;
+    const { maxFailures, windowSeconds } = config.loginThrottle;
+    const state = await limiter.check(throttleKey, maxFailures, windowSeconds);
+    if (!state.allowed) throw errors.tooManyRequests('login_throttled', state.resetSeconds);
+
+    const user = await User.findOne({ where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), input.email.toLowerCase()) });
+    const passwordOk = await verifyPassword(input.password, user?.passwordHash);
+    if (!user || !passwordOk) {
+      await limiter.consume(throttleKey, maxFailures, windowSeconds);
+      throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
+    }
+    if (user.status !== 'active') throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
+
+    let mfaVerified = false;
+    if (input.otp !== undefined) {
+      if (!user.mfaEnabledAt || !user.mfaSecret || !verifyTotp(this.secretOf(user), input.otp, clock.now())) {
+        await limiter.consume(throttleKey, maxFailures, windowSeconds);
+        throw new AppError('invalid_mfa_code', 'The one-time code is not valid');
+      }
+      mfaVerified = true;
+    }
+    await limiter.reset(throttleKey, windowSeconds);
+    await user.update({ lastLoginAt: clock.now() });
+    return this.sessionFor(user, mfaVerified);
+  }
+
+  /** Resolves a bearer credential (API key or JWT) to the actor it stands for. */
+  async authenticate(bearer: string, requestId: string): Promise<Authenticated> {
+    if (bearer.startsWith('gh_')) {
+      const found = await this.deps.apiKeys.authenticate(bearer);
+      if (!found) throw errors.unauthenticated('The API key is not valid or has been revoked');
+      return {
+        actor: { type: 'api_key', id: found.apiKeyId, organizationId: found.organizationId, role: 'API_KEY', mfaVerified: false, requestId },
+        plan: found.plan,
+      };
+    }
+    const claims = await this.deps.tokens.verify(bearer);
+    const user = await User.findByPk(claims.sub, { include: [{ model: Organization, as: 'organization', attributes: ['plan'] }] });
+    if (!user || user.status !== 'active') throw errors.unauthenticated('The account is no longer active');
+    if (claims.act) await this.impersonationGuard(claims);
+    const actor: Actor = {
+      type: 'user',
+      id: user.id,
+      organizationId: user.organizationId,
+      role: user.role,
+      mfaVerified: claims.amr?.includes('otp') ?? false,
+      requestId,
+      ...(claims.act && claims.sid ? { impersonation: { sessionId: claims.sid, impersonatorId: claims.act.sub, mode: claims.mode ?? 'read_only' } } : {}),
+    };
+    const organization = (user as User & { organization?: Organization | null }).organization;
+    return { actor, plan: organization?.plan };
+  }
+
+  async currentUser(actor: Actor): Promise<User> {
+    if (actor.type !== 'user') throw errors.forbidden('This operation needs a user token, not an API key');
+    const user = await User.findByPk(actor.id);
+    if (!user) throw errors.unauthenticated();
+    return user;
+  }
+
+  async enrollMfa(actor: Actor): Promise<{ secret: string; otpauthUri: string }> {
+    const user = await this.currentUser(actor);
+    if (actor.impersonation) throw errors.forbidden('MFA cannot be changed while impersonating');
+    if (user.mfaEnabledAt) throw new AppError('mfa_already_enabled', 'MFA is already enabled for this account');
+    const secret = newTotpSecret();
+    await user.update({ mfaSecret: encrypt(this.deps.secretsKey, secret) });
+    await this.deps.audit.record(actor, { action: 'user.mfa_enrollment_started', targetType: 'user', targetId: user.id });
+    return { secret, otpauthUri: otpauthUri(secret, user.email) };
+  }
+
+  async verifyMfa(actor: Actor, code: string): Promise<Session> {
+    const user = await this.currentUser(actor);
+    if (actor.impersonation) throw errors.forbidden('MFA cannot be verified while impersonating');
+    if (!user.mfaSecret) throw errors.conflict('MFA is not enrolled; start with POST /api/auth/mfa/enrollment');
+    if (!verifyTotp(this.secretOf(user), code, this.deps.clock.now())) {
+      throw new AppError('invalid_mfa_code', 'The one-time code is not valid');
+    }
+    if (!user.mfaEnabledAt) {
+      await user.update({ mfaEnabledAt: this.deps.clock.now() });
+      await this.deps.audit.record(actor, { action: 'user.mfa_enabled', targetType: 'user', targetId: user.id });
+    }
+    return this.sessionFor(user, true);
+  }
+
+  async sessionFor(user: User, mfaVerified: boolean): Promise<Session> {
+    const issued = await this.deps.tokens.issue({
+      sub: user.id,
+      org: user.organizationId,
+      roles: [user.role],
+      amr: mfaVerified ? ['pwd', 'otp'] : ['pwd'],
+    });
+    return { ...issued, user, mfaVerified };
+  }
+
+  private secretOf(user: User): string {
+    return decrypt(this.deps.secretsKey, user.mfaSecret!);
+  }
+}
+

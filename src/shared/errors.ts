@@ -1,0 +1,90 @@
+// The one catalog of error codes. Every problem the API answers with has a slug here; the
+// error handler renders it as RFC 7807 problem+json, GET /errors/<slug> documents it.
+
+export interface ErrorDefinition {
+  status: number;
+  title: string;
+  description: string;
+}
+
+export const errorCatalog = {
+  validation_failed: { status: 400, title: 'Validation failed', description: 'One or more fields of the request failed validation; `errors` names each field and what is wrong with it.' },
+  malformed_body: { status: 400, title: 'Malformed request body', description: 'The request body could not be parsed as the declared content type (for example invalid JSON).' },
+  invalid_filter: { status: 400, title: 'Invalid filter', description: 'A list filter or sort parameter is unknown, uses an operator the field does not support, or has a malformed value.' },
+  read_only_field: { status: 400, title: 'Read-only field', description: 'The body sets fields the client may not write (identifiers, timestamps, organization). They are refused, never silently applied.' },
+  unauthenticated: { status: 401, title: 'Authentication required', description: 'The request has no credentials, or they are not valid. Send `Authorization: Bearer <API key or token>`.' },
+  invalid_credentials: { status: 401, title: 'Invalid credentials', description: 'The e-mail and password do not match an account allowed to log in.' },
+  token_expired: { status: 401, title: 'Token expired', description: 'The bearer token has expired. Log in again (or start a new impersonation).' },
+  invalid_mfa_code: { status: 401, title: 'Invalid MFA code', description: 'The one-time code is wrong or expired.' },
+  account_inactive: { status: 403, title: 'Account not active', description: 'The account is Inactive, Suspended or Pending verification and cannot log in.' },
+  forbidden: { status: 403, title: 'Forbidden', description: 'The authenticated actor lacks the permission this operation needs.' },
+  mfa_required: { status: 403, title: 'MFA required', description: 'This operation is sensitive: verify a one-time code (POST /api/auth/mfa/verify) and use the token it returns.' },
+  read_only_impersonation: { status: 403, title: 'Read-only impersonation', description: 'A read-only impersonation session cannot change data. Start one with mode act_as_user to act on the user\'s behalf.' },
+  cannot_modify_self: { status: 403, title: 'Cannot change own role or status', description: 'Users cannot change their own role or status; another administrator must do it.' },
+  cannot_delete_self: { status: 403, title: 'Cannot delete own account', description: 'Users cannot delete their own account.' },
+  impersonation_forbidden: { status: 403, title: 'Impersonation not allowed', description: 'Platform admins and users of equal or higher privilege than the administrator cannot be impersonated.' },
+  not_found: { status: 404, title: 'Not found', description: 'No such record exists, or it belongs to another organization.' },
+  route_not_found: { status: 404, title: 'Route not found', description: 'No operation exists at this path. See /api/openapi.yaml.' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', description: 'The path exists but does not support this HTTP method; `Allow` lists the ones it does.' },
+  not_acceptable: { status: 406, title: 'Not acceptable', description: 'The operation cannot answer in any media type named by the Accept header.' },
+  conflict: { status: 409, title: 'Conflict', description: 'The request conflicts with the current state of the record.' },
+  already_exists: { status: 409, title: 'Already exists', description: 'A record with the same unique value already exists.' },
+  email_taken: { status: 409, title: 'E-mail already in use', description: 'E-mail addresses are unique across the platform (case-insensitive).' },
+  already_impersonating: { status: 409, title: 'Already impersonating', description: 'An impersonation cannot be started from within an impersonation session. End it first.' },
+  not_impersonating: { status: 409, title: 'Not impersonating', description: 'There is no active impersonation session for this token.' },
+  retryable_conflict: { status: 409, title: 'Concurrent update', description: 'The change collided with a concurrent one. It was not applied; retry the request.' },
+  mfa_already_enabled: { status: 409, title: 'MFA already enabled', description: 'Multi-factor authentication is already active for this account.' },
+  payload_too_large: { status: 413, title: 'Payload too large', description: 'The request body exceeds the size allowed for this operation.' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', description: 'The request body is not in a media type this operation accepts (usually application/json).' },
+  unprocessable: { status: 422, title: 'Unprocessable request', description: 'The request is well-formed but cannot be carried out as asked.' },
+  confirmation_required: { status: 422, title: 'Confirmation required', description: 'The change raises privileges or is irreversible; repeat it with the confirmation field set.' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused', description: 'The Idempotency-Key was already used with a different request body.' },
+  unsafe_webhook_target: { status: 422, title: 'Unsafe webhook target', description: 'Webhook URLs must use https and must not resolve to loopback, private, link-local or metadata addresses.' },
+  invalid_reset_token: { status: 422, title: 'Invalid reset token', description: 'The password reset token is unknown, already used or expired.' },
+  idempotency_in_progress: { status: 409, title: 'Request in progress', description: 'A request with this Idempotency-Key is still being processed.' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded', description: 'The organization used its hourly request quota for its plan. Retry after the number of seconds in `Retry-After`.' },
+  login_throttled: { status: 429, title: 'Too many failed logins', description: 'Too many failed login attempts for this account; retry after the number of seconds in `Retry-After`.' },
+  impersonation_limit: { status: 429, title: 'Impersonation limit reached', description: 'An administrator may start at most 10 impersonation sessions per hour.' },
+  internal_error: { status: 500, title: 'Internal server error', description: 'An unexpected error occurred. It has been logged with the request id; nothing was half-written.' },
+  service_unavailable: { status: 503, title: 'Service unavailable', description: 'A dependency (database, queue) is not available; retry later.' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
+  constructor(
+    readonly code: ErrorCode,
+    detail?: string,
+    readonly extras: { errors?: FieldError[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+    options?: { cause?: unknown },
+  ) {
+    super(detail ?? errorCatalog[code].title, options);
+    this.status = errorCatalog[code].status;
+    this.title = errorCatalog[code].title;
+  }
+}
+
+/** Named factories: call sites say what went wrong, the catalog says how it looks on the wire. */
+export const errors = {
+  validation: (fieldErrors: FieldError[]) =>
+    new AppError('validation_failed', `${fieldErrors.length} field(s) failed validation: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors }),
+  invalidFilter: (parameter: string, message: string) =>
+    new AppError('invalid_filter', `Query parameter "${parameter}" ${message}`, { errors: [{ field: parameter, message }] }),
+  readOnly: (fields: string[]) =>
+    new AppError('read_only_field', `These fields are read-only: ${fields.join(', ')}`, { errors: fields.map((field) => ({ field, message: 'is read-only' })) }),
+  unauthenticated: (detail = 'Missing or invalid bearer credentials') => new AppError('unauthenticated', detail),
+  forbidden: (detail = 'You do not have permission to perform this operation') => new AppError('forbidden', detail),
+  notFound: (resource: string, id?: string) =>
+    new AppError('not_found', id === undefined ? `${resource} not found` : `${resource} ${id} not found`),
+  conflict: (detail: string) => new AppError('conflict', detail),
+  unprocessable: (detail: string) => new AppError('unprocessable', detail),
+  tooManyRequests: (code: 'rate_limited' | 'login_throttled' | 'impersonation_limit', retryAfterSeconds: number, detail?: string) =>
+    new AppError(code, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } }),
+};

@@ -1,0 +1,60 @@
+import type { Express } from 'express';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createContainer, type Container } from '../../src/container.ts';
+import { ManualClock } from '../../src/shared/clock.ts';
+import { openDatabase, type Database } from '../../src/shared/database.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { migrateUp } from '../../src/shared/migrator.ts';
+import { createTestDatabase } from './database.ts';
+
+export interface TestApp {
+  app: Express;
+  container: Container;
+  config: Config;
+  db: Database;
+  clock: ManualClock;
+  http: ReturnType<typeof supertest>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Extra environment for loadConfig (e.g. small rate limits). */
+  env?: Record<string, string>;
+  /** Start the job queue's workers (off unless a test needs jobs to run). */
+  workers?: boolean;
+}
+
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const testDb = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    APP_SECRET: 'test-secret-test-secret-test-secret-0123',
+    JOBS_POLLING_SECONDS: '0.5',
+    ...(testDb.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}),
+    DATA_DIR: testDb.dataDir,
+    ...options.env,
+  });
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  await migrateUp(db, logger);
+  const clock = new ManualClock(new Date());
+  const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret! });
+  await container.queue.start({ workers: options.workers ?? false });
+  const app = createApp(container);
+  return {
+    app,
+    container,
+    config,
+    db,
+    clock,
+    http: supertest(app),
+    async close() {
+      await container.close();
+      await db.close();
+      await testDb.drop();
+    },
+  };
+}
