@@ -198,7 +198,7 @@ export interface components {
             detail: string;
             /** @description The request path. */
             instance?: string;
-            /** @description The error slug */
+            /** @description The error slug, stable across versions. */
             code: string;
             requestId: string;
             /** @description One entry per failed field or parameter. */
@@ -239,7 +239,7 @@ export interface components {
             /** Format: email */
             email: string;
             password: string;
-            /** @description Current TOTP code */
+            /** @description Current TOTP code, for users with MFA. */
             otp?: string;
         };
         MfaVerifyRequest: {
@@ -292,7 +292,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
-            /** @description First characters of the key */
+            /** @description First characters of the key, to recognise it. */
             prefix: string;
             /** Format: date-time */
             createdAt: string;
@@ -301,7 +301,18 @@ export interface components {
             /** Format: date-time */
             revokedAt: string | null;
         };
-        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+        /** @description An API key with its secret; returned only when the key is created. */
+        ApiKeyWithSecret: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
             /** @description The secret. Shown only in this response. */
             key: string;
         };
