@@ -2,8 +2,14 @@
 import type { Sequelize } from 'sequelize';
 import { ApiKey } from './modules/api-keys/api-key.model.ts';
 import { AuditEntry } from './modules/audit/audit-entry.model.ts';
+import { Course } from './modules/courses/course.model.ts';
+import { Event } from './modules/events/event.model.ts';
+import { Member } from './modules/members/member.model.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
 import { User } from './modules/users/user.model.ts';
+import { WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook-delivery.model.ts';
+import { WebhookEvent } from './modules/webhooks/webhook-event.model.ts';
+import { WebhookSubscription } from './modules/webhooks/webhook-subscription.model.ts';
 
 export function initModels(sequelize: Sequelize) {
   const models = {
@@ -11,10 +17,20 @@ export function initModels(sequelize: Sequelize) {
     User: User.initModel(sequelize),
     ApiKey: ApiKey.initModel(sequelize),
     AuditEntry: AuditEntry.initModel(sequelize),
+    Member: Member.initModel(sequelize),
+    Event: Event.initModel(sequelize),
+    Course: Course.initModel(sequelize),
+    WebhookSubscription: WebhookSubscription.initModel(sequelize),
+    WebhookEvent: WebhookEvent.initModel(sequelize),
+    WebhookDelivery: WebhookDelivery.initModel(sequelize),
+    WebhookAttempt: WebhookAttempt.initModel(sequelize),
   };
   User.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
   Organization.hasMany(User, { as: 'users', foreignKey: 'organizationId' });
   ApiKey.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
+  WebhookDelivery.belongsTo(WebhookSubscription, { as: 'subscription', foreignKey: 'subscriptionId' });
+  WebhookDelivery.belongsTo(WebhookEvent, { as: 'event', foreignKey: 'eventId' });
+  WebhookDelivery.hasMany(WebhookAttempt, { as: 'attempts', foreignKey: 'deliveryId' });
   return models;
 }
 

@@ -1,5 +1,6 @@
 // The one place every job type is registered.
 import type { Container } from '../container.ts';
+import { webhookDeliveryJob, webhookPurgeJob } from '../modules/webhooks/webhook-delivery.job.ts';
 import { PostgresCounterStore } from '../shared/rate-limiter.ts';
 import { defineJob, type JobDefinition } from './job.ts';
 
@@ -13,6 +14,16 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
         if (!(container.counterStore instanceof PostgresCounterStore)) return;
         const cutoff = new Date(container.clock.now().getTime() - 2 * 3600_000);
         logger.debug({ purged: await container.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
+      },
+    }),
+    webhookDeliveryJob(container.services.webhookDeliverer),
+    webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
+    defineJob({
+      name: 'idempotency.purge',
+      schedule: '41 * * * *',
+      retryLimit: 1,
+      handler: async (_data, { logger }) => {
+        logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
       },
     }),
   ] as JobDefinition<object>[];

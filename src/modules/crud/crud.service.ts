@@ -1,0 +1,153 @@
+// The five operations of every CRUD resource, driven by its definition. Writes run in one
+// transaction with their audit entry and their webhook event (the outbox), so a committed change
+// always has both and a rolled-back one has neither.
+import { UniqueConstraintError, type Model, type Sequelize, type Transaction } from 'sequelize';
+import type { Writable } from 'node:stream';
+import type { Actor } from '../../shared/access/actor.ts';
+import { assertCan } from '../../shared/access/policy.ts';
+import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError, errors } from '../../shared/errors.ts';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { streamCsv } from './crud.csv.ts';
+import type { ResourceDefinition } from './crud.definition.ts';
+import { parseListQuery } from './crud.filters.ts';
+import { toSequelizeOrder, toSequelizeWhere } from './crud.query.ts';
+
+/** Where domain events go; the webhooks module implements it. */
+export interface EventPublisher {
+  publish(actor: Actor, type: string, data: object, transaction: Transaction): Promise<void>;
+}
+
+export interface CrudDeps {
+  sequelize: Sequelize;
+  clock: Clock;
+  audit: AuditService;
+  publisher: EventPublisher;
+}
+
+type Json = Record<string, unknown>;
+
+export class CrudService<M extends Model = Model, Dto extends object = object, Input extends object = object> {
+  constructor(
+    readonly definition: ResourceDefinition<M, Dto, Input>,
+    private readonly deps: CrudDeps,
+  ) {}
+
+  async list(actor: Actor, query: Readonly<Json>, page: PageRequest): Promise<Page<M>> {
+    const { where, order } = this.prepareList(actor, query);
+    const { model } = this.definition;
+    // Two statements, not findAndCountAll: the count needs no ORDER BY and both run at once.
+    const [rows, count] = await Promise.all([
+      model.findAll({ where, order, limit: page.itemsPerPage, offset: offsetOf(page) }),
+      model.count({ where }),
+    ]);
+    return pageOf(rows, count, page);
+  }
+
+  /**
+   * Checks access and filters now (so a refusal is still an ordinary error response); the returned
+   * function streams every matching record as CSV from a server-side cursor (memory stays flat).
+   */
+  csvExport(actor: Actor, query: Readonly<Json>): (output: Writable) => Promise<void> {
+    const { where, order } = this.prepareList(actor, query);
+    return (output) => streamCsv(this.deps.sequelize, this.definition, { where, order }, output);
+  }
+
+  async get(actor: Actor, id: string): Promise<M> {
+    assertCan(actor, this.definition.permissions.read);
+    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never });
+    if (!record) throw errors.notFound(this.definition.label, id);
+    return record;
+  }
+
+  async create(actor: Actor, input: Input): Promise<M> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    const organizationId = requireTenant(actor);
+    this.checkBody(input);
+    return this.write(async (transaction) => {
+      const now = this.deps.clock.now();
+      const attributes = await definition.toAttributes(input, { actor, organizationId, transaction, now });
+      const record = await definition.model.create({ ...attributes, organizationId } as never, { transaction });
+      await this.changed(actor, 'created', record, { after: definition.toDto(record) }, transaction);
+      return record;
+    });
+  }
+
+  /** PUT: every writable field is replaced; nothing changed means no audit entry and no event. */
+  async replace(actor: Actor, id: string, input: Input): Promise<M> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    const organizationId = requireTenant(actor);
+    this.checkBody(input);
+    return this.write(async (transaction) => {
+      const record = await this.lockOwn(actor, id, transaction);
+      const before = definition.toDto(record);
+      const now = this.deps.clock.now();
+      record.set(await definition.toAttributes(input, { actor, organizationId, transaction, now, existing: record }));
+      if (!record.changed()) return record;
+      await record.save({ transaction });
+      await this.changed(actor, 'updated', record, { before, after: definition.toDto(record) }, transaction);
+      return record;
+    });
+  }
+
+  async remove(actor: Actor, id: string): Promise<void> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    await this.write(async (transaction) => {
+      const record = await this.lockOwn(actor, id, transaction);
+      const before = definition.toDto(record);
+      await record.destroy({ transaction });
+      await this.changed(actor, 'deleted', record, { before }, transaction);
+    });
+  }
+
+  private prepareList(actor: Actor, query: Readonly<Json>) {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.read);
+    const organizationId = requireTenant(actor);
+    const listQuery = parseListQuery(query, definition.fields, definition.defaultOrder);
+    return {
+      where: toSequelizeWhere(definition.model, definition.fields, organizationId, listQuery),
+      order: toSequelizeOrder(listQuery.order),
+    };
+  }
+
+  /** Mass assignment: read-only fields are refused, never silently dropped or applied. */
+  private checkBody(input: object): void {
+    const keys = Object.keys(input);
+    const readOnly = keys.filter((key) => this.definition.readOnly.includes(key));
+    if (readOnly.length) throw errors.readOnly(readOnly);
+    const unknown = keys.filter((key) => !(this.definition.writable as readonly string[]).includes(key));
+    if (unknown.length) throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
+  }
+
+  private async lockOwn(actor: Actor, id: string, transaction: Transaction): Promise<M> {
+    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never, transaction, lock: transaction.LOCK.UPDATE });
+    if (!record) throw errors.notFound(this.definition.label, id);
+    return record;
+  }
+
+  private async changed(actor: Actor, change: 'created' | 'updated' | 'deleted', record: M, states: { before?: object; after?: object }, transaction: Transaction) {
+    const { name } = this.definition;
+    const targetId = String(record.get('id'));
+    await this.deps.audit.record(actor, { action: `${name}.${change}`, targetType: name, targetId, before: states.before as Json, after: states.after as Json }, transaction);
+    await this.deps.publisher.publish(actor, `${name}.${change}`, (states.after ?? states.before)!, transaction);
+  }
+
+  /** One transaction; a duplicate of a unique field becomes a 409 that names the field. */
+  private async write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.sequelize.transaction(work);
+    } catch (error) {
+      const field = error instanceof UniqueConstraintError ? this.definition.uniqueIndexes?.[(error.parent as { constraint?: string }).constraint ?? ''] : undefined;
+      if (!field) throw error;
+      throw new AppError('already_exists', `Another ${this.definition.name} of this organization has the same ${field}`, {
+        errors: [{ field, message: 'must be unique within the organization' }],
+      });
+    }
+  }
+}
