@@ -27,7 +27,7 @@ interface SelectQueryGenerator {
 }
 
 /** The SELECT Sequelize would run for findAll, as text, to hand to a cursor. */
-function selectSql(sequelize: Sequelize, model: ModelStatic<Model>, options: Pick<FindOptions, 'where' | 'order'>): string {
+export function selectSql(sequelize: Sequelize, model: ModelStatic<Model>, options: Pick<FindOptions, 'where' | 'order'>): string {
   const findOptions = { attributes: Object.keys(model.getAttributes()), ...options, model };
   (Utils as unknown as { mapFinderOptions(o: object, m: unknown): void }).mapFinderOptions(findOptions, model);
   const generator = sequelize.getQueryInterface().queryGenerator as SelectQueryGenerator;
