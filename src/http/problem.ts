@@ -47,8 +47,10 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
         return new AppError('invalid_filter', `Invalid filter or sort: ${filterErrors.map((e) => e.field).join(', ')}`, { errors: filterErrors });
       }
       // mass assignment: fields the contract marks readOnly are refused, never applied
-      if (fieldErrors.length && fieldErrors.every((e) => e.message === 'is read-only')) {
-        return new AppError('read_only_field', `These fields are read-only: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors });
+      // (the validator words it "is read-only", or "must pass readOnly keyword validation" for a null)
+      if (fieldErrors.length && fieldErrors.every((e) => /is read-only|"readOnly"/.test(e.message))) {
+        const readOnly = fieldErrors.map((e) => ({ field: e.field, message: 'is read-only' }));
+        return new AppError('read_only_field', `These fields are read-only: ${readOnly.map((e) => e.field).join(', ')}`, { errors: readOnly });
       }
       return new AppError('validation_failed', `${fieldErrors.length} field(s) failed validation: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors });
     }

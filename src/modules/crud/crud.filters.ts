@@ -32,7 +32,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{
 const INTEGER = /^-?\d{1,15}$/;
 const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
 
-function isCalendarDate(text: string): boolean {
+export function isCalendarDate(text: string): boolean {
   const match = DATE.exec(text);
   if (!match) return false;
   const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));

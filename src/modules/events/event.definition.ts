@@ -37,6 +37,8 @@ export const eventResource = defineResource<Event, EventDto, EventInput>({
     const endsAt = new Date(input.endsAt);
     const timezone = input.timezone ?? 'UTC';
     const problems = [
+      ...(Number.isNaN(startsAt.getTime()) ? [{ field: 'startsAt', message: 'is not a valid date-time' }] : []),
+      ...(Number.isNaN(endsAt.getTime()) ? [{ field: 'endsAt', message: 'is not a valid date-time' }] : []),
       ...(endsAt < startsAt ? [{ field: 'endsAt', message: 'must not be before startsAt' }] : []),
       ...(isTimeZone(timezone) ? [] : [{ field: 'timezone', message: 'is not an IANA time zone name (e.g. Europe/Paris)' }]),
     ];

@@ -1,6 +1,7 @@
 import { User } from '../users/user.model.ts';
 import { errors } from '../../shared/errors.ts';
 import { defineResource } from '../crud/crud.definition.ts';
+import { isCalendarDate } from '../crud/crud.filters.ts';
 import { toMemberDto, type MemberDto, type MemberInput } from './member.mapper.ts';
 import { Member } from './member.model.ts';
 
@@ -34,6 +35,8 @@ export const memberResource = defineResource<Member, MemberDto, MemberInput>({
   ],
   uniqueIndexes: { members_email_unique: 'email', members_user_unique: 'userId' },
   async toAttributes(input, { organizationId, transaction }) {
+    const impossible = (['joinedAt', 'renewalDate'] as const).filter((field) => input[field] && !isCalendarDate(input[field]!));
+    if (impossible.length) throw errors.validation(impossible.map((field) => ({ field, message: 'is not a calendar date' })));
     const userId = input.userId ?? null;
     // A member may be linked only to a platform user of the same organization.
     if (userId && !(await User.findOne({ where: { id: userId, organizationId }, attributes: ['id'], transaction }))) {
