@@ -1180,7 +1180,7 @@ export interface components {
             data: {
                 [key: string]: unknown;
             } | null;
-            /** @description Retries so far (0 on the first run). */
+            /** @description Runs so far, the first included (0 while it waits for its first run). */
             attempts: number;
             retryLimit: number;
             /** @description Message of the last failure. */

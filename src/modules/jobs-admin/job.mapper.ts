@@ -15,7 +15,8 @@ export function toJobDto(job: JobRow): JobDto {
     name: job.name,
     state: job.state,
     data: job.data,
-    attempts: job.retry_count,
+    // pg-boss counts retries when a job is fetched again; runs so far include the first
+    attempts: job.retry_count + (job.started_on ? 1 : 0),
     retryLimit: job.retry_limit,
     lastError: lastErrorOf(job.output),
     output: job.output ?? null,
