@@ -4,9 +4,8 @@
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
- # tsx runs the TypeScript sources directly (no separate build output to drift from them)
- && npm install --no-save --no-audit --no-fund tsx@4.23
+# tsx (a production dependency) runs the TypeScript sources directly: no build output to drift from them
+RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
