@@ -43,7 +43,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(healthRoutes(container.db));
   app.use(authRoutes(services.auth));
   app.use(apiKeyRoutes(services.apiKeys));
-  const idempotency = idempotent(services.idempotency);
+  const idempotency = idempotent(services.idempotency, logger);
   app.use(crudRoutes(services.members, idempotency));
   app.use(crudRoutes(services.events, idempotency));
   app.use(crudRoutes(services.courses, idempotency));

@@ -5,6 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { IdempotencyStore } from '../modules/idempotency/idempotency.store.ts';
 import { sha256 } from '../shared/crypto.ts';
 import { AppError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import { actorOf } from './context.ts';
 
 const REPLAYED_HEADERS = ['content-type', 'location'];
@@ -21,7 +22,7 @@ export function canonicalJson(value: unknown): string {
 
 export type IdempotencyMiddleware = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
-export function idempotent(store: IdempotencyStore): IdempotencyMiddleware {
+export function idempotent(store: IdempotencyStore, logger: Logger): IdempotencyMiddleware {
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -52,7 +53,7 @@ export function idempotent(store: IdempotencyStore): IdempotencyMiddleware {
       stored.then(
         () => send(body),
         (error: unknown) => {
-          req.log?.error({ err: error }, 'could not store the idempotent response');
+          logger.error({ err: error, requestId: req.context.requestId }, 'could not store the idempotent response');
           send(body);
         },
       );

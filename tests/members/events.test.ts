@@ -102,6 +102,7 @@ describe('events', () => {
       .expect(201);
     assert.equal(created.body.status, 'draft');
     assert.equal(created.body.startsAt, '2026-07-01T07:00:00.000Z');
+    assert.equal((await t.http.get(`/api/events/${created.body.id}`).set(bearer(token)).expect(200)).body.timezone, 'Europe/Berlin');
     const published = await t.http.put(`/api/events/${created.body.id}`).set(bearer(token)).send({ title: 'Workshop', startsAt: created.body.startsAt, endsAt: created.body.endsAt, timezone: 'Europe/Berlin', status: 'published' }).expect(200);
     assert.equal(published.body.status, 'published');
     assert.equal(published.body.onlineUrl, null, 'left out, so reset');
