@@ -58,7 +58,7 @@ export async function buildCourse(organizationId: string, overrides: Overrides<C
   });
 }
 
-/** Many members in one statement (index and export tests): last names cycle through `names`. */
+/** Many members in one statement (index tests): 70% active, last names cycling through `names`. */
 export async function seedMembers(
   sequelize: import('sequelize').Sequelize,
   organizationId: string,
@@ -68,7 +68,7 @@ export async function seedMembers(
   await sequelize.query(
     `INSERT INTO members (organization_id, first_name, last_name, email, status, tier, joined_at, created_at, updated_at)
      SELECT $1, 'First' || g, ($2::text[])[1 + g % cardinality($2::text[])], 'seed' || g || '@example.test',
-            (ARRAY['active', 'active', 'active', 'pending', 'lapsed', 'cancelled'])[1 + g % 6],
+            (ARRAY['active', 'active', 'active', 'active', 'active', 'active', 'active', 'pending', 'lapsed', 'cancelled'])[1 + g % 10],
             CASE WHEN g % 10 = 0 THEN 'premium' ELSE 'member' END,
             date '2020-01-01' + (g % 1500), now(), now()
        FROM generate_series(1, $3::int) g`,

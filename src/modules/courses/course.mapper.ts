@@ -1,10 +1,11 @@
 import type { components } from '../../types/openapi.d.ts';
+import type { Attributes } from 'sequelize';
 import type { Course } from './course.model.ts';
 
 export type CourseDto = components['schemas']['Course'];
 export type CourseInput = components['schemas']['CourseInput'];
 
-export function toCourseDto(course: Course): CourseDto {
+export function toCourseDto(course: Attributes<Course>): CourseDto {
   return {
     id: course.id,
     organizationId: course.organizationId,

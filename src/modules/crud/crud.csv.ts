@@ -6,32 +6,20 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
-import { Utils, type FindOptions, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import type { Attributes, Model, Sequelize } from 'sequelize';
+import type { SqlQuery } from './crud.sql.ts';
+
+const BATCH_SIZE = 500;
 
 /** What the export needs of a resource definition. */
 export interface CsvSource<M extends Model, Dto extends object> {
-  model: ModelStatic<M>;
-  toDto(record: M): Dto;
+  toDto(record: Attributes<M>): Dto;
   csvColumns?: readonly (keyof Dto & string)[];
 }
-
-const BATCH_SIZE = 500;
 
 interface PgConnection {
   query(stream: QueryStream): QueryStream;
   getTypeParser(oid: number, format?: string): unknown;
-}
-
-interface SelectQueryGenerator {
-  selectQuery(table: unknown, options: object, model: unknown): string;
-}
-
-/** The SELECT Sequelize would run for findAll, as text, to hand to a cursor. */
-export function selectSql(sequelize: Sequelize, model: ModelStatic<Model>, options: Pick<FindOptions, 'where' | 'order'>): string {
-  const findOptions = { attributes: Object.keys(model.getAttributes()), ...options, model };
-  (Utils as unknown as { mapFinderOptions(o: object, m: unknown): void }).mapFinderOptions(findOptions, model);
-  const generator = sequelize.getQueryInterface().queryGenerator as SelectQueryGenerator;
-  return generator.selectQuery(model.getTableName(), findOptions, model).replace(/;$/, '');
 }
 
 export function csvCell(value: unknown): string | number | boolean | null {
@@ -40,25 +28,19 @@ export function csvCell(value: unknown): string | number | boolean | null {
   return value as string | number | boolean;
 }
 
-export async function streamCsv<M extends Model, Dto extends object>(
-  sequelize: Sequelize,
-  source: CsvSource<M, Dto>,
-  options: Pick<FindOptions, 'where' | 'order'>,
-  output: Writable,
-): Promise<void> {
-  const sql = selectSql(sequelize, source.model, options);
+export async function streamCsv<M extends Model, Dto extends object>(sequelize: Sequelize, source: CsvSource<M, Dto>, query: SqlQuery, output: Writable): Promise<void> {
   const columns = source.csvColumns ?? [];
   const manager = sequelize.connectionManager;
   const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
-  // Sequelize's own type parsers, so rows look exactly as they do to findAll.
+  // Sequelize's own type parsers, so rows look exactly as they do everywhere else.
   const types = { getTypeParser: (oid: number, format?: string) => connection.getTypeParser(oid, format) };
   try {
     await pipeline(
-      connection.query(new QueryStream(sql, [], { batchSize: BATCH_SIZE, types })),
+      connection.query(new QueryStream(query.text, query.values, { batchSize: BATCH_SIZE, types })),
       new Transform({
         objectMode: true,
-        transform(row: object, _encoding, done) {
-          const dto = source.toDto(source.model.build(row as never, { raw: true, isNewRecord: false }));
+        transform(row: Attributes<M>, _encoding, done) {
+          const dto = source.toDto(row) as Record<string, unknown>;
           done(null, columns.map((column) => csvCell(dto[column])));
         },
       }),

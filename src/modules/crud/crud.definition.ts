@@ -1,7 +1,7 @@
 // A resource of the generic CRUD layer is described once, here-shaped: which model, which fields
 // filter how, which sort, which the client may write. Routes, service, filters and CSV export are
 // all driven by it, so members, events and courses share one implementation.
-import type { Model, ModelStatic, Transaction } from 'sequelize';
+import type { Attributes, Model, ModelStatic, Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Permission } from '../../shared/access/policy.ts';
 
@@ -66,7 +66,8 @@ export interface ResourceDefinition<M extends Model = Model, Dto extends object 
    * defaults). Rules the contract cannot express (cross-field, cross-record) throw here.
    */
   toAttributes(input: Input, context: WriteContext): Promise<Record<string, unknown>> | Record<string, unknown>;
-  toDto(record: M): Dto;
+  /** Takes a model instance or a plain row of the same attributes (lists read rows, not instances). */
+  toDto(record: Attributes<M>): Dto;
   /** CSV columns, in order; defaults to the DTO's keys. Objects are written as JSON. */
   csvColumns?: readonly (keyof Dto & string)[];
 }

@@ -22,7 +22,7 @@ export function crudRoutes<M extends Model, Dto extends object, Input extends ob
       return;
     }
     const page = await service.list(actorOf(req), req.query, pageRequest(req.query));
-    sendPage(req, res, mapPage(page, (record) => toDto(record)));
+    sendPage(req, res, mapPage(page, toDto));
   });
   router.post(path, idempotency, async (req, res) => {
     const record = await service.create(actorOf(req), req.body as Input);

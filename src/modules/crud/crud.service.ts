@@ -1,7 +1,7 @@
 // The five operations of every CRUD resource, driven by its definition. Writes run in one
 // transaction with their audit entry and their webhook event (the outbox), so a committed change
 // always has both and a rolled-back one has neither.
-import { UniqueConstraintError, type Model, type Sequelize, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Attributes, type Model, type Sequelize, type Transaction } from 'sequelize';
 import type { Writable } from 'node:stream';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
@@ -9,11 +9,12 @@ import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
+import { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { streamCsv } from './crud.csv.ts';
 import type { ResourceDefinition } from './crud.definition.ts';
 import { parseListQuery } from './crud.filters.ts';
-import { toSequelizeOrder, toSequelizeWhere } from './crud.query.ts';
+import { listSql, tableShape, type TableShape } from './crud.sql.ts';
 
 /** Where domain events go; the webhooks module implements it. */
 export interface EventPublisher {
@@ -30,20 +31,34 @@ export interface CrudDeps {
 type Json = Record<string, unknown>;
 
 export class CrudService<M extends Model = Model, Dto extends object = object, Input extends object = object> {
+  private readonly sql: Sql;
+  private readonly shape: TableShape;
+
   constructor(
     readonly definition: ResourceDefinition<M, Dto, Input>,
     private readonly deps: CrudDeps,
-  ) {}
+  ) {
+    this.sql = new Sql(deps.sequelize);
+    this.shape = tableShape(definition.model, definition.fields);
+  }
 
-  async list(actor: Actor, query: Readonly<Json>, page: PageRequest): Promise<Page<M>> {
-    const { where, order } = this.prepareList(actor, query);
-    const { model } = this.definition;
-    // Two statements, not findAndCountAll: the count needs no ORDER BY and both run at once.
+  /** A page of rows (plain attributes, not model instances) and the total; both statements at once. */
+  async list(actor: Actor, query: Readonly<Json>, page: PageRequest): Promise<Page<Attributes<M>>> {
+    const statements = this.listStatements(actor, query, page);
     const [rows, count] = await Promise.all([
-      model.findAll({ where, order, limit: page.itemsPerPage, offset: offsetOf(page) }),
-      model.count({ where }),
+      this.sql.rows<Attributes<M>>(statements.rows.text, statements.rows.values),
+      this.sql.one<{ total: number }>(statements.count.text, statements.count.values),
     ]);
-    return pageOf(rows, count, page);
+    return pageOf(rows, count?.total ?? 0, page);
+  }
+
+  /** The statements list() runs, for the same actor, filters and page (EXPLAIN tests read them). */
+  listStatements(actor: Actor, query: Readonly<Json>, page?: PageRequest) {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.read);
+    const organizationId = requireTenant(actor);
+    const listQuery = parseListQuery(query, definition.fields, definition.defaultOrder);
+    return listSql(this.shape, organizationId, listQuery, page && { limit: page.itemsPerPage, offset: offsetOf(page) });
   }
 
   /**
@@ -51,8 +66,8 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
    * function streams every matching record as CSV from a server-side cursor (memory stays flat).
    */
   csvExport(actor: Actor, query: Readonly<Json>): (output: Writable) => Promise<void> {
-    const { where, order } = this.prepareList(actor, query);
-    return (output) => streamCsv(this.deps.sequelize, this.definition, { where, order }, output);
+    const { rows } = this.listStatements(actor, query);
+    return (output) => streamCsv(this.deps.sequelize, this.definition, rows, output);
   }
 
   async get(actor: Actor, id: string): Promise<M> {
@@ -103,17 +118,6 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
       await record.destroy({ transaction });
       await this.changed(actor, 'deleted', record, { before }, transaction);
     });
-  }
-
-  private prepareList(actor: Actor, query: Readonly<Json>) {
-    const { definition } = this;
-    assertCan(actor, definition.permissions.read);
-    const organizationId = requireTenant(actor);
-    const listQuery = parseListQuery(query, definition.fields, definition.defaultOrder);
-    return {
-      where: toSequelizeWhere(definition.model, definition.fields, organizationId, listQuery),
-      order: toSequelizeOrder(listQuery.order),
-    };
   }
 
   /** Mass assignment: read-only fields are refused, never silently dropped or applied. */

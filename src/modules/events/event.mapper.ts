@@ -1,10 +1,11 @@
 import type { components } from '../../types/openapi.d.ts';
+import type { Attributes } from 'sequelize';
 import type { Event } from './event.model.ts';
 
 export type EventDto = components['schemas']['Event'];
 export type EventInput = components['schemas']['EventInput'];
 
-export function toEventDto(event: Event): EventDto {
+export function toEventDto(event: Attributes<Event>): EventDto {
   return {
     id: event.id,
     organizationId: event.organizationId,

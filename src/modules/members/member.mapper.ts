@@ -1,10 +1,11 @@
 import type { components } from '../../types/openapi.d.ts';
+import type { Attributes } from 'sequelize';
 import type { Member } from './member.model.ts';
 
 export type MemberDto = components['schemas']['Member'];
 export type MemberInput = components['schemas']['MemberInput'];
 
-export function toMemberDto(member: Member): MemberDto {
+export function toMemberDto(member: Attributes<Member>): MemberDto {
   return {
     id: member.id,
     organizationId: member.organizationId,
