@@ -89,5 +89,14 @@ describe('list indexes', () => {
     assert.ok(countPlan.some((n) => n['Node Type'] === 'Index Only Scan'), JSON.stringify(countPlan));
     assert.ok(!countPlan.some((n) => n['Node Type'] === 'Seq Scan'));
     assert.ok(elapsed < 5_000, `answered in ${Math.round(elapsed)} ms`);
+
+    // the same list as CSV: all 70,000 rows, streamed (chunked, no length known up front)
+    const csv = await t.http.get('/api/members?status=active&order[lastName]=asc').set(bearer(secret)).set('Accept', 'text/csv').expect(200);
+    assert.equal(csv.headers['transfer-encoding'], 'chunked');
+    assert.equal(csv.headers['content-length'], undefined);
+    const lines = csv.text.trimEnd().split('\n');
+    assert.equal(lines.length, 70_001);
+    const names = lines.slice(1, 2_001).map((line) => line.split(',')[2]!);
+    assert.deepEqual(names, [...names].sort(), 'in the requested order');
   });
 });

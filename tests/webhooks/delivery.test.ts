@@ -99,6 +99,13 @@ describe('webhook deliveries', () => {
     assert.deepEqual(delivery.attempts.map((a: { statusCode: number }) => a.statusCode), [500, 200]);
     assert.equal(delivery.attempts[0].error, 'HTTP 500');
     assert.ok(delivery.attempts.every((a: { durationMs: number }) => a.durationMs >= 0));
+
+    // retention: a month later the daily purge removes the finished delivery, its attempts and its event
+    const purged = await t.container.services.webhookDeliveries.purgeFinishedBefore(new Date(Date.now() + 60_000));
+    assert.ok(purged >= 1);
+    assert.equal((await deliveriesOf(token, webhookId)).length, 0);
+    const [events] = await t.db.sequelize.query('SELECT count(*)::int AS n FROM webhook_events WHERE id = $1', { bind: [delivery.eventId] });
+    assert.equal((events as Array<{ n: number }>)[0]!.n, 0);
   });
 
   it('when the receiver never answers in time, then the attempt records the timeout and the schedule ends in failure', async () => {

@@ -144,5 +144,10 @@ describe('webhook subscriptions', () => {
     // a minute later the claim counts as abandoned and the retry runs
     t.clock.advance(61_000);
     await subscribe(body).set('Idempotency-Key', 'slow-1').expect(201);
+    // a day later the hourly purge removes the key, and it may be used afresh
+    t.clock.advance(25 * 3600_000);
+    assert.ok((await t.container.services.idempotency.purgeExpired()) >= 1);
+    const [left] = await t.db.sequelize.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'slow-1'");
+    assert.equal((left as Array<{ n: number }>)[0]!.n, 0);
   });
 });
