@@ -1429,7 +1429,7 @@ export interface operations {
     purgeUser: {
         parameters: {
             query?: {
-                /** @description The user's e-mail address, typed again. */
+                /** @description The user's e-mail address, typed again (`@` may be sent unencoded). */
                 confirm?: string;
             };
             header?: never;
