@@ -1,6 +1,5 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Container } from './container.ts';
 import { authenticate } from './http/authenticate.ts';
 import { impersonationGuard } from './http/impersonation.guard.ts';
@@ -9,6 +8,7 @@ import { docsRoutes } from './http/docs.routes.ts';
 import { contractValidator, deprecationHeaders, loadContract, type Contract } from './http/openapi.ts';
 import { errorHandler, routeNotFound } from './http/problem.ts';
 import { rateLimit } from './http/rate-limit.ts';
+import { requestLog } from './http/request-log.ts';
 import { activityRoutes } from './modules/activity/activity.routes.ts';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -28,18 +28,12 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   const contract = options.contract ?? loadContract();
   const app = express();
   app.disable('x-powered-by');
+  app.set('etag', false); // hashing every JSON body costs CPU on each request; lists change too often to cache
   app.set('trust proxy', 'loopback');
   app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
 
   app.use(requestContext());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => (req as express.Request).context.requestId,
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/ready' },
-    }),
-  );
+  app.use(requestLog(logger));
   app.use(docsRoutes(contract));
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));

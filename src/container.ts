@@ -20,6 +20,7 @@ import { systemClock, type Clock } from './shared/clock.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
 import type { Logger } from './shared/logger.ts';
+import { Sql } from './shared/sql.ts';
 import { PostgresCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './shared/rate-limiter.ts';
 
 export interface ContainerOptions {
@@ -35,6 +36,7 @@ export interface Container {
   logger: Logger;
   clock: Clock;
   db: Database;
+  sql: Sql;
   models: Models;
   queue: JobQueue;
   limiter: RateLimiter;
@@ -63,13 +65,21 @@ export function createContainer(options: ContainerOptions): Container {
   const clock = options.clock ?? systemClock;
   const models = initModels(db.sequelize);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(db.sequelize);
+  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(new Sql(db.sequelize));
   const limiter = new RateLimiter(counterStore, clock);
 
+  const sql = new Sql(db.sequelize);
   const audit = new AuditService();
   const tokens = new TokenService(deriveKey(options.appSecret, 'jwt'), clock, config.jwtTtlSeconds);
-  const apiKeys = new ApiKeyService({ sequelize: db.sequelize, clock, audit, appEnv: config.appEnv });
-  const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey(options.appSecret, 'secrets') });
+  const apiKeys = new ApiKeyService({ sequelize: db.sequelize, sql, clock, audit, appEnv: config.appEnv });
+  const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey(options.appSecret, 'secrets'), sql });
+
+  // Any change to a user through the models drops this instance's cached view of that user at once.
+  const forgetUser = (user: { get(key: 'id'): unknown }) => auth.forgetUser(String(user.get('id')));
+  models.User.addHook('afterSave', 'forget-credentials', forgetUser);
+  models.User.addHook('afterDestroy', 'forget-credentials', forgetUser);
+  models.User.addHook('afterBulkUpdate', 'forget-credentials', () => auth.forgetUser());
+  models.User.addHook('afterBulkDestroy', 'forget-credentials', () => auth.forgetUser());
 
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds });
   const { sequelize } = db;
@@ -87,6 +97,7 @@ export function createContainer(options: ContainerOptions): Container {
     logger,
     clock,
     db,
+    sql,
     models,
     queue,
     limiter,
@@ -98,6 +109,7 @@ export function createContainer(options: ContainerOptions): Container {
     },
     async close() {
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+      await limiter.close();
       await queue.stop();
       mailer?.close();
       redis?.disconnect();

@@ -23,7 +23,9 @@ export function contractValidator(contract: Contract, validateResponses: boolean
     // a deep copy: the validator annotates the document it is given
     apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
     validateApiSpec: true,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    // allErrors: a client fixing a form wants every failing field at once; bodies are capped at 1 MB
+    // and our schemas are our own, which is what keeps AJV's all-errors mode safe here.
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
     ignoreUndocumented: false,

@@ -125,7 +125,18 @@ export function errorHandler(baseUrl: string, logger: Logger) {
       res.destroy(); // a streamed response that failed midway: cut it rather than append an error
       return;
     }
-    sendProblem(res, req, baseUrl, appError);
+    try {
+      sendProblem(res, req, baseUrl, appError);
+    } catch (sendError) {
+      // Only response validation (tests) can throw here: the status is not in the contract for this
+      // operation. Answer a plain 500 problem rather than Express's HTML page, and say why in the log.
+      log.error({ err: sendError, original: appError.code }, 'error response drifted from the contract');
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader('Content-Type', 'application/problem+json');
+        res.end(JSON.stringify({ type: problemType(baseUrl, 'internal_error'), title: errorCatalog.internal_error.title, status: 500, detail: 'An unexpected error occurred', code: 'internal_error', requestId: req.context?.requestId ?? 'unknown' }));
+      }
+    }
   };
 }
 

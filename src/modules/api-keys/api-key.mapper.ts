@@ -3,7 +3,10 @@ import type { ApiKey } from './api-key.model.ts';
 
 export type ApiKeyDto = components['schemas']['ApiKey'];
 
-export function toApiKeyDto(apiKey: ApiKey): ApiKeyDto {
+/** What the mapper needs: a model instance or a plain row with the same attribute names. */
+export type ApiKeyRow = Pick<ApiKey, 'id' | 'name' | 'prefix' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>;
+
+export function toApiKeyDto(apiKey: ApiKeyRow): ApiKeyDto {
   return {
     id: apiKey.id,
     name: apiKey.name,

@@ -1,4 +1,6 @@
 import { Sequelize } from 'sequelize';
+import type { Role } from '../../shared/access/roles.ts';
+import type { Sql } from '../../shared/sql.ts';
 import type { Config, Plan } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -7,8 +9,8 @@ import { AppError, errors } from '../../shared/errors.ts';
 import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import type { ApiKeyService } from '../api-keys/api-key.service.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { newTotpSecret, otpauthUri, verifyTotp } from './mfa.ts';
 import type { IssuedToken, TokenClaims, TokenService } from './token.service.ts';
 
@@ -26,7 +28,16 @@ export interface Session extends IssuedToken {
 /** Checks an impersonation session behind a token is still open (the impersonation module sets it). */
 export type ImpersonationGuard = (claims: TokenClaims) => Promise<void>;
 
+interface AuthUserRow {
+  id: string;
+  organization_id: string | null;
+  role: Role;
+  status: string;
+  plan: Plan | null;
+}
+
 export class AuthService {
+  private readonly userCache = new CredentialCache<AuthUserRow>();
   private impersonationGuard: ImpersonationGuard = async () => {
     throw errors.unauthenticated('Impersonation is not available');
   };
@@ -40,6 +51,7 @@ export class AuthService {
       audit: AuditService;
       limiter: RateLimiter;
       secretsKey: Buffer;
+      sql: Sql;
     },
   ) {}
 
@@ -86,20 +98,40 @@ export class AuthService {
       };
     }
     const claims = await this.deps.tokens.verify(bearer);
-    const user = await User.findByPk(claims.sub, { include: [{ model: Organization, as: 'organization', attributes: ['plan'] }] });
+    // The account must still exist and be active.
+    const user = await this.lookUpUser(claims.sub);
     if (!user || user.status !== 'active') throw errors.unauthenticated('The account is no longer active');
     if (claims.act) await this.impersonationGuard(claims);
     const actor: Actor = {
       type: 'user',
       id: user.id,
-      organizationId: user.organizationId,
+      organizationId: user.organization_id,
       role: user.role,
       mfaVerified: claims.amr?.includes('otp') ?? false,
       requestId,
       ...(claims.act && claims.sid ? { impersonation: { sessionId: claims.sid, impersonatorId: claims.act.sub, mode: claims.mode ?? 'read_only' } } : {}),
     };
-    const organization = (user as User & { organization?: Organization | null }).organization;
-    return { actor, plan: organization?.plan };
+    return { actor, plan: user.plan ?? undefined };
+  }
+
+  /** One indexed lookup, remembered briefly (see CredentialCache); dropped when the user changes. */
+  private async lookUpUser(id: string): Promise<AuthUserRow | undefined> {
+    const cached = this.userCache.get(id);
+    if (cached) return cached;
+    const row = await this.deps.sql.one<AuthUserRow>(
+      `SELECT u.id, u.organization_id, u.role, u.status, o.plan
+         FROM users u LEFT JOIN organizations o ON o.id = u.organization_id
+        WHERE u.id = $1 AND u.deleted_at IS NULL`,
+      [id],
+    );
+    if (row) this.userCache.set(id, row);
+    return row;
+  }
+
+  /** Called when a user row changes (model hooks), so this instance stops trusting the cached copy. */
+  forgetUser(id?: string): void {
+    if (id) this.userCache.delete(id);
+    else this.userCache.clear();
   }
 
   async currentUser(actor: Actor): Promise<User> {

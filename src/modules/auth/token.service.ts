@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -26,11 +27,18 @@ export interface IssuedToken {
 const ISSUER = 'guildhall';
 
 export class TokenService {
+  /** Imported once: handing jose raw bytes makes it import the key again on every verification. */
+  private readonly key: Promise<webcrypto.CryptoKey>;
+  /** Tokens already verified, until they expire: a client sends the same token many times. */
+  private readonly verified = new Map<string, TokenClaims & { exp: number }>();
+
   constructor(
-    private readonly key: Uint8Array,
+    secret: Uint8Array,
     private readonly clock: Clock,
     private readonly defaultTtlSeconds: number,
-  ) {}
+  ) {
+    this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  }
 
   async issue(claims: TokenClaims, ttlSeconds = this.defaultTtlSeconds): Promise<IssuedToken> {
     const now = Math.floor(this.clock.now().getTime() / 1000);
@@ -41,18 +49,26 @@ export class TokenService {
       .setIssuer(ISSUER)
       .setIssuedAt(now)
       .setExpirationTime(now + ttlSeconds)
-      .sign(this.key);
+      .sign(await this.key);
     return { token, expiresAt: new Date((now + ttlSeconds) * 1000), expiresIn: ttlSeconds };
   }
 
   async verify(token: string): Promise<TokenClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > this.clock.now().getTime()) return known;
+      this.verified.delete(token);
+    }
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.key, {
         issuer: ISSUER,
         algorithms: ['HS256'],
         currentDate: this.clock.now(),
       });
-      return payload as unknown as TokenClaims;
+      const claims = payload as unknown as TokenClaims & { exp: number };
+      if (this.verified.size >= 10_000) this.verified.clear();
+      this.verified.set(token, claims);
+      return claims;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw new AppError('token_expired', 'The token has expired');
       throw errors.unauthenticated('The bearer token is not valid');

@@ -21,11 +21,8 @@ export function userAdminRoutes(users: UserAdminService, deletion: UserDeletionS
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', `attachment; filename="users-${new Date().toISOString().slice(0, 10)}.csv"`);
     res.setHeader('Cache-Control', 'no-store');
-    pipeline(csv, res, (error) => {
-      if (!error) return;
-      if (res.headersSent) req.log.warn({ err: error }, 'CSV export interrupted');
-      else next(error);
-    });
+    // a failure before the first byte is an ordinary problem+json; later the error handler cuts the stream
+    pipeline(csv, res, (error) => error && next(error));
   });
   router.post('/api/admin/users', async (req, res) => {
     res.status(201).json(toAdminUser(await users.create(actorOf(req), req.body)));

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.ts';
+import { loadContract } from '../../src/http/openapi.ts';
+import { Organization } from '../../src/modules/organizations/organization.model.ts';
+import { errorCatalog } from '../../src/shared/errors.ts';
+import { bearer, buildUser, tokenFor } from '../factories/index.ts';
+import { expectProblem } from '../setup/problem.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+
+describe('errors are RFC 7807 problem+json', () => {
+  let t: TestApp;
+  let token: string;
+  before(async () => {
+    t = await startTestApp();
+    token = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN' }));
+  });
+  after(() => t.close());
+
+  it('when a path does not exist, then 404 route_not_found with instance and type', async () => {
+    const body = expectProblem(await t.http.get('/api/nowhere?x=1'), 404, 'route_not_found');
+    assert.equal(body.instance, '/api/nowhere');
+    assert.equal(body.type, `${t.config.baseUrl}/errors/route_not_found`);
+    expectProblem(await t.http.get('/definitely/not/here'), 404, 'route_not_found');
+  });
+
+  it('when the method is not supported, then 405 method_not_allowed', async () => {
+    expectProblem(await t.http.delete('/api/auth/login'), 405, 'method_not_allowed');
+  });
+
+  it('when the body is not JSON, then 415 unsupported_media_type', async () => {
+    const res = await t.http.post('/api/auth/login').set('Content-Type', 'text/plain').send('email=a&password=b');
+    expectProblem(res, 415, 'unsupported_media_type');
+  });
+
+  it('when the JSON is malformed, then 400 malformed_body', async () => {
+    const res = await t.http.post('/api/auth/login').set('Content-Type', 'application/json').send('{"email": ');
+    expectProblem(res, 400, 'malformed_body');
+  });
+
+  it('when the body is larger than 1 MB, then 413 payload_too_large', async () => {
+    const res = await t.http.post('/api/api-keys').set(bearer(token)).send({ name: 'x'.repeat(1_100_000) });
+    expectProblem(res, 413, 'payload_too_large');
+  });
+
+  it('when a query parameter is unknown, then 400 naming it', async () => {
+    const body = expectProblem(await t.http.get('/api/api-keys?colour=red').set(bearer(token)), 400, 'invalid_filter');
+    assert.equal(body.errors[0].field, 'colour');
+    assert.match(body.detail, /colour/);
+  });
+
+  it('when a path parameter is malformed, then 400 naming it', async () => {
+    const body = expectProblem(await t.http.delete('/api/api-keys/not-a-uuid').set(bearer(token)), 400, 'validation_failed');
+    assert.equal(body.errors[0].field, 'id');
+  });
+
+  it('when the database refuses a duplicate, then 409 already_exists naming the field', async () => {
+    const original = t.container.services.auth.enrollMfa;
+    t.container.services.auth.enrollMfa = async () => {
+      await Organization.create({ name: 'Dup', slug: 'duplicate-slug' }).catch(() => undefined);
+      await Organization.create({ name: 'Dup', slug: 'duplicate-slug' });
+      throw new Error('unreachable');
+    };
+    try {
+      const body = expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 409, 'already_exists');
+      assert.equal(body.errors[0].field, 'slug');
+    } finally {
+      t.container.services.auth.enrollMfa = original;
+    }
+  });
+
+  it('when something unexpected fails, then 500 with a generic detail and no internals', async () => {
+    const original = t.container.services.apiKeys.list;
+    t.container.services.apiKeys.list = async () => {
+      throw new Error('connection string postgres://secret@db');
+    };
+    try {
+      const res = await t.http.get('/api/api-keys').set(bearer(token));
+      const body = expectProblem(res, 500, 'internal_error');
+      assert.doesNotMatch(JSON.stringify(body), /secret|postgres|stack/);
+    } finally {
+      t.container.services.apiKeys.list = original;
+    }
+  });
+
+  it('when an error code is looked up, then /errors/<code> documents every code in the catalog', async () => {
+    for (const [code, definition] of Object.entries(errorCatalog)) {
+      const res = await t.http.get(`/errors/${code}`).expect(200);
+      assert.match(res.text, new RegExp(definition.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      assert.match(res.text, new RegExp(`HTTP status <strong>${definition.status}</strong>`));
+    }
+    await t.http.get('/errors/no_such_code').expect(404);
+    const index = await t.http.get('/errors').expect(200);
+    assert.match(index.text, /validation_failed/);
+  });
+
+  it('when the contract and docs are fetched, then they are served offline', async () => {
+    const yaml = await t.http.get('/api/openapi.yaml').expect(200);
+    assert.match(yaml.text, /^openapi: 3\.1\.0/);
+    const json = await t.http.get('/api/openapi.json').expect(200);
+    assert.equal(json.body.info.title, 'Guildhall API');
+    const docs = await t.http.get('/api/docs').expect(200);
+    assert.match(docs.text, /swagger-ui-bundle\.js/);
+    const bundle = await t.http.get('/api/docs/assets/swagger-ui-bundle.js').expect(200);
+    assert.ok(bundle.text.length > 100_000);
+  });
+
+  it('when an operation is deprecated in the contract, then it answers with Deprecation and Sunset headers', async () => {
+    const contract = loadContract();
+    const ready = contract.document.paths!['/ready']!.get! as Record<string, unknown>;
+    Object.assign(ready, { deprecated: true, 'x-sunset': '2027-06-30T00:00:00Z', 'x-deprecated-at': '2026-12-01T00:00:00Z' });
+    const app = createApp(t.container, { contract });
+    const res = await supertest(app).get('/ready').expect(200);
+    assert.equal(res.headers.deprecation, `@${Date.parse('2026-12-01T00:00:00Z') / 1000}`);
+    assert.equal(res.headers.sunset, 'Wed, 30 Jun 2027 00:00:00 GMT');
+    const current = await t.http.get('/ready').expect(200);
+    assert.equal(current.headers.deprecation, undefined);
+  });
+});

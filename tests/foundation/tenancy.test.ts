@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { expectProblem } from '../setup/problem.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+
+describe('tenant isolation', () => {
+  let t: TestApp;
+  let orgA: string;
+  let orgB: string;
+  let keyB: string;
+  before(async () => {
+    t = await startTestApp();
+    orgA = (await buildOrganization()).id;
+    orgB = (await buildOrganization()).id;
+    await buildApiKey(orgA);
+    keyB = (await buildApiKey(orgB)).apiKey.id;
+  });
+  after(() => t.close());
+
+  it('when a client admin names another organization in the header, then it is ignored and only their own rows show', async () => {
+    const adminA = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgA });
+    const res = await t.http.get('/api/api-keys').set(bearer(await tokenFor(t, adminA))).set('Guildhall-Organization', orgB).expect(200);
+    assert.equal(res.body.data.length, 1);
+    assert.notEqual(res.body.data[0].id, keyB);
+    expectProblem(await t.http.delete(`/api/api-keys/${keyB}`).set(bearer(await tokenFor(t, adminA))), 404, 'not_found');
+  });
+
+  it('when a platform admin acts without naming an organization, then tenant operations refuse with 422', async () => {
+    const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
+    const body = expectProblem(await t.http.get('/api/api-keys').set(bearer(await tokenFor(t, admin))), 422, 'unprocessable');
+    assert.match(body.detail, /Guildhall-Organization/);
+  });
+
+  it('when a platform admin names an organization explicitly, then they see that organization only', async () => {
+    const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
+    const token = await tokenFor(t, admin);
+    const res = await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', orgB).expect(200);
+    assert.deepEqual(res.body.data.map((k: { id: string }) => k.id), [keyB]);
+    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', randomUUID()), 404, 'not_found');
+  });
+});

@@ -1,0 +1,41 @@
+// Runs the real entry point (src/main.ts) as a child process, for start-up and shutdown tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ChildService {
+  process: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export async function startChildService(env: Record<string, string>, timeoutMs = 90_000): Promise<ChildService> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${output}`)), timeoutMs);
+    const poll = setInterval(() => {
+      const match = /"port":(\d+)[^\n]*Guildhall listening/.exec(output);
+      if (match) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    }, 50);
+    void exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return { process: child, port, output: () => output, exited };
+}
