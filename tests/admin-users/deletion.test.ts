@@ -91,7 +91,7 @@ describe('Admin users: soft delete and permanent delete', () => {
   it('when a soft-deleted user is purged with confirmation, then the row is gone but the audit trail remains', async () => {
     const user = await buildUser({ organizationId: orgId });
     await softDelete(user.id).expect(200);
-    await purge(user.id, `?confirm=${user.email.toUpperCase()}`).expect(204);
+    await t.http.delete(`/api/admin/users/${user.id}/permanent?confirm=${user.email.toUpperCase()}`).set(bearer(admin.mfaToken)).expect(204);
     assert.equal(await User.findByPk(user.id, { paranoid: false }), null);
     const actions = (await AuditEntry.findAll({ where: { targetId: user.id }, order: [['id', 'ASC']] })).map((a) => a.action);
     assert.deepEqual(actions, ['user.deleted', 'user.purged']);
