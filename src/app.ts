@@ -1,5 +1,6 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 import express, { type Express } from 'express';
+import { adminPortal } from '../admin/mount.ts';
 import type { Container } from './container.ts';
 import { authenticate } from './http/authenticate.ts';
 import { impersonationGuard } from './http/impersonation.guard.ts';
@@ -35,6 +36,8 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(requestContext());
   app.use(requestLog(logger));
   app.use(docsRoutes(contract));
+  // AdminJS parses its own bodies and keeps its own session: before express.json and the contract
+  app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(services.auth, (id) => Organization.findByPk(id)));
