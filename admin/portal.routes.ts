@@ -44,11 +44,13 @@ export function portalRoutes(container: Container): Router {
 
   router.post('/impersonation/exit', async (req, res) => {
     const actor = await portalActor(adminOf(req));
+    // back to user management on the portal's own origin, whatever ADMIN_PORTAL_URL says
+    const returnUrl = `${req.baseUrl}/resources/users`;
     try {
-      res.json(await services.impersonation.end(actor));
+      res.json({ ...(await services.impersonation.end(actor)), returnUrl });
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'not_impersonating')) throw error;
-      res.json({ returnUrl: `${config.portals.admin}/resources/users` }); // already over (expired, or ended elsewhere)
+      res.json({ returnUrl }); // already over (expired, or ended elsewhere)
     }
   });
   return router;

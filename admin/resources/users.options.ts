@@ -97,6 +97,7 @@ export function usersOptions(container: Container, components: PortalComponents)
       exportCsv: {
         actionType: 'resource',
         icon: 'Download',
+        showInDrawer: true, // carries the list's filters and sort over to the export link
         component: components.ExportUsers,
         handler: async () => ({}),
       },
