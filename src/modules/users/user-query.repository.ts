@@ -90,25 +90,29 @@ export function listQuery(filter: UserListFilter, sort: UserSort): { text: strin
   return { text, values: binds.values };
 }
 
+/** The page and count queries of the datagrid (also run by the benchmark's raw baseline). */
+export function findUserPageSql(filter: UserListFilter, sort: UserSort, page: PageRequest) {
+  const binds = new Binds();
+  const where = whereOf(filter, binds);
+  const count = { text: `SELECT count(*) AS total FROM users u WHERE ${where}`, values: [...binds.values] };
+  const limit = binds.add(page.itemsPerPage);
+  const offset = binds.add(offsetOf(page));
+  const rows = { text: `${SELECT} WHERE ${where} ORDER BY ${orderOf(sort)} LIMIT ${limit} OFFSET ${offset}`, values: binds.values };
+  return { rows, count };
+}
+
 export async function findUserPage(
   sequelize: Sequelize,
   filter: UserListFilter,
   sort: UserSort,
   page: PageRequest,
 ): Promise<{ rows: UserRow[]; total: number }> {
-  const binds = new Binds();
-  const where = whereOf(filter, binds);
-  const countBinds = [...binds.values];
-  const limit = binds.add(page.itemsPerPage);
-  const offset = binds.add(offsetOf(page));
-  const [rows, counted] = await Promise.all([
-    sequelize.query<UserRow>(`${SELECT} WHERE ${where} ORDER BY ${orderOf(sort)} LIMIT ${limit} OFFSET ${offset}`, {
-      bind: binds.values,
-      type: QueryTypes.SELECT,
-    }),
-    sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM users u WHERE ${where}`, { bind: countBinds, type: QueryTypes.SELECT }),
+  const { rows, count } = findUserPageSql(filter, sort, page);
+  const [found, counted] = await Promise.all([
+    sequelize.query<UserRow>(rows.text, { bind: rows.values, type: QueryTypes.SELECT }),
+    sequelize.query<{ total: string }>(count.text, { bind: count.values, type: QueryTypes.SELECT }),
   ]);
-  return { rows, total: Number(counted[0]?.total ?? 0) };
+  return { rows: found, total: Number(counted[0]?.total ?? 0) };
 }
 
 export async function findUserRow(
