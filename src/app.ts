@@ -14,7 +14,6 @@ import { activityRoutes } from './modules/activity/activity.routes.ts';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
-import { recordRequest } from './modules/impersonation/impersonation.repository.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
@@ -41,7 +40,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
 
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   app.use(authenticate(services.auth, (id) => Organization.findByPk(id)));
-  app.use(impersonationGuard(recordRequest, container.clock, logger));
+  app.use(impersonationGuard((entry) => services.impersonation.recordRequest(entry), container.clock, logger));
   app.use(rateLimit(container.limiter, config.rateLimits));
   app.use(contractValidator(contract, config.validateResponses));
   app.use(deprecationHeaders());

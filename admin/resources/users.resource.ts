@@ -3,6 +3,7 @@
 import { BaseProperty, BaseRecord, BaseResource, type ActionContext, type Filter, type ParamsType } from 'adminjs';
 import type { Container } from '../../src/container.ts';
 import type { Role } from '../../src/shared/access/roles.ts';
+import { AppError } from '../../src/shared/errors.ts';
 import type { UserRow } from '../../src/modules/users/user-query.repository.ts';
 import { portalActor } from '../portal-actor.ts';
 import { refusalsAsNotices } from '../portal-errors.ts';
@@ -91,11 +92,13 @@ export class UsersResource extends BaseResource {
   }
 
   override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
+    const actor = await portalActor(context?.currentAdmin);
     try {
-      const { user } = await this.container.services.users.get(await portalActor(context?.currentAdmin), id);
+      const { user } = await this.container.services.users.get(actor, id);
       return new BaseRecord(toUserParams(user), this);
-    } catch {
-      return null;
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return null;
+      throw error;
     }
   }
 

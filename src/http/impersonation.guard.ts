@@ -1,18 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { ImpersonatedRequest } from '../modules/impersonation/impersonation.repository.ts';
 import type { Clock } from '../shared/clock.ts';
 import { AppError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 
-export type RequestRecorder = (entry: {
-  sessionId: string;
-  adminId: string;
-  targetUserId: string;
-  method: string;
-  path: string;
-  statusCode: number;
-  requestId: string | null;
-  occurredAt: Date;
-}) => Promise<void>;
+export type RequestRecorder = (entry: ImpersonatedRequest) => Promise<void>;
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const MAX_PATH = 2000;

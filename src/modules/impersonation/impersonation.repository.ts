@@ -43,7 +43,7 @@ export async function requestCounts(sequelize: Sequelize, sessionIds: string[], 
   return new Map(rows.map((r) => [r.session_id, Number(r.count)]));
 }
 
-export async function recordRequest(entry: {
+export interface ImpersonatedRequest {
   sessionId: string;
   adminId: string;
   targetUserId: string;
@@ -52,6 +52,8 @@ export async function recordRequest(entry: {
   statusCode: number;
   requestId: string | null;
   occurredAt: Date;
-}): Promise<void> {
+}
+
+export async function recordRequest(entry: ImpersonatedRequest): Promise<void> {
   await ImpersonationRequest.create(entry);
 }

@@ -14,7 +14,7 @@ import type { MailService } from '../mail/mail.service.ts';
 import { findUserRow } from '../users/user-query.repository.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';
 import { toImpersonationSessionDto, type ImpersonationSessionDto } from './impersonation.mapper.ts';
-import { closeExpiredSessions, findSessionWithAdmin, requestCounts } from './impersonation.repository.ts';
+import { closeExpiredSessions, findSessionWithAdmin, recordRequest, requestCounts, type ImpersonatedRequest } from './impersonation.repository.ts';
 
 const HOUR_MS = 3600_000;
 
@@ -155,6 +155,11 @@ export class ImpersonationService {
     if (found.admin?.status !== 'active' || found.admin.role !== 'ROLE_PLATFORM_ADMIN') {
       throw errors.unauthenticated('The impersonating administrator may no longer impersonate');
     }
+  }
+
+  /** The HTTP guard's log of each request made with an impersonation token. */
+  async recordRequest(entry: ImpersonatedRequest): Promise<void> {
+    await recordRequest(entry);
   }
 
   async list(actor: Actor, filter: SessionFilter, page: PageRequest): Promise<Page<ImpersonationSessionDto>> {
