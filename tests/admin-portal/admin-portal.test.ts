@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ImpersonationSession } from '../../src/modules/impersonation/impersonation-session.model.ts';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
-import type { User } from '../../src/modules/users/user.model.ts';
+import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
+import { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
@@ -123,6 +124,31 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.equal(await banner.count(), 0);
     await open!.reload();
     assert.equal(open!.endReason, 'exited');
+  });
+
+  it('when a user is created through the portal form, then the API service creates it (welcome e-mail included) and a taken e-mail is refused in the form', async () => {
+    const create = async (email: string) => {
+      await page.goto(`${base}/admin/resources/users/actions/new`);
+      await page.fill('input[name=firstName]', 'Nina');
+      await page.fill('input[name=lastName]', 'New');
+      await page.fill('input[name=email]', email);
+      await page.locator('[data-css="users-edit-role"] input').first().fill('Member');
+      await page.keyboard.press('Enter');
+      await page.locator('[data-css="users-edit-organizationId"] input').first().fill('Portal');
+      await page.locator('text=Portal Org').last().waitFor();
+      await page.keyboard.press('Enter');
+      await page.click('button[type=submit]');
+    };
+    await create('nina@portal.test');
+    await page.waitForURL(`${base}/admin/resources/users`);
+    const nina = await User.findOne({ where: { email: 'nina@portal.test' } });
+    assert.equal(nina?.role, 'ROLE_MEMBER');
+    assert.equal(nina?.organizationId, mary.organizationId);
+    assert.ok(await OutboxMessage.findOne({ where: { userId: nina!.id, template: 'welcome' } }));
+
+    await create('MARY@portal.test');
+    await page.locator('text=E-mail already in use').first().waitFor();
+    assert.ok(page.url().endsWith('/admin/resources/users/actions/new'));
   });
 
   it('when the admin tries to delete their own account in the portal, then the refusal rule shows and nothing is deleted', async () => {
