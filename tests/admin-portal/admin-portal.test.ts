@@ -1,7 +1,9 @@
 // The Admin Portal in a real browser: login with MFA, the users grid and its filters, CSV export,
 // impersonation with its banner and exit, and a refusal rule holding in the UI.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -34,8 +36,12 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await target.click('button[type=submit]');
   }
 
+  let bundleDir: string;
+
   before(async () => {
-    t = await startTestApp();
+    // a bundle folder of its own, so no other process's AdminJS build can interfere
+    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
+    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -53,6 +59,7 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
+    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when someone other than a platform admin, or an admin with a wrong code, logs in, then the portal refuses', async () => {
