@@ -5,6 +5,7 @@
 //     streamed to a client (pg-copy-streams): rows/s ratio and the server's peak RSS growth.
 // Targets: list p99 <= 2x the baseline's; export >= half the COPY rows/s with RSS growth < 64 MB.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { SignJWT } from 'jose';
 import { to as copyTo } from 'pg-copy-streams';
@@ -15,7 +16,6 @@ import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { measure, warmUp } from './lib/load.ts';
 import { compare } from './lib/report.ts';
 import { spawnServer, type RunningServer } from './lib/server.ts';
-import { readFileSync } from 'node:fs';
 
 const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);

@@ -158,6 +158,20 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.ok(page.url().endsWith('/admin/resources/users/actions/new'));
   });
 
+  it('when the other resources are opened, then each one lists its records', async () => {
+    for (const resource of ['organizations', 'api_keys', 'audit_log', 'impersonation_sessions', 'impersonation_requests', 'mail_outbox', 'jobs']) {
+      const [listed] = await Promise.all([
+        page.waitForResponse((res) => res.url().includes(`/admin/api/resources/${resource}/actions/list`)),
+        page.goto(`${base}/admin/resources/${resource}`),
+      ]);
+      assert.equal(listed.status(), 200, resource);
+      const body = (await listed.json()) as { records: unknown[]; meta: { total: number } };
+      assert.equal(body.records.length, Math.min(body.meta.total, 25), resource);
+    }
+    const audit = await (await page.request.get(`${base}/admin/api/resources/audit_log/actions/list`)).json();
+    assert.ok(audit.meta.total > 0, 'the audit log has the portal\'s own changes');
+  });
+
   it('when the admin tries to delete their own account in the portal, then the refusal rule shows and nothing is deleted', async () => {
     await page.goto(`${base}/admin/resources/users/records/${admin.id}/delete`);
     await page.click('[data-testid=confirm-delete]');
