@@ -1,5 +1,6 @@
 // The one place every job type is registered.
 import type { Container } from '../container.ts';
+import { SEND_MAIL_JOB, type SendMailJob } from '../modules/mail/mail.service.ts';
 import { PostgresCounterStore } from '../shared/rate-limiter.ts';
 import { defineJob, type JobDefinition } from './job.ts';
 
@@ -13,6 +14,23 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
         if (!(container.counterStore instanceof PostgresCounterStore)) return;
         const cutoff = new Date(container.clock.now().getTime() - 2 * 3600_000);
         logger.debug({ purged: await container.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
+      },
+    }),
+    defineJob<SendMailJob>({
+      name: SEND_MAIL_JOB,
+      retryLimit: container.config.mail.retryLimit,
+      retryDelaySeconds: container.config.mail.retryDelaySeconds,
+      retryBackoff: true,
+      handler: (data, { attempt }) => container.services.mail.deliver(data, attempt),
+    }),
+    defineJob({
+      // expiry ends a session too: this records the end of sessions nobody exited
+      name: 'impersonation.close-expired',
+      schedule: '* * * * *',
+      retryLimit: 1,
+      handler: async (_data, { logger }) => {
+        const closed = await container.services.impersonation.closeExpired();
+        if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
       },
     }),
   ] as JobDefinition<object>[];
