@@ -95,14 +95,16 @@ describe('Impersonation', () => {
     const res = await start(mfaToken, clientAdmin.id).expect(201);
     const token = res.body.accessToken;
     await t.http.get('/api/auth/me').set(bearer(token)).expect(200);
+    await t.http.get('/api/api-keys').set(bearer(token)).expect(200); // reading what the user may read is allowed
     expectProblem(await t.http.post('/api/api-keys').set(bearer(token)).send({ name: 'nope' }), 403, 'read_only_impersonation');
     expectProblem(await t.http.put(`/api/admin/users/${clientAdmin.id}`).set(bearer(token)).send({ firstName: 'X' }), 403, 'read_only_impersonation');
     expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 403, 'read_only_impersonation');
     const ended = await end(token);
     assert.equal(ended.status, 200, JSON.stringify(ended.body));
-    const logged = await waitForRequests(res.body.session.id, 5);
+    const logged = await waitForRequests(res.body.session.id, 6);
     assert.deepEqual(logged.map((r) => `${r.method} ${r.path} ${r.statusCode}`), [
       'GET /api/auth/me 200',
+      'GET /api/api-keys 200',
       'POST /api/api-keys 403',
       `PUT /api/admin/users/${clientAdmin.id} 403`,
       'POST /api/auth/mfa/enrollment 403',
