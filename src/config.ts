@@ -30,6 +30,9 @@ export interface Config {
   demo: { adminEmail?: string; adminPassword?: string; apiKey?: string };
   validateResponses: boolean;
   adminJsTmpDir: string;
+  passwords: { resetTtlSeconds: number; setupTtlSeconds: number };
+  mail: { retryLimit: number; retryDelaySeconds: number };
+  adminPortal: { sessionTtlSeconds: number; secureCookies: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -175,5 +178,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     validateResponses: bool(env, 'VALIDATE_RESPONSES', nodeEnv === 'test'),
     adminJsTmpDir: str(env, 'ADMIN_JS_TMP_DIR', './data/adminjs-tmp'),
+    passwords: {
+      resetTtlSeconds: int(env, 'PASSWORD_RESET_TTL_SECONDS', 3600, 300, 86400),
+      setupTtlSeconds: int(env, 'PASSWORD_SETUP_TTL_SECONDS', 259200, 3600, 30 * 86400),
+    },
+    mail: {
+      retryLimit: int(env, 'MAIL_RETRY_LIMIT', 5, 0, 50),
+      retryDelaySeconds: int(env, 'MAIL_RETRY_DELAY_SECONDS', 30, 1, 3600),
+    },
+    adminPortal: {
+      sessionTtlSeconds: int(env, 'ADMIN_SESSION_TTL_SECONDS', 8 * 3600, 300, 7 * 86400),
+      // Secure cookies need https; a plain-http development address would never get its cookie back.
+      secureCookies: bool(env, 'ADMIN_SECURE_COOKIES', baseUrl.startsWith('https:')),
+    },
   };
 }

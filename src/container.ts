@@ -7,6 +7,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { initModels, type Models } from './models.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
+import { ActivityService } from './modules/activity/activity.service.ts';
 import { AuthService } from './modules/auth/auth.service.ts';
 import { TokenService } from './modules/auth/token.service.ts';
 import { courseResource } from './modules/courses/course.definition.ts';
@@ -28,6 +29,12 @@ import { WebhookPublisher } from './modules/webhooks/webhook.publisher.ts';
 import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
 import { WebhookService } from './modules/webhooks/webhook.service.ts';
 import { WebhookTargetGuard, systemDnsLookup, type DnsLookup } from './modules/webhooks/webhook.target-guard.ts';
+import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
+import { MailService } from './modules/mail/mail.service.ts';
+import { PasswordResetService } from './modules/users/password-reset.service.ts';
+import { UserAdminService } from './modules/users/user-admin.service.ts';
+import { UserDeletionService } from './modules/users/user-deletion.service.ts';
+import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
@@ -55,6 +62,8 @@ export interface Container {
   queue: JobQueue;
   limiter: RateLimiter;
   counterStore: CounterStore;
+  /** Secrets derived from APP_SECRET for one purpose each. */
+  keys: { adminSession: string };
   services: {
     audit: AuditService;
     tokens: TokenService;
@@ -68,7 +77,15 @@ export interface Container {
     webhookDeliverer: WebhookDeliverer;
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
+    mail: MailService;
+    passwords: PasswordResetService;
+    users: UserAdminService;
+    userDeletion: UserDeletionService;
+    activity: ActivityService;
+    impersonation: ImpersonationService;
   };
+  /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
+  onClose(cleanup: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
@@ -109,6 +126,15 @@ export function createContainer(options: ContainerOptions): Container {
     retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     logger: logger.child({ module: 'webhooks' }),
   });
+  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
+  const mail = new MailService({ queue, clock, retryLimit: config.mail.retryLimit, mailer });
+  const passwords = new PasswordResetService({ sequelize, clock, audit, mail, config });
+  const users = new UserAdminService({ sequelize, audit, mail, passwords, config });
+  const userDeletion = new UserDeletionService({ sequelize, clock, audit });
+  const activity = new ActivityService({ sequelize });
+  const impersonation = new ImpersonationService({ sequelize, clock, tokens, audit, mail, config });
+  auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
+  const cleanups: Array<() => Promise<void> | void> = [];
   const container: Container = {
     config,
     logger,
@@ -119,11 +145,18 @@ export function createContainer(options: ContainerOptions): Container {
     queue,
     limiter,
     counterStore,
+    keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
       tokens,
       apiKeys,
       auth,
+      mail,
+      passwords,
+      users,
+      userDeletion,
+      activity,
+      impersonation,
       members: new CrudService(memberResource, crud),
       events: new CrudService(eventResource, crud),
       courses: new CrudService(courseResource, crud),
@@ -133,9 +166,14 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize)),
     },
+    onClose(cleanup) {
+      cleanups.push(cleanup);
+    },
     async close() {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
       await limiter.close();
       await queue.stop();
+      mailer?.close();
       redis?.disconnect();
     },
   };

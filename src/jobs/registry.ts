@@ -1,5 +1,6 @@
 // The one place every job type is registered.
 import type { Container } from '../container.ts';
+import { SEND_MAIL_JOB, type SendMailJob } from '../modules/mail/mail.service.ts';
 import { webhookDeliveryJob, webhookPurgeJob } from '../modules/webhooks/webhook-delivery.job.ts';
 import { PostgresCounterStore } from '../shared/rate-limiter.ts';
 import { defineJob, type JobDefinition } from './job.ts';
@@ -24,6 +25,23 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
       retryLimit: 1,
       handler: async (_data, { logger }) => {
         logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
+      },
+    }),
+    defineJob<SendMailJob>({
+      name: SEND_MAIL_JOB,
+      retryLimit: container.config.mail.retryLimit,
+      retryDelaySeconds: container.config.mail.retryDelaySeconds,
+      retryBackoff: true,
+      handler: (data, { attempt }) => container.services.mail.deliver(data, attempt),
+    }),
+    defineJob({
+      // expiry ends a session too: this records the end of sessions nobody exited
+      name: 'impersonation.close-expired',
+      schedule: '* * * * *',
+      retryLimit: 1,
+      handler: async (_data, { logger }) => {
+        const closed = await container.services.impersonation.closeExpired();
+        if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
       },
     }),
   ] as JobDefinition<object>[];

@@ -182,6 +182,255 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset token
+         * @description Consumes the single-use token from a password-reset (or welcome "choose your password") e-mail
+         *     and sets the new password. Unknown, used and expired tokens all answer 422 `invalid_reset_token`.
+         *     Requesting a new reset invalidates the previous unused tokens of the user.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The users datagrid (or its CSV export)
+         * @description Columns Name, Email, Role, Organization, Status, Last Login and Created, each sortable with
+         *     `order[<column>]=asc|desc` (default `order[createdAt]=desc`). Filters combine with AND.
+         *     Date ranges are inclusive; a date without a time means the whole day (UTC).
+         *
+         *     **CSV export**: send `Accept: text/csv` or `format=csv`. The export holds every row matching the
+         *     filters (paging parameters are ignored), in the chosen order, streamed from a database cursor.
+         *     Columns: `ID, Name, Email, Role, Organization, Status, Last Login, Created` (roles and statuses
+         *     as labels, times in ISO 8601 UTC). Cells starting with `=`, `+`, `-`, `@`, tab or carriage return
+         *     are prefixed with `'` so spreadsheets do not evaluate them.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user
+         * @description The initial status is `active` (default) or `pending` (awaiting verification). A welcome
+         *     e-mail is always sent. Password: give `password`, or `generatePassword: true` to have one
+         *     generated and e-mailed, or neither to e-mail a single-use link to choose one. Every user but a
+         *     platform admin needs `organizationId`. E-mail addresses are unique (case-insensitive):
+         *     409 `email_taken`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * User details, with the data associated with the user
+         * @description Soft-deleted users are found too (`deletedAt` is set). `associatedData` is what a deletion would warn about.
+         */
+        get: operations["getUser"];
+        /**
+         * Update a user
+         * @description Changes only the fields sent. Refusals: changing your own role or status (403
+         *     `cannot_modify_self`); a role of higher privilege without `confirmPrivilegeChange: true` (422
+         *     `confirmation_required`); an e-mail already in use (409 `email_taken`). Status can be set to
+         *     `active`, `inactive` or `suspended`.
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * Soft-delete a user
+         * @description Needs an MFA-verified token. The user can no longer log in and disappears from the datagrid;
+         *     the audit trail is kept. The answer lists the data associated with the user as warnings.
+         *     `transferTo` first moves ownership of that data to another user of the same organization.
+         *     Refusals: deleting yourself (403 `cannot_delete_self`), no MFA (403 `mfa_required`).
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/permanent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Permanently delete a soft-deleted user
+         * @description Irreversible, so it needs an MFA-verified token, a user that is already soft-deleted (409
+         *     `conflict` otherwise) and the extra confirmation `confirm=<the user's e-mail>` (422
+         *     `confirmation_required` when missing or different). The audit trail is kept.
+         */
+        delete: operations["purgeUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * E-mail the user a password reset link
+         * @description Issues a single-use token (valid `PASSWORD_RESET_TTL_SECONDS`, one hour by default), invalidates
+         *     the user's earlier unused tokens and e-mails a link `<portal>/reset-password#token=<token>`; the
+         *     portal sends the token to `POST /api/auth/password-reset`.
+         */
+        post: operations["sendPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's activity log
+         * @description Newest first: audit entries where the user acted, was acted upon or impersonated someone, and
+         *     every request made while the user was being impersonated (`impersonation.request`).
+         */
+        get: operations["getUserActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/impersonate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start impersonating a user
+         * @description Needs an MFA-verified platform admin token. Returns a token that acts as the target user for 15
+         *     minutes (`IMPERSONATION_TTL_SECONDS`), carrying the admin in its `act` claim, and the target's
+         *     portal to redirect to. Mode `read_only` (default) refuses every write made with the token;
+         *     `act_as_user` allows them. Every request made with the token is logged with both identities.
+         *     Refusals: the target is a platform admin or of equal or higher privilege, or yourself (403
+         *     `impersonation_forbidden`); you are impersonating already, with this token or in another open
+         *     session (409 `already_impersonating`); more than 10 sessions started in the last hour (429
+         *     `impersonation_limit` with `Retry-After`); target not active (422).
+         */
+        post: operations["startImpersonation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/impersonate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End the impersonation session
+         * @description Called with the impersonation token (allowed in read-only mode too), it ends that session.
+         *     Called with the admin's own token, it ends the admin's open session. The token stops working at
+         *     once. Answers where to return (the Admin Portal's user management). 409 `not_impersonating`
+         *     when there is no open session.
+         */
+        delete: operations["endImpersonation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/impersonations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Impersonation sessions
+         * @description Newest first, with start, end, duration and the number of requests made.
+         */
+        get: operations["listImpersonations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * E-mails sent or waiting (the mail outbox)
+         * @description Every e-mail the platform sends, newest first. Without `SMTP_URL` messages stay here with
+         *     status `outbox` and their full text. Once an SMTP server accepted a message its body is dropped
+         *     (it may hold a password or a reset link).
+         */
+        get: operations["listOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/members": {
         parameters: {
             query?: never;
@@ -804,8 +1053,244 @@ export interface components {
             data: components["schemas"]["ApiKey"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Inclusive bounds; a date alone (YYYY-MM-DD) means the start (after) or end (before) of that UTC day. */
+        DateRangeFilter: {
+            after?: string;
+            before?: string;
+        };
+        UserOrder: {
+            name?: components["schemas"]["SortDirection"];
+            email?: components["schemas"]["SortDirection"];
+            role?: components["schemas"]["SortDirection"];
+            organization?: components["schemas"]["SortDirection"];
+            status?: components["schemas"]["SortDirection"];
+            lastLoginAt?: components["schemas"]["SortDirection"];
+            createdAt?: components["schemas"]["SortDirection"];
+        };
         /** @enum {string} */
         SortDirection: "asc" | "desc";
+        OrganizationRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        /** @description A platform user as administrators see it. */
+        AdminUser: {
+            /** Format: uuid */
+            id: string;
+            /** @description First name and last name (the datagrid's Name column). */
+            name: string;
+            firstName: string;
+            lastName: string;
+            /** Format: email */
+            email: string;
+            phone: string | null;
+            role: components["schemas"]["Role"];
+            organization: components["schemas"]["OrganizationRef"] | null;
+            status: components["schemas"]["UserStatus"];
+            mfaEnabled: boolean;
+            /** Format: date-time */
+            lastLoginAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description Set when the user is soft-deleted.
+             */
+            deletedAt: string | null;
+            /** @description Only in user details; what deleting the user would warn about. */
+            associatedData?: components["schemas"]["AssociatedData"][];
+        };
+        AdminUserList: {
+            data: components["schemas"]["AdminUser"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        UserCreateRequest: {
+            firstName: string;
+            lastName: string;
+            /** Format: email */
+            email: string;
+            phone?: string | null;
+            role: components["schemas"]["Role"];
+            /**
+             * Format: uuid
+             * @description Required for every role but ROLE_PLATFORM_ADMIN.
+             */
+            organizationId?: string | null;
+            /**
+             * @default active
+             * @enum {string}
+             */
+            status: "active" | "pending";
+            /** @description Initial password (not e-mailed). */
+            password?: string;
+            /**
+             * @description Generate a password and e-mail it to the user.
+             * @default false
+             */
+            generatePassword: boolean;
+        };
+        UserUpdateRequest: {
+            firstName?: string;
+            lastName?: string;
+            /** Format: email */
+            email?: string;
+            phone?: string | null;
+            role?: components["schemas"]["Role"];
+            /** Format: uuid */
+            organizationId?: string | null;
+            /** @enum {string} */
+            status?: "active" | "inactive" | "suspended";
+            /** @description Must be true when the new role has higher privilege than the current one. */
+            confirmPrivilegeChange?: boolean;
+        };
+        AssociatedData: {
+            /** @description e.g. `api_keys`, `audit_entries`, `impersonation_sessions`. */
+            type: string;
+            description: string;
+            count: number;
+            /** @description Whether `transferTo` moves it to another user (history is never moved). */
+            transferable: boolean;
+        };
+        UserDeletion: {
+            user: components["schemas"]["AdminUser"];
+            associatedData: components["schemas"]["AssociatedData"][];
+            warnings: string[];
+            /** Format: uuid */
+            transferredTo: string | null;
+        };
+        PasswordResetSent: {
+            /** Format: uuid */
+            userId: string;
+            /**
+             * Format: date-time
+             * @description When the e-mailed link stops working.
+             */
+            expiresAt: string;
+        };
+        PasswordResetRequest: {
+            token: string;
+            password: string;
+        };
+        ActivityEntry: {
+            /** @description `audit-<n>` or `request-<n>`. */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            action: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "system";
+                id: string | null;
+            };
+            /**
+             * Format: uuid
+             * @description The administrator behind an impersonated action.
+             */
+            impersonatorId: string | null;
+            targetType: string;
+            targetId: string | null;
+            /** @description State before the change (for impersonation.request: null). */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description State after the change (for impersonation.request: method, path, statusCode, sessionId). */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            requestId: string | null;
+        };
+        ActivityList: {
+            data: components["schemas"]["ActivityEntry"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @enum {string} */
+        ImpersonationMode: "read_only" | "act_as_user";
+        ImpersonationStartRequest: {
+            mode?: components["schemas"]["ImpersonationMode"];
+            /** @description Why; shown in the audit trail and the notice e-mail. */
+            reason?: string;
+        };
+        ImpersonationSession: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            adminId: string;
+            /** Format: uuid */
+            targetUserId: string;
+            mode: components["schemas"]["ImpersonationMode"];
+            reason: string | null;
+            /** @enum {string} */
+            status: "active" | "ended" | "expired";
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description For an expired session, its expiry.
+             */
+            endedAt: string | null;
+            /** @enum {string|null} */
+            endReason: "exited" | "expired" | null;
+            durationSeconds: number | null;
+            /** @description Requests made with the session's token. */
+            requestCount: number;
+        };
+        ImpersonationStarted: {
+            /** @description Impersonation JWT: `sub` is the target, `act.sub` the admin, `sid` the session. */
+            accessToken: string;
+            /** @enum {string} */
+            tokenType: "Bearer";
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Seconds. */
+            expiresIn: number;
+            /**
+             * Format: uri
+             * @description The target user's portal.
+             */
+            redirectUrl: string;
+            session: components["schemas"]["ImpersonationSession"];
+        };
+        ImpersonationEnded: {
+            session: components["schemas"]["ImpersonationSession"];
+            /**
+             * Format: uri
+             * @description The Admin Portal's user management.
+             */
+            returnUrl: string;
+        };
+        ImpersonationSessionList: {
+            data: components["schemas"]["ImpersonationSession"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        OutboxMessage: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            template: "welcome" | "password_reset" | "impersonation_notice";
+            to: string;
+            /** Format: uuid */
+            userId: string | null;
+            subject: string;
+            /** @description Plain-text body; dropped once an SMTP server accepted the message. */
+            text: string | null;
+            /** @enum {string} */
+            status: "queued" | "sent" | "failed" | "outbox";
+            attempts: number;
+            lastError: string | null;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        OutboxMessageList: {
+            data: components["schemas"]["OutboxMessage"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         /** @description Date-time range. Values are ISO 8601 dates (midnight UTC) or date-times with a zone. */
         DateTimeFilter: {
             after?: components["schemas"]["DateTimeFilterValue"];
@@ -1249,6 +1734,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The Accept header names no media type the operation produces. */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is larger than allowed. */
         PayloadTooLarge: {
             headers: {
@@ -1260,15 +1754,6 @@ export interface components {
         };
         /** @description The body is not in an accepted media type. */
         UnsupportedMediaType: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The Accept header names no media type this operation produces. */
-        NotAcceptable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1711,6 +2196,449 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Password changed; the token can no longer be used. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Partial, case-insensitive match on "first last". */
+                name?: string;
+                /** @description Partial, case-insensitive match (`@` may be sent unencoded). */
+                email?: string;
+                /** @description Exact roles, comma-separated (the portal's "Sponsor" is `ROLE_SPONSOR_USER,ROLE_SPONSOR_ADMIN`). */
+                role?: components["schemas"]["Role"][];
+                /** @description Exact organization. */
+                organizationId?: string;
+                /** @description Exact statuses, comma-separated. */
+                status?: components["schemas"]["UserStatus"][];
+                /** @description Last login range: `lastLoginAt[after]=2026-01-01&lastLoginAt[before]=2026-01-31`. */
+                lastLoginAt?: components["schemas"]["DateRangeFilter"];
+                /** @description Creation range: `createdAt[after]=...&createdAt[before]=...`. */
+                createdAt?: components["schemas"]["DateRangeFilter"];
+                /** @description Sort by one column: `order[name]=asc`. Ties are broken by id. */
+                order?: components["schemas"]["UserOrder"];
+                /** @description `true` lists only soft-deleted users (to review or permanently delete them). */
+                deleted?: boolean;
+                /** @description `csv` exports the filtered list (same as `Accept: text/csv`). */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users, or the whole filtered list as CSV. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUserList"];
+                    /**
+                     * @example ID,Name,Email,Role,Organization,Status,Last Login,Created
+                     *     5f0c...,Ada Lovelace,ada@example.org,Client Admin,Demo Association,Active,,2026-11-22T10:00:00.000Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: {
+                /** @description Id of an active user of the same organization who takes over the user's data. */
+                transferTo?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Soft-deleted; warnings list the associated data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserDeletion"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    purgeUser: {
+        parameters: {
+            query?: {
+                /** @description The user's e-mail address, typed again (`@` may be sent unencoded). */
+                confirm?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The e-mail is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordResetSent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUserActivity: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Exact action, e.g. `user.updated`, `impersonation.started`, `impersonation.request`. */
+                action?: string;
+                /** @description Date range: `occurredAt[after]=...&occurredAt[before]=...`. */
+                occurredAt?: components["schemas"]["DateRangeFilter"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startImpersonation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ImpersonationStartRequest"];
+            };
+        };
+        responses: {
+            /** @description Session started. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImpersonationStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    endImpersonation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended; the session with its end time, duration and request count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImpersonationEnded"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listImpersonations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                adminId?: string;
+                targetUserId?: string;
+                status?: "active" | "ended" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImpersonationSessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOutbox: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Recipient address (case-insensitive, exact). */
+                to?: string;
+                template?: "welcome" | "password_reset" | "impersonation_notice";
+                status?: "queued" | "sent" | "failed" | "outbox";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutboxMessageList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

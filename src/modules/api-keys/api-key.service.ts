@@ -63,7 +63,7 @@ export class ApiKeyService {
   }
 
   async list(actor: Actor, page: PageRequest): Promise<Page<ApiKeyRow>> {
-    assertCan(actor, 'apiKeys:manage');
+    assertCan(actor, 'apiKeys:read');
     const organizationId = requireTenant(actor);
     // plain SQL: this list is the foundation benchmark's hot path
     const [rows, count] = await Promise.all([

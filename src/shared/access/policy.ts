@@ -11,6 +11,7 @@ const PERMISSIONS = {
   'courses:read': 'read',
   'courses:write': 'write',
   'webhooks:manage': 'write',
+  'apiKeys:read': 'read',
   'apiKeys:manage': 'write',
   'resources:read': 'read',
   'resources:write': 'write',
@@ -30,7 +31,7 @@ export type Permission = keyof typeof PERMISSIONS;
 const ORG_CONTENT_READ: Permission[] = ['events:read', 'courses:read', 'resources:read', 'profile:write'];
 const STAFF: Permission[] = [...ORG_CONTENT_READ, 'members:read', 'members:write', 'events:write', 'courses:write', 'reports:read'];
 const CLIENT_ADMIN: Permission[] = [
-  ...STAFF, 'webhooks:manage', 'apiKeys:manage', 'resources:write', 'categories:manage', 'content:generate', 'integrations:configure',
+  ...STAFF, 'webhooks:manage', 'apiKeys:read', 'apiKeys:manage', 'resources:write', 'categories:manage', 'content:generate', 'integrations:configure',
 ];
 
 const GRANTS: Record<Role | 'API_KEY' | 'SYSTEM', readonly Permission[]> = {

@@ -1,0 +1,63 @@
+/// <reference lib="dom" />
+// The default top bar, with a banner above it while the admin has an open impersonation session.
+import React, { useCallback, useEffect, useState } from 'react';
+import { useSelector } from 'react-redux';
+import { Box, Button, Link, Text } from '@adminjs/design-system';
+
+interface Current {
+  active: boolean;
+  targetName?: string;
+  targetEmail?: string;
+  mode?: 'read_only' | 'act_as_user';
+  expiresAt?: string;
+  redirectUrl?: string;
+}
+
+type Props = { OriginalComponent?: React.ComponentType<Record<string, unknown>> } & Record<string, unknown>;
+
+const TopBar: React.FC<Props> = (props) => {
+  const { OriginalComponent, ...rest } = props;
+  const rootPath = useSelector((state: { paths: { rootPath: string } }) => state.paths.rootPath);
+  const [current, setCurrent] = useState<Current>({ active: false });
+
+  const refresh = useCallback(() => {
+    fetch(`${rootPath}/impersonation/current`, { credentials: 'same-origin' })
+      .then((res) => (res.ok ? (res.json() as Promise<Current>) : { active: false }))
+      .then(setCurrent)
+      .catch(() => setCurrent({ active: false }));
+  }, [rootPath]);
+
+  useEffect(() => {
+    refresh();
+    const timer = setInterval(refresh, 15_000);
+    window.addEventListener('guildhall:impersonation', refresh);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('guildhall:impersonation', refresh);
+    };
+  }, [refresh]);
+
+  const exit = async () => {
+    const res = await fetch(`${rootPath}/impersonation/exit`, { method: 'POST', credentials: 'same-origin' });
+    const body = (await res.json().catch(() => ({}))) as { returnUrl?: string };
+    window.location.href = body.returnUrl ?? `${rootPath}/resources/users`;
+  };
+
+  return (
+    <Box flex flexDirection="column">
+      {current.active && (
+        <Box data-testid="impersonation-banner" flex alignItems="center" px="lg" py="default" bg="errorLight" style={{ gap: 16, borderBottom: '2px solid #c20012' }}>
+          <Text fontWeight="bold">
+            Impersonating {current.targetName} ({current.targetEmail}) · {current.mode === 'read_only' ? 'read-only' : 'acting as the user'} · ends{' '}
+            {current.expiresAt ? new Date(current.expiresAt).toLocaleTimeString() : ''}
+          </Text>
+          {current.redirectUrl && <Link href={current.redirectUrl} target="_blank" rel="noreferrer">Open their portal</Link>}
+          <Button data-testid="exit-impersonation" size="sm" variant="danger" onClick={exit}>Exit impersonation</Button>
+        </Box>
+      )}
+      {OriginalComponent ? <OriginalComponent {...rest} /> : null}
+    </Box>
+  );
+};
+
+export default TopBar;

@@ -1,0 +1,81 @@
+// The Admin Portal: AdminJS at /admin with the users datagrid and the platform's other resources,
+// login for platform admins with a one-time code, sessions kept in PostgreSQL.
+import AdminJS, { ComponentLoader, type CurrentAdmin } from 'adminjs';
+import AdminJSExpress from '@adminjs/express';
+import { Database, Resource } from '@adminjs/sequelize';
+import connectPgSimple from 'connect-pg-simple';
+import type { Router } from 'express';
+import session from 'express-session';
+import pg from 'pg';
+import type { Container } from '../src/container.ts';
+import { loadComponents } from './components/index.ts';
+import type { PortalAdmin } from './portal-actor.ts';
+import { portalRoutes } from './portal.routes.ts';
+import { platformResources } from './resources/platform.resources.ts';
+import { usersOptions, USER_PROPERTY_LABELS } from './resources/users.options.ts';
+import { UsersResource } from './resources/users.resource.ts';
+
+let adapterRegistered = false;
+
+/** Platform admins only; once MFA is enabled the code is required, and only then may the session impersonate or delete. */
+async function authenticate(container: Container, email: string, password: string, otp: unknown): Promise<PortalAdmin> {
+  const code = typeof otp === 'string' && otp.trim() ? otp.trim() : undefined;
+  const { user, mfaVerified } = await container.services.auth.login({ email: email ?? '', password: password ?? '', otp: code });
+  if (user.role !== 'ROLE_PLATFORM_ADMIN') throw new Error('The Admin Portal is for platform administrators');
+  if (user.mfaEnabledAt && !mfaVerified) throw new Error('Enter the one-time code from your authenticator app');
+  return { id: user.id, email: user.email, title: `${user.firstName} ${user.lastName}`, mfaVerified };
+}
+
+function sessionStore(container: Container): session.Store {
+  const pool = new pg.Pool({ connectionString: container.db.url, max: 4, application_name: 'guildhall-admin-sessions' });
+  pool.on('error', (error) => container.logger.warn({ err: error }, 'admin session store connection error'));
+  const PgStore = connectPgSimple(session);
+  const store = new PgStore({ pool, tableName: 'admin_sessions', createTableIfMissing: false, pruneSessionInterval: 15 * 60 });
+  container.onClose(async () => {
+    store.close();
+    await pool.end();
+  });
+  return store;
+}
+
+export async function buildAdminPortal(container: Container): Promise<Router> {
+  if (!adapterRegistered) {
+    AdminJS.registerAdapter({ Database, Resource });
+    adapterRegistered = true;
+  }
+  const componentLoader = new ComponentLoader();
+  const components = loadComponents(componentLoader);
+  const admin = new AdminJS({
+    rootPath: '/admin',
+    componentLoader,
+    resources: [{ resource: new UsersResource(container), options: usersOptions(container, components) }, ...platformResources(container)],
+    branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
+    settings: { defaultPerPage: 25 },
+    locale: {
+      language: 'en',
+      translations: { en: { resources: { users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } } } } },
+    },
+  });
+  const { config } = container;
+  const router = AdminJSExpress.buildAuthenticatedRouter(
+    admin,
+    {
+      authenticate: (email, password, context) =>
+        authenticate(container, email, password, (context?.req as { fields?: Record<string, unknown> } | undefined)?.fields?.otp) as Promise<CurrentAdmin>,
+      cookieName: 'guildhall_admin',
+      cookiePassword: container.keys.adminSession,
+    },
+    null,
+    {
+      secret: container.keys.adminSession, // the router sets it from cookiePassword too
+      store: sessionStore(container),
+      resave: false,
+      saveUninitialized: false,
+      rolling: true,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: config.adminPortal.secureCookies, maxAge: config.adminPortal.sessionTtlSeconds * 1000 },
+    },
+  );
+  // after AdminJS's own routes, so its session and login check apply to these too
+  router.use(portalRoutes(container));
+  return router;
+}

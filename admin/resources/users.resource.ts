@@ -1,0 +1,153 @@
+// The Users resource of the Admin Portal: not a generic model adapter but the API's own datagrid
+// service, so the portal's list, filters, sorting, counts and every change obey the same rules.
+import { BaseProperty, BaseRecord, BaseResource, type ActionContext, type Filter, type ParamsType } from 'adminjs';
+import type { Container } from '../../src/container.ts';
+import type { Role } from '../../src/shared/access/roles.ts';
+import { AppError } from '../../src/shared/errors.ts';
+import type { UserRow } from '../../src/modules/users/user-query.repository.ts';
+import { portalActor } from '../portal-actor.ts';
+import { refusalsAsNotices } from '../portal-errors.ts';
+import { portalUserFilter, portalUserSort } from './users.filter.ts';
+
+const property = (path: string, type: ConstructorParameters<typeof BaseProperty>[0]['type'], options: { isId?: boolean; isSortable?: boolean; position: number }) =>
+  new BaseProperty({ path, type, isId: options.isId ?? false, isSortable: options.isSortable ?? false, position: options.position });
+
+const USER_PROPERTIES = [
+  property('id', 'uuid', { isId: true, position: 0 }),
+  property('name', 'string', { isSortable: true, position: 1 }),
+  property('firstName', 'string', { position: 2 }),
+  property('lastName', 'string', { position: 3 }),
+  property('email', 'string', { isSortable: true, position: 4 }),
+  property('role', 'string', { isSortable: true, position: 5 }),
+  property('roleGroup', 'string', { position: 6 }),
+  property('organizationId', 'reference', { isSortable: true, position: 7 }),
+  property('status', 'string', { isSortable: true, position: 8 }),
+  property('lastLoginAt', 'datetime', { isSortable: true, position: 9 }),
+  property('createdAt', 'datetime', { isSortable: true, position: 10 }),
+  property('phone', 'string', { position: 11 }),
+  property('mfaEnabled', 'boolean', { position: 12 }),
+  property('password', 'password', { position: 13 }),
+  property('generatePassword', 'boolean', { position: 14 }),
+  property('confirmPrivilegeChange', 'boolean', { position: 15 }),
+];
+
+export function toUserParams(row: UserRow): ParamsType {
+  return {
+    id: row.id,
+    name: `${row.firstName} ${row.lastName}`,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    email: row.email,
+    phone: row.phone ?? '',
+    role: row.role,
+    organizationId: row.organizationId,
+    status: row.status,
+    mfaEnabled: row.mfaEnabledAt !== null,
+    lastLoginAt: row.lastLoginAt,
+    createdAt: row.createdAt,
+  };
+}
+
+const blank = (value: unknown) => value === undefined || value === null || value === '';
+const optional = (value: unknown) => (blank(value) ? undefined : String(value));
+const nullable = (value: unknown) => (blank(value) ? null : String(value));
+const yes = (value: unknown) => value === true || value === 'true';
+
+export class UsersResource extends BaseResource {
+  constructor(private readonly container: Container) {
+    super(container);
+  }
+
+  static override isAdapterFor(): boolean {
+    return false;
+  }
+
+  override databaseName(): string {
+    return 'guildhall';
+  }
+  override databaseType(): string {
+    return 'postgresql';
+  }
+  override id(): string {
+    return 'users';
+  }
+  override properties(): BaseProperty[] {
+    return USER_PROPERTIES;
+  }
+  override property(path: string): BaseProperty | null {
+    return USER_PROPERTIES.find((p) => p.path() === path) ?? null;
+  }
+
+  override async count(filter: Filter, context?: ActionContext): Promise<number> {
+    const page = await this.container.services.users.list(await portalActor(context?.currentAdmin), portalUserFilter(filtersOf(filter)), portalUserSort(undefined), { page: 1, itemsPerPage: 1 });
+    return page.pagination.totalItems;
+  }
+
+  override async find(filter: Filter, options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: 'asc' | 'desc' } }, context?: ActionContext): Promise<BaseRecord[]> {
+    const itemsPerPage = options.limit ?? 25;
+    const page = { page: Math.floor((options.offset ?? 0) / itemsPerPage) + 1, itemsPerPage };
+    const actor = await portalActor(context?.currentAdmin);
+    const result = await this.container.services.users.list(actor, portalUserFilter(filtersOf(filter)), portalUserSort(options.sort), page);
+    return result.data.map((row) => new BaseRecord(toUserParams(row), this));
+  }
+
+  override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
+    const actor = await portalActor(context?.currentAdmin);
+    try {
+      const { user } = await this.container.services.users.get(actor, id);
+      return new BaseRecord(toUserParams(user), this);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+
+  override async findMany(ids: Array<string | number>, context?: ActionContext): Promise<BaseRecord[]> {
+    const found = await Promise.all(ids.map((id) => this.findOne(String(id), context)));
+    return found.filter((r): r is BaseRecord => r !== null);
+  }
+
+  override async create(params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
+    const actor = await portalActor(context?.currentAdmin);
+    const row = await refusalsAsNotices(() =>
+      this.container.services.users.create(actor, {
+        firstName: String(params.firstName ?? ''),
+        lastName: String(params.lastName ?? ''),
+        email: String(params.email ?? ''),
+        phone: nullable(params.phone),
+        role: params.role as Role,
+        organizationId: nullable(params.organizationId),
+        status: params.status === 'pending' ? 'pending' : 'active',
+        password: optional(params.password),
+        generatePassword: yes(params.generatePassword),
+      }),
+    );
+    return toUserParams(row);
+  }
+
+  override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
+    const actor = await portalActor(context?.currentAdmin);
+    const row = await refusalsAsNotices(() =>
+      this.container.services.users.update(actor, id, {
+        firstName: optional(params.firstName),
+        lastName: optional(params.lastName),
+        email: optional(params.email),
+        phone: nullable(params.phone),
+        role: optional(params.role) as Role | undefined,
+        organizationId: nullable(params.organizationId),
+        status: optional(params.status) as 'active' | undefined,
+        confirmPrivilegeChange: yes(params.confirmPrivilegeChange),
+      }),
+    );
+    return toUserParams(row);
+  }
+
+  override async delete(id: string, context?: ActionContext): Promise<void> {
+    const actor = await portalActor(context?.currentAdmin);
+    await refusalsAsNotices(() => this.container.services.userDeletion.softDelete(actor, id));
+  }
+}
+
+function filtersOf(filter: Filter): Record<string, unknown> {
+  return Object.fromEntries(Object.values(filter.filters ?? {}).map((f) => [f.path, f.value]));
+}

@@ -1,0 +1,91 @@
+// The e-mails the platform sends. Each template is typed by its data, rendered to text and HTML.
+import type { ImpersonationMode } from '../../shared/access/actor.ts';
+
+export type MailMessage =
+  | {
+      template: 'welcome';
+      data: {
+        firstName: string;
+        email: string;
+        loginUrl: string;
+        /** Pending accounts await verification and cannot log in yet. */
+        pending: boolean;
+        /** Set only when the administrator chose to auto-generate the password. */
+        generatedPassword?: string;
+        /** Set when no password was given: a single-use link to choose one. */
+        setupUrl?: string;
+        setupExpiresAt?: Date;
+      };
+    }
+  | { template: 'password_reset'; data: { firstName: string; resetUrl: string; expiresAt: Date } }
+  | {
+      template: 'impersonation_notice';
+      data: { firstName: string; adminName: string; startedAt: Date; expiresAt: Date; mode: ImpersonationMode; reason: string | null };
+    };
+
+export type MailTemplate = MailMessage['template'];
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const utc = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** Paragraphs in, text and HTML out; a paragraph that is a URL becomes a link in the HTML. */
+function compose(subject: string, paragraphs: string[]): RenderedMail {
+  const html = paragraphs
+    .map((p) => (/^https?:\/\/\S+$/.test(p) ? `<p><a href="${escapeHtml(p)}">${escapeHtml(p)}</a></p>` : `<p>${escapeHtml(p)}</p>`))
+    .join('\n');
+  return {
+    subject,
+    text: `${paragraphs.join('\n\n')}\n`,
+    html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">\n${html}\n</body></html>`,
+  };
+}
+
+function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): RenderedMail {
+  const lines = [`Hello ${data.firstName},`, `An administrator created your Guildhall account for ${data.email}.`];
+  if (data.pending) lines.push('Your account is awaiting verification; you can log in once it has been verified.');
+  if (data.generatedPassword) {
+    lines.push(`Your temporary password is: ${data.generatedPassword}`, 'Please change it after your first login.');
+  } else if (data.setupUrl) {
+    lines.push(`Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`, data.setupUrl);
+  } else {
+    lines.push('Log in with the password your administrator gave you.');
+  }
+  lines.push('Log in at:', data.loginUrl);
+  return compose('Welcome to Guildhall', lines);
+}
+
+function passwordReset(data: Extract<MailMessage, { template: 'password_reset' }>['data']): RenderedMail {
+  return compose('Reset your Guildhall password', [
+    `Hello ${data.firstName},`,
+    'An administrator asked for your Guildhall password to be reset. Choose a new password with this single-use link:',
+    data.resetUrl,
+    `The link expires at ${utc(data.expiresAt)}. If you did not expect this e-mail, contact your administrator.`,
+  ]);
+}
+
+function impersonationNotice(data: Extract<MailMessage, { template: 'impersonation_notice' }>['data']): RenderedMail {
+  const what = data.mode === 'read_only' ? 'view your account as you see it (read-only)' : 'act in your account on your behalf';
+  return compose('A Guildhall administrator accessed your account', [
+    `Hello ${data.firstName},`,
+    `${data.adminName}, a platform administrator, started a session at ${utc(data.startedAt)} to ${what}.`,
+    ...(data.reason ? [`Reason given: ${data.reason}`] : []),
+    `The session ends at ${utc(data.expiresAt)} at the latest. Every request made in it is logged.`,
+  ]);
+}
+
+export function renderMail(message: MailMessage): RenderedMail {
+  switch (message.template) {
+    case 'welcome':
+      return welcome(message.data);
+    case 'password_reset':
+      return passwordReset(message.data);
+    case 'impersonation_notice':
+      return impersonationNotice(message.data);
+  }
+}

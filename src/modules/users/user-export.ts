@@ -1,0 +1,93 @@
+// CSV export of the users datagrid: a server-side cursor (pg-query-stream) feeding a CSV writer, so
+// memory stays flat whatever the number of rows and a slow client slows the cursor down.
+// PostgreSQL formats the timestamps (ISO 8601 UTC text), which spares a Date object per cell; cursor
+// batches of 5,000 rows (~1 MB) measured fastest: fewer round trips, still a bounded buffer.
+import { pipeline, Transform, type Readable } from 'node:stream';
+import type pg from 'pg';
+import QueryStream from 'pg-query-stream';
+import type { Sequelize } from 'sequelize';
+import type { Role } from '../../shared/access/roles.ts';
+import { Binds } from '../../shared/sql.ts';
+import { ROLE_LABELS, STATUS_LABELS } from './user.labels.ts';
+import type { UserStatus } from './user.model.ts';
+import { orderOf, whereOf, type UserListFilter, type UserSort } from './user-query.repository.ts';
+
+export const CSV_COLUMNS = ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created'] as const;
+
+type ExportRow = [id: string, name: string, email: string, role: Role, organization: string | null, status: UserStatus, lastLogin: string | null, created: string];
+
+const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** The export's SELECT; the benchmark COPYs exactly this query as its baseline. */
+export function exportQuery(filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
+  const binds = new Binds();
+  const where = whereOf(filter, binds);
+  const text = `SELECT u.id::text, u.first_name || ' ' || u.last_name, u.email, u.role, o.name, u.status,
+           to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}), to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC})
+      FROM users u LEFT JOIN organizations o ON o.id = u.organization_id WHERE ${where} ORDER BY ${orderOf(sort)}`;
+  return { text, values: binds.values };
+}
+
+/**
+ * Spreadsheet formula injection (OWASP CSV injection): a cell that starts with = + - @ or a tab/CR
+ * would be evaluated by Excel or LibreOffice, so it gets a leading apostrophe and stays text.
+ */
+export function neutralise(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, and its quotes doubled. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+const csvLine = (row: ExportRow): string =>
+  [
+    row[0],
+    csvField(neutralise(row[1])),
+    csvField(neutralise(row[2])),
+    ROLE_LABELS[row[3]],
+    csvField(neutralise(row[4] ?? '')),
+    STATUS_LABELS[row[5]],
+    row[6] ?? '',
+    row[7],
+  ].join(',') + '\n';
+
+/** Rows in, CSV text out, in chunks of about 64 KB rather than one write per row. */
+function csvWriter(): Transform {
+  let pending = `${CSV_COLUMNS.join(',')}\n`;
+  return new Transform({
+    writableObjectMode: true,
+    writableHighWaterMark: 1000,
+    transform(row: ExportRow, _encoding, done) {
+      pending += csvLine(row);
+      if (pending.length < 65_536) return done();
+      const chunk = pending;
+      pending = '';
+      done(null, chunk);
+    },
+    flush(done) {
+      done(null, pending);
+    },
+  });
+}
+
+/**
+ * Opens the export on a connection borrowed from the pool and returns the CSV byte stream (header
+ * row first). Destroying the stream (client gone) closes the cursor and returns the connection.
+ */
+export async function openUserExport(sequelize: Sequelize, filter: UserListFilter, sort: UserSort): Promise<Readable> {
+  const { text, values } = exportQuery(filter, sort);
+  const connection = (await sequelize.connectionManager.getConnection({ type: 'read' })) as unknown as pg.PoolClient;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    sequelize.connectionManager.releaseConnection(connection as never);
+  };
+  const rows = connection.query(new QueryStream(text, values, { rowMode: 'array', batchSize: 5000, highWaterMark: 5000 }));
+  rows.once('close', release);
+  return pipeline(rows, csvWriter(), (error) => {
+    if (error) release();
+  });
+}

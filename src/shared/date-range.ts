@@ -1,0 +1,31 @@
+// Bracketed date-range filters (`createdAt[after]=2026-01-01&createdAt[before]=2026-01-31`).
+import { errors } from './errors.ts';
+
+/** Inclusive bounds. */
+export interface DateRange {
+  from?: Date;
+  to?: Date;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseBound(value: string, parameter: string, bound: 'after' | 'before'): Date {
+  // a bare date means the whole UTC day: from its first millisecond, or up to its last
+  const text = DATE_ONLY.test(value) ? `${value}T${bound === 'after' ? '00:00:00.000' : '23:59:59.999'}Z` : value.replace(' ', 'T');
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw errors.invalidFilter(`${parameter}[${bound}]`, 'is not a valid date or date-time');
+  return date;
+}
+
+/** The contract has checked the shape; this turns it into dates (undefined when absent). */
+export function parseDateRange(value: unknown, parameter: string): DateRange | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const { after, before } = value as { after?: string; before?: string };
+  if (!after && !before) return undefined;
+  const range: DateRange = {
+    ...(after ? { from: parseBound(after, parameter, 'after') } : {}),
+    ...(before ? { to: parseBound(before, parameter, 'before') } : {}),
+  };
+  if (range.from && range.to && range.from > range.to) throw errors.invalidFilter(parameter, 'has its after bound later than its before bound');
+  return range;
+}

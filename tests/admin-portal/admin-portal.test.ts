@@ -1,0 +1,182 @@
+// The Admin Portal in a real browser: login with MFA, the users grid and its filters, CSV export,
+// impersonation with its banner and exit, and a refusal rule holding in the UI.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ImpersonationSession } from '../../src/modules/impersonation/impersonation-session.model.ts';
+import { totpCode } from '../../src/modules/auth/mfa.ts';
+import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
+import { User } from '../../src/modules/users/user.model.ts';
+import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
+import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { parseCsv } from '../setup/csv.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+
+describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
+  let t: TestApp;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let admin: User;
+  let mary: User;
+
+  async function login(target: Page, email: string, password: string, otp: string): Promise<void> {
+    await target.goto(`${base}/admin/login`);
+    await target.fill('input[name=email]', email);
+    await target.fill('input[name=password]', password);
+    await target.fill('input[name=otp]', otp);
+    await target.click('button[type=submit]');
+  }
+
+  let bundleDir: string;
+
+  before(async () => {
+    // a bundle folder of its own, so no other process's AdminJS build can interfere
+    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
+    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ admin } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal' }));
+    const org = await buildOrganization({ name: 'Portal Org' });
+    mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@portal.test' });
+    await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
+    browser = await launchBrowser();
+    context = await browser.newContext({ acceptDownloads: true });
+    await context.route(offlineOnly, (route) => route.abort());
+    page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await t?.close();
+    await rm(bundleDir, { recursive: true, force: true });
+  });
+
+  it('when someone other than a platform admin, or an admin with a wrong code, logs in, then the portal refuses', async () => {
+    const other = await context.browser()!.newContext();
+    await other.route(offlineOnly, (route) => route.abort());
+    const visitor = await other.newPage();
+    const refusal = async (message: RegExp) => {
+      await visitor.locator('text=' + message.source).waitFor({ timeout: 30_000 });
+      assert.ok(visitor.url().endsWith('/admin/login'));
+    };
+    await login(visitor, 'carl@portal.test', PASSWORD, '');
+    await refusal(/The Admin Portal is for platform administrators/);
+    await login(visitor, admin.email, PASSWORD, '000000');
+    await refusal(/The one-time code is not valid/);
+    await login(visitor, admin.email, PASSWORD, '');
+    await refusal(/Enter the one-time code from your authenticator app/);
+    await other.close();
+  });
+
+  it('when the admin logs in with a one-time code, then the users grid shows the spec columns, and a name filter narrows it', async () => {
+    await login(page, admin.email, PASSWORD, totpCode(mfaSecretOf(admin)!, t.clock.now()));
+    await page.waitForURL(`${base}/admin`);
+    const sessions = await t.db.sequelize.query('SELECT count(*)::int AS n FROM admin_sessions', { plain: true });
+    assert.ok((sessions as { n: number }).n >= 1, 'the session is kept in PostgreSQL');
+    await page.goto(`${base}/admin/resources/users`);
+    await page.waitForSelector('tbody tr');
+    const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
+    assert.deepEqual(headers, ['Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created']);
+    assert.equal(await page.locator('tbody tr').count(), 3);
+
+    await page.click('[data-css="users-filter-button"]');
+    await page.fill('input[name="filter-name"]', 'mary');
+    await page.click('button:has-text("Apply changes")');
+    await page.waitForURL(/filters\.name=mary/);
+    await page.locator('form[data-css="users-filter-drawer"] button').first().click();
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    assert.match((await page.textContent('tbody')) ?? '', /Mary Member.*mary@portal\.test.*Member.*Portal Org.*Active/s);
+  });
+
+  it('when the filtered list is exported, then the CSV download holds exactly the filtered rows', async () => {
+    await page.click('[data-testid=action-exportCsv]');
+    await page.waitForSelector('[data-testid=download-csv]');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=download-csv]')]);
+    assert.match(download.suggestedFilename(), /^users-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = parseCsv(await readFile((await download.path())!, 'utf8'));
+    assert.deepEqual(rows[0], ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created']);
+    assert.deepEqual(rows.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]]), [[mary.id, 'Mary Member', 'mary@portal.test', 'Member', 'Portal Org', 'Active']]);
+  });
+
+  it('when an impersonation is started from the grid, then a banner shows while it lasts and the exit button ends it', async () => {
+    await page.goto(`${base}/admin/resources/users?filters.email=mary@portal.test`);
+    await page.locator('tbody tr').first().locator('[data-testid=actions-dropdown]').click();
+    await page.click('[data-testid=action-impersonate]');
+    await page.selectOption('#mode', 'read_only');
+    await page.fill('#reason', 'browser test');
+    await page.click('[data-testid=start-impersonation]');
+    await page.waitForSelector('[data-testid=impersonation-started]');
+    const banner = page.locator('[data-testid=impersonation-banner]');
+    await banner.waitFor();
+    assert.match((await banner.textContent()) ?? '', /Impersonating Mary Member \(mary@portal\.test\) · read-only/);
+    const open = await ImpersonationSession.findOne({ where: { adminId: admin.id, targetUserId: mary.id, endedAt: null } });
+    assert.equal(open?.reason, 'browser test');
+
+    await page.goto(`${base}/admin/resources/organizations`);
+    await banner.waitFor(); // on every page while active
+    await page.click('[data-testid=exit-impersonation]');
+    await page.waitForURL(`${base}/admin/resources/users`);
+    await page.waitForSelector('tbody tr');
+    assert.equal(await banner.count(), 0);
+    await open!.reload();
+    assert.equal(open!.endReason, 'exited');
+  });
+
+  it('when a user is created through the portal form, then the API service creates it (welcome e-mail included) and a taken e-mail is refused in the form', async () => {
+    const create = async (email: string) => {
+      await page.goto(`${base}/admin/resources/users/actions/new`);
+      await page.fill('input[name=firstName]', 'Nina');
+      await page.fill('input[name=lastName]', 'New');
+      await page.fill('input[name=email]', email);
+      await page.locator('[data-css="users-edit-role"] input').first().fill('Member');
+      await page.keyboard.press('Enter');
+      await page.locator('[data-css="users-edit-organizationId"] input').first().fill('Portal');
+      await page.locator('text=Portal Org').last().waitFor();
+      await page.keyboard.press('Enter');
+      await page.click('button[type=submit]');
+    };
+    await create('nina@portal.test');
+    await page.waitForURL(`${base}/admin/resources/users`);
+    const nina = await User.findOne({ where: { email: 'nina@portal.test' } });
+    assert.equal(nina?.role, 'ROLE_MEMBER');
+    assert.equal(nina?.organizationId, mary.organizationId);
+    assert.ok(await OutboxMessage.findOne({ where: { userId: nina!.id, template: 'welcome' } }));
+
+    await create('MARY@portal.test');
+    await page.locator('text=E-mail already in use').first().waitFor();
+    assert.ok(page.url().endsWith('/admin/resources/users/actions/new'));
+  });
+
+  it('when the other resources are opened, then each one lists its records', async () => {
+    for (const resource of ['organizations', 'api_keys', 'audit_log', 'impersonation_sessions', 'impersonation_requests', 'mail_outbox', 'jobs']) {
+      const [listed] = await Promise.all([
+        page.waitForResponse((res) => res.url().includes(`/admin/api/resources/${resource}/actions/list`)),
+        page.goto(`${base}/admin/resources/${resource}`),
+      ]);
+      assert.equal(listed.status(), 200, resource);
+      const body = (await listed.json()) as { records: unknown[]; meta: { total: number } };
+      assert.equal(body.records.length, Math.min(body.meta.total, 25), resource);
+    }
+    const audit = await (await page.request.get(`${base}/admin/api/resources/audit_log/actions/list`)).json();
+    assert.ok(audit.meta.total > 0, 'the audit log has the portal\'s own changes');
+  });
+
+  it('when the admin tries to delete their own account in the portal, then the refusal rule shows and nothing is deleted', async () => {
+    await page.goto(`${base}/admin/resources/users/records/${admin.id}/delete`);
+    await page.click('[data-testid=confirm-delete]');
+    await page.waitForSelector('text=Cannot delete own account');
+    await admin.reload();
+    assert.equal(admin.deletedAt, null);
+  });
+});

@@ -1,0 +1,33 @@
+// MFA-verified tokens through the real endpoints: enrol once per user, then log in with a current code.
+import { totpCode } from '../../src/modules/auth/mfa.ts';
+import type { User } from '../../src/modules/users/user.model.ts';
+import type { TestApp } from '../setup/test-app.ts';
+import { bearer, buildUser, PASSWORD, tokenFor } from './index.ts';
+
+const secrets = new Map<string, string>();
+
+export async function mfaTokenFor(t: TestApp, user: User): Promise<string> {
+  const secret = secrets.get(user.id);
+  if (secret) {
+    const res = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD, otp: totpCode(secret, t.clock.now()) });
+    if (res.status !== 200) throw new Error(`MFA login failed for ${user.email}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.accessToken as string;
+  }
+  const token = await tokenFor(t, user);
+  const enrolment = await t.http.post('/api/auth/mfa/enrollment').set(bearer(token));
+  if (enrolment.status !== 201) throw new Error(`MFA enrolment failed: ${enrolment.status} ${JSON.stringify(enrolment.body)}`);
+  secrets.set(user.id, enrolment.body.secret);
+  const verified = await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: totpCode(enrolment.body.secret, t.clock.now()) });
+  if (verified.status !== 200) throw new Error(`MFA verify failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+  return verified.body.accessToken as string;
+}
+
+/** The user's TOTP secret, once mfaTokenFor has enrolled them (the portal login needs a code). */
+export const mfaSecretOf = (user: User): string | undefined => secrets.get(user.id);
+
+/** A platform admin with a plain token and an MFA-verified one. */
+export async function buildAdmin(t: TestApp, overrides: Parameters<typeof buildUser>[0] = {}): Promise<{ admin: User; token: string; mfaToken: string }> {
+  const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', ...overrides });
+  const mfaToken = await mfaTokenFor(t, admin);
+  return { admin, token: await tokenFor(t, admin), mfaToken };
+}
