@@ -7,17 +7,21 @@ import { impersonationGuard } from './http/impersonation.guard.ts';
 import { requestContext } from './http/context.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { contractValidator, deprecationHeaders, loadContract, type Contract } from './http/openapi.ts';
+import { idempotent } from './http/idempotency.ts';
 import { errorHandler, routeNotFound } from './http/problem.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestLog } from './http/request-log.ts';
 import { activityRoutes } from './modules/activity/activity.routes.ts';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
+import { crudRoutes } from './modules/crud/crud.routes.ts';
+import { jobAdminRoutes } from './modules/jobs-admin/job-admin.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
+import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
 export interface AppOptions {
   contract?: Contract;
@@ -53,6 +57,12 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(activityRoutes(services.activity));
   app.use(impersonationRoutes(services.impersonation));
   app.use(mailRoutes(services.mail));
+  const idempotency = idempotent(services.idempotency, logger);
+  app.use(crudRoutes(services.members, idempotency));
+  app.use(crudRoutes(services.events, idempotency));
+  app.use(crudRoutes(services.courses, idempotency));
+  app.use(webhookRoutes(services.webhooks, services.webhookDeliveries, idempotency));
+  app.use(jobAdminRoutes(services.jobs));
 
   app.use(routeNotFound());
   app.use(errorHandler(config.baseUrl, logger));

@@ -1,5 +1,7 @@
 // The only reader of process.env. Parsed once at start-up; a bad value stops the process
 // with a message naming the variable, instead of failing later in some request.
+import { DEFAULT_RETRY_DELAYS_SECONDS } from './modules/webhooks/webhook.retry-schedule.ts';
+
 export type AppEnv = 'production' | 'sandbox';
 export type Plan = 'standard' | 'professional' | 'enterprise';
 
@@ -22,7 +24,7 @@ export interface Config {
   rateLimits: Record<Plan, number>;
   loginThrottle: { maxFailures: number; windowSeconds: number };
   jobs: { enabled: boolean; pollingIntervalSeconds: number };
-  webhooks: { allowPrivateTargets: boolean; timeoutMs: number };
+  webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryDelaysSeconds: number[] };
   impersonation: { ttlSeconds: number; maxPerHour: number; notifyTarget: boolean };
   portals: { member: string; client: string; sponsor: string; admin: string };
   demo: { adminEmail?: string; adminPassword?: string; apiKey?: string };
@@ -96,6 +98,17 @@ function optionalUrl(env: Env, name: string): string | undefined {
   return optional(env, name) === undefined ? undefined : url(env, name);
 }
 
+/** Comma-separated delays in seconds between attempts, e.g. "5,300,1800". */
+function delays(env: Env, name: string, fallback: readonly number[]): number[] {
+  const raw = env[name]?.trim();
+  if (!raw) return [...fallback];
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.length > 30 || values.some((v) => !Number.isInteger(v) || v < 1 || v > 7 * 86400)) {
+    throw new ConfigError(`${name} must be up to 30 comma-separated whole seconds between 1 and 604800, got "${raw}"`);
+  }
+  return values;
+}
+
 function demoApiKey(env: Env): string | undefined {
   const value = optional(env, 'DEMO_API_KEY');
   if (value !== undefined && !/^gh_(live|test)_[A-Za-z0-9_-]{16,}$/.test(value)) {
@@ -111,6 +124,9 @@ export function loadConfig(env: Env = process.env): Config {
   const appSecret = optional(env, 'APP_SECRET');
   if (appSecret !== undefined && appSecret.length < 32) throw new ConfigError('APP_SECRET must be at least 32 characters');
   if (nodeEnv === 'production' && !appSecret) throw new ConfigError('APP_SECRET is required when NODE_ENV=production');
+  const allowPrivateTargets = bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false);
+  // the SSRF guard's development switch must never reach production
+  if (nodeEnv === 'production' && allowPrivateTargets) throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production');
   return {
     nodeEnv,
     appEnv: oneOf(env, 'APP_ENV', ['production', 'sandbox'] as const, 'production'),
@@ -140,8 +156,9 @@ export function loadConfig(env: Env = process.env): Config {
       pollingIntervalSeconds: num(env, 'JOBS_POLLING_SECONDS', 2, 0.5, 60),
     },
     webhooks: {
-      allowPrivateTargets: bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false),
+      allowPrivateTargets,
       timeoutMs: int(env, 'WEBHOOKS_TIMEOUT_MS', 10000, 100, 60000),
+      retryDelaysSeconds: delays(env, 'WEBHOOKS_RETRY_DELAYS', DEFAULT_RETRY_DELAYS_SECONDS),
     },
     impersonation: {
       ttlSeconds: int(env, 'IMPERSONATION_TTL_SECONDS', 900, 60, 3600),

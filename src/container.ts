@@ -16,6 +16,25 @@ import { PasswordResetService } from './modules/users/password-reset.service.ts'
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
+import { courseResource } from './modules/courses/course.definition.ts';
+import type { CourseDto, CourseInput } from './modules/courses/course.mapper.ts';
+import type { Course } from './modules/courses/course.model.ts';
+import { CrudService } from './modules/crud/crud.service.ts';
+import { eventResource } from './modules/events/event.definition.ts';
+import type { EventDto, EventInput } from './modules/events/event.mapper.ts';
+import type { Event } from './modules/events/event.model.ts';
+import { IdempotencyStore } from './modules/idempotency/idempotency.store.ts';
+import { JobAdminRepository } from './modules/jobs-admin/job-admin.repository.ts';
+import { JobAdminService } from './modules/jobs-admin/job-admin.service.ts';
+import { memberResource } from './modules/members/member.definition.ts';
+import type { MemberDto, MemberInput } from './modules/members/member.mapper.ts';
+import type { Member } from './modules/members/member.model.ts';
+import { WebhookDeliveryService } from './modules/webhooks/webhook-delivery.service.ts';
+import { WebhookDeliverer } from './modules/webhooks/webhook.deliverer.ts';
+import { WebhookPublisher } from './modules/webhooks/webhook.publisher.ts';
+import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
+import { WebhookService } from './modules/webhooks/webhook.service.ts';
+import { WebhookTargetGuard, systemDnsLookup, type DnsLookup } from './modules/webhooks/webhook.target-guard.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
@@ -29,6 +48,8 @@ export interface ContainerOptions {
   db: Database;
   appSecret: string;
   clock?: Clock;
+  /** DNS for webhook targets; tests stub it instead of sending traffic to private addresses. */
+  dnsLookup?: DnsLookup;
 }
 
 export interface Container {
@@ -54,6 +75,14 @@ export interface Container {
     userDeletion: UserDeletionService;
     activity: ActivityService;
     impersonation: ImpersonationService;
+    members: CrudService<Member, MemberDto, MemberInput>;
+    events: CrudService<Event, EventDto, EventInput>;
+    courses: CrudService<Course, CourseDto, CourseInput>;
+    webhooks: WebhookService;
+    webhookDeliveries: WebhookDeliveryService;
+    webhookDeliverer: WebhookDeliverer;
+    idempotency: IdempotencyStore;
+    jobs: JobAdminService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -92,6 +121,20 @@ export function createContainer(options: ContainerOptions): Container {
   const impersonation = new ImpersonationService({ sequelize, clock, tokens, audit, mail, config });
   auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
   const cleanups: Array<() => Promise<void> | void> = [];
+  const secrets = new WebhookSecrets(deriveKey(options.appSecret, 'webhook-secrets'));
+  const guard = new WebhookTargetGuard({ allowPrivateTargets: config.webhooks.allowPrivateTargets, lookup: options.dnsLookup ?? systemDnsLookup });
+  const crud = { sequelize, clock, audit, publisher: new WebhookPublisher({ clock, queue }) };
+  const webhooks = new WebhookService({ sequelize, clock, audit, queue, guard, secrets });
+  const webhookDeliverer = new WebhookDeliverer({
+    sequelize,
+    clock,
+    queue,
+    guard,
+    secrets,
+    timeoutMs: config.webhooks.timeoutMs,
+    retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+    logger: logger.child({ module: 'webhooks' }),
+  });
   const container: Container = {
     config,
     logger,
@@ -103,7 +146,26 @@ export function createContainer(options: ContainerOptions): Container {
     limiter,
     counterStore,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
-    services: { audit, tokens, apiKeys, auth, mail, passwords, users, userDeletion, activity, impersonation },
+    services: {
+      audit,
+      tokens,
+      apiKeys,
+      auth,
+      mail,
+      passwords,
+      users,
+      userDeletion,
+      activity,
+      impersonation,
+      members: new CrudService(memberResource, crud),
+      events: new CrudService(eventResource, crud),
+      courses: new CrudService(courseResource, crud),
+      webhooks,
+      webhookDeliveries: new WebhookDeliveryService({ sequelize, clock, queue, audit, subscriptions: webhooks }),
+      webhookDeliverer,
+      idempotency: new IdempotencyStore({ sequelize, clock }),
+      jobs: new JobAdminService(new JobAdminRepository(sequelize)),
+    },
     onClose(cleanup) {
       cleanups.push(cleanup);
     },

@@ -19,14 +19,38 @@ function fieldOf(path: string): string {
   return cleaned || path;
 }
 
+const QUERY_PATH = /^[./]?query[./]/;
+const PAGING = new Set(['page', 'itemsPerPage']);
+
+/** `createdAt.after` -> `createdAt[after]`, `status.0` -> `status`, `order.lastName` -> `order[lastName]`. */
+function bracketed(field: string): string {
+  const [name, ...rest] = field.split('.');
+  return `${name}${rest.filter((part) => !/^\d+$/.test(part)).map((part) => `[${part}]`).join('')}`;
+}
+
 function fromValidator(error: HttpLikeError): AppError | undefined {
   const status = error.status ?? error.statusCode;
   switch (status) {
     case 400: {
-      const fieldErrors: FieldError[] = (error.errors ?? []).map((e) => ({ field: fieldOf(e.path), message: e.message }));
+      const raw = error.errors ?? [];
+      const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: e.message }));
       const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));
       if (unknownParameter) {
         return new AppError('invalid_filter', `Unknown query parameter "${unknownParameter.field}"`, { errors: fieldErrors });
+      }
+      // filters and sorts (everything in the query but paging) name the parameter as sent: createdAt[after]
+      if (raw.length && raw.every((e) => QUERY_PATH.test(e.path) && !PAGING.has(fieldOf(e.path)))) {
+        const filterErrors = raw.map((e) => ({
+          field: bracketed(fieldOf(e.path)),
+          message: /additional properties/.test(e.message) ? 'is not a supported operator or sortable field' : e.message,
+        }));
+        return new AppError('invalid_filter', `Invalid filter or sort: ${filterErrors.map((e) => e.field).join(', ')}`, { errors: filterErrors });
+      }
+      // mass assignment: fields the contract marks readOnly are refused, never applied
+      // (the validator words it "is read-only", or "must pass readOnly keyword validation" for a null)
+      if (fieldErrors.length && fieldErrors.every((e) => /is read-only|"readOnly"/.test(e.message))) {
+        const readOnly = fieldErrors.map((e) => ({ field: e.field, message: 'is read-only' }));
+        return new AppError('read_only_field', `These fields are read-only: ${readOnly.map((e) => e.field).join(', ')}`, { errors: readOnly });
       }
       return new AppError('validation_failed', `${fieldErrors.length} field(s) failed validation: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors });
     }

@@ -22,6 +22,8 @@ export interface JobDefinition<T extends object = object> {
   schedule?: string;
   /** Jobs fetched per poll; handlers still run one at a time per worker. */
   batchSize?: number;
+  /** Workers per process, so one slow job (a webhook receiver that times out) does not hold up the rest. */
+  concurrency?: number;
 }
 
 export const defineJob = <T extends object>(definition: JobDefinition<T>): JobDefinition<T> => definition;

@@ -47,7 +47,7 @@ export class JobQueue {
         expireInSeconds: definition.expireInSeconds ?? 15 * 60,
       });
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule, {}, { tz: 'UTC' });
-      if (workers) await this.work(definition);
+      if (workers) for (let i = 0; i < (definition.concurrency ?? 1); i++) await this.work(definition);
     }
   }
 

@@ -1,6 +1,7 @@
 // The one place every job type is registered.
 import type { Container } from '../container.ts';
 import { SEND_MAIL_JOB, type SendMailJob } from '../modules/mail/mail.service.ts';
+import { webhookDeliveryJob, webhookPurgeJob } from '../modules/webhooks/webhook-delivery.job.ts';
 import { PostgresCounterStore } from '../shared/rate-limiter.ts';
 import { defineJob, type JobDefinition } from './job.ts';
 
@@ -31,6 +32,16 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
       handler: async (_data, { logger }) => {
         const closed = await container.services.impersonation.closeExpired();
         if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
+      },
+    }),
+    webhookDeliveryJob(container.services.webhookDeliverer),
+    webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
+    defineJob({
+      name: 'idempotency.purge',
+      schedule: '41 * * * *',
+      retryLimit: 1,
+      handler: async (_data, { logger }) => {
+        logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
       },
     }),
   ] as JobDefinition<object>[];

@@ -31,6 +31,30 @@ interface Embedded {
   stop(): Promise<void>;
 }
 
+const EXTENDED_PROTOCOL = new Set(['P', 'B', 'D', 'E', 'C', 'H'].map((c) => c.charCodeAt(0))); // Parse..Flush
+const SYNC_OR_SIMPLE = new Set(['S', 'Q', 'X'].map((c) => c.charCodeAt(0))); // Sync, Query, Terminate
+
+/**
+ * PGLiteSocketServer queues each protocol message on its own and keeps one connection's messages
+ * together only while a transaction is open. An extended-protocol exchange outside a transaction
+ * (Parse, Bind, Execute ... Sync: every parameterised query of pg-boss, cursors) could then
+ * interleave with another connection's and lose its unnamed statement or portal ("portal does not
+ * exist") as soon as two connections query at once. Reporting the exchange as a transaction until
+ * its Sync makes the queue keep it whole.
+ */
+function keepExtendedQueriesWhole(pglite: PGlite): void {
+  let open = false;
+  const inTransaction = pglite.isInTransaction.bind(pglite);
+  const execStream = pglite.execProtocolRawStream.bind(pglite);
+  pglite.isInTransaction = () => open || inTransaction();
+  pglite.execProtocolRawStream = (message, options) => {
+    const type = message[0] ?? 0;
+    if (SYNC_OR_SIMPLE.has(type)) open = false;
+    else if (EXTENDED_PROTOCOL.has(type)) open = true;
+    return execStream(message, options);
+  };
+}
+
 /**
  * PGlite is served over the Postgres wire protocol on loopback, so Sequelize, the job queue and the
  * session store all use the same `pg` driver code as against a real server.
@@ -39,6 +63,7 @@ async function startEmbedded(dataDir: string): Promise<Embedded> {
   const inMemory = dataDir === 'memory://';
   if (!inMemory) await mkdir(path.resolve(dataDir, 'pg'), { recursive: true });
   const pglite = await PGlite.create({ dataDir: inMemory ? undefined : path.resolve(dataDir, 'pg'), extensions: { vector } });
+  keepExtendedQueriesWhole(pglite);
   // maxConnections defaults to 1; a pool's second connection would be refused.
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 64 });
   await server.start();

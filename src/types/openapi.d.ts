@@ -431,8 +431,489 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Filters combine with AND; several values of one filter with OR. Sort with
+         *     `order[<field>]=asc|desc` (several keys in the order given); the default is `order[lastName]=asc&order[firstName]=asc`.
+         *     With `Accept: text/csv` the whole filtered list (every page) streams as CSV.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Create a member
+         * @description Read-only fields (`id`, `organizationId`, timestamps) in the body are refused with 400 `read_only_field`. Emits `member.created`.
+         */
+        post: operations["createMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a member */
+        get: operations["getMember"];
+        /**
+         * Replace a member
+         * @description Replaces every writable field: an optional field left out returns to its default (usually
+         *     null). Read-only fields in the body are refused with 400 `read_only_field`. Emits
+         *     `member.updated` when something changed.
+         */
+        put: operations["replaceMember"];
+        post?: never;
+        /**
+         * Delete a member
+         * @description Emits `member.deleted` with the record as it was. Deleting again answers 404.
+         */
+        delete: operations["deleteMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Filters combine with AND; several values of one filter with OR. Sort with
+         *     `order[<field>]=asc|desc` (several keys in the order given); the default is `order[startsAt]=asc`.
+         *     With `Accept: text/csv` the whole filtered list (every page) streams as CSV.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        /**
+         * Create an event
+         * @description Read-only fields (`id`, `organizationId`, timestamps) in the body are refused with 400 `read_only_field`. Emits `event.created`.
+         */
+        post: operations["createEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an event */
+        get: operations["getEvent"];
+        /**
+         * Replace an event
+         * @description Replaces every writable field: an optional field left out returns to its default (usually
+         *     null). Read-only fields in the body are refused with 400 `read_only_field`. Emits
+         *     `event.updated` when something changed.
+         */
+        put: operations["replaceEvent"];
+        post?: never;
+        /**
+         * Delete an event
+         * @description Emits `event.deleted` with the record as it was. Deleting again answers 404.
+         */
+        delete: operations["deleteEvent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List courses
+         * @description Filters combine with AND; several values of one filter with OR. Sort with
+         *     `order[<field>]=asc|desc` (several keys in the order given); the default is `order[title]=asc`.
+         *     With `Accept: text/csv` the whole filtered list (every page) streams as CSV.
+         */
+        get: operations["listCourses"];
+        put?: never;
+        /**
+         * Create a course
+         * @description Read-only fields (`id`, `organizationId`, timestamps) in the body are refused with 400 `read_only_field`. Emits `course.created`.
+         */
+        post: operations["createCourse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/courses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a course */
+        get: operations["getCourse"];
+        /**
+         * Replace a course
+         * @description Replaces every writable field: an optional field left out returns to its default (usually
+         *     null). Read-only fields in the body are refused with 400 `read_only_field`. Emits
+         *     `course.updated` when something changed.
+         */
+        put: operations["replaceCourse"];
+        post?: never;
+        /**
+         * Delete a course
+         * @description Emits `course.deleted` with the record as it was. Deleting again answers 404.
+         */
+        delete: operations["deleteCourse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Newest first. Secrets are never listed.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events
+         * @description The signing secret (`secret`, `whsec_...`) is in this response only. The URL must use https
+         *     and must not resolve to a loopback, private, link-local or cloud-metadata address (checked
+         *     now and again at every delivery): otherwise 422 `unsafe_webhook_target`. Unknown event kinds
+         *     are a 400.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The catalog of event kinds a subscription can name */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook subscription */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a subscription and its delivery history */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a subscription
+         * @description Sets only the fields sent. `status: paused` stops deliveries (pending ones wait, new events
+         *     are not recorded for it); `status: active` resumes, sends what waited, and re-enables a
+         *     subscription the system disabled (after a 410 Gone).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret
+         * @description Returns the new secret once. For 24 hours deliveries carry two signatures (new and old
+         *     secret, space-separated in `webhook-signature`), so receivers can switch without losing events.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of a subscription, with every attempt
+         * @description Newest first.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Puts the delivery back to `pending` and attempts it at once, with a fresh retry schedule. The
+         *     `webhook-id` stays the same, so receivers that de-duplicate still recognise it. A
+         *     subscription that is paused or disabled must be resumed first (409).
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Background jobs (platform admins)
+         * @description Queued, running, finished and archived jobs, newest first, with attempts and the last error.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One background job (platform admins) */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "member.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A member was created */
+        post: operations["onMemberCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A member was changed (PUT that changed something) */
+        post: operations["onMemberUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A member was deleted; data is the record as it was */
+        post: operations["onMemberDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An event was created */
+        post: operations["onEventCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An event was changed (PUT that changed something) */
+        post: operations["onEventUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An event was deleted; data is the record as it was */
+        post: operations["onEventDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A course was created */
+        post: operations["onCourseCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A course was changed (PUT that changed something) */
+        post: operations["onCourseUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "course.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A course was deleted; data is the record as it was */
+        post: operations["onCourseDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description RFC 7807 Problem Details. */
@@ -810,6 +1291,402 @@ export interface components {
             data: components["schemas"]["OutboxMessage"][];
             pagination: components["schemas"]["Pagination"];
         };
+        /** @description Date-time range. Values are ISO 8601 dates (midnight UTC) or date-times with a zone. */
+        DateTimeFilter: {
+            after?: components["schemas"]["DateTimeFilterValue"];
+            before?: components["schemas"]["DateTimeFilterValue"];
+            strictly_after?: components["schemas"]["DateTimeFilterValue"];
+            strictly_before?: components["schemas"]["DateTimeFilterValue"];
+        };
+        /**
+         * @example 2026-01-01
+         * @example 2026-01-01T09:30:00Z
+         */
+        DateTimeFilterValue: string;
+        /** @description Calendar-date range (YYYY-MM-DD). */
+        DateFilter: {
+            /** Format: date */
+            after?: string;
+            /** Format: date */
+            before?: string;
+            /** Format: date */
+            strictly_after?: string;
+            /** Format: date */
+            strictly_before?: string;
+        };
+        IntegerRangeFilter: {
+            gt?: number;
+            gte?: number;
+            lt?: number;
+            lte?: number;
+            /** @description `<low>..<high>`, both inclusive. */
+            between?: string;
+        };
+        NumberRangeFilter: {
+            gt?: number;
+            gte?: number;
+            lt?: number;
+            lte?: number;
+            /** @description `<low>..<high>`, both inclusive. */
+            between?: string;
+        };
+        /** @description Set by the service. Sending it is refused with 400 `read_only_field`. */
+        ReadOnlyField: unknown;
+        /** @enum {string} */
+        MemberStatus: "active" | "pending" | "lapsed" | "cancelled";
+        /**
+         * @description Library access (`member` sees Member resources, `premium` also Premium ones).
+         * @enum {string}
+         */
+        MemberTier: "member" | "premium";
+        Member: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: uuid */
+            readonly organizationId: string;
+            firstName: string;
+            lastName: string;
+            /**
+             * Format: email
+             * @description Unique within the organization (case-insensitive).
+             */
+            email: string;
+            phone: string | null;
+            tier: components["schemas"]["MemberTier"];
+            /** @description The organization's own membership type, e.g. Individual, Student, Corporate. */
+            membershipType: string | null;
+            status: components["schemas"]["MemberStatus"];
+            /** Format: date */
+            joinedAt: string | null;
+            /** Format: date */
+            renewalDate: string | null;
+            /**
+             * Format: uuid
+             * @description The platform user this member logs in as, if any.
+             */
+            userId: string | null;
+            /** @description The organization's own fields, as JSON. */
+            customFields: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+        };
+        MemberInput: {
+            id?: components["schemas"]["ReadOnlyField"];
+            organizationId?: components["schemas"]["ReadOnlyField"];
+            createdAt?: components["schemas"]["ReadOnlyField"];
+            updatedAt?: components["schemas"]["ReadOnlyField"];
+            firstName: string;
+            lastName: string;
+            /** Format: email */
+            email: string;
+            phone?: string | null;
+            /** @default member */
+            tier: components["schemas"]["MemberTier"];
+            membershipType?: string | null;
+            /** @default active */
+            status: components["schemas"]["MemberStatus"];
+            /** Format: date */
+            joinedAt?: string | null;
+            /** Format: date */
+            renewalDate?: string | null;
+            /**
+             * Format: uuid
+             * @description A platform user of the same organization; at most one member per user.
+             */
+            userId?: string | null;
+            /** @description Free-form JSON object (at most 50 keys); defaults to {}. */
+            customFields?: {
+                [key: string]: unknown;
+            };
+        };
+        MemberList: {
+            data: components["schemas"]["Member"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @enum {string} */
+        EventStatus: "draft" | "published" | "cancelled";
+        Event: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: uuid */
+            readonly organizationId: string;
+            title: string;
+            description: string | null;
+            /** Format: date-time */
+            startsAt: string;
+            /** Format: date-time */
+            endsAt: string;
+            /** @description IANA time zone the event is held in, e.g. Europe/Paris (times are stored and sent in UTC). */
+            timezone: string;
+            /** @description Venue or address. */
+            location: string | null;
+            /**
+             * Format: uri
+             * @description Where to join online.
+             */
+            onlineUrl: string | null;
+            /** @description Seats; null means unlimited. */
+            capacity: number | null;
+            status: components["schemas"]["EventStatus"];
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+        };
+        EventInput: {
+            id?: components["schemas"]["ReadOnlyField"];
+            organizationId?: components["schemas"]["ReadOnlyField"];
+            createdAt?: components["schemas"]["ReadOnlyField"];
+            updatedAt?: components["schemas"]["ReadOnlyField"];
+            title: string;
+            description?: string | null;
+            /** Format: date-time */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description Not before startsAt.
+             */
+            endsAt: string;
+            /**
+             * @description IANA time zone name.
+             * @default UTC
+             */
+            timezone: string;
+            location?: string | null;
+            /** Format: uri */
+            onlineUrl?: string | null;
+            capacity?: number | null;
+            /** @default draft */
+            status: components["schemas"]["EventStatus"];
+        };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @enum {string} */
+        CourseStatus: "draft" | "published" | "archived";
+        /** @enum {string} */
+        CourseLevel: "introductory" | "intermediate" | "advanced";
+        Course: {
+            /** Format: uuid */
+            readonly id: string;
+            /** Format: uuid */
+            readonly organizationId: string;
+            title: string;
+            description: string | null;
+            status: components["schemas"]["CourseStatus"];
+            level: components["schemas"]["CourseLevel"];
+            durationMinutes: number | null;
+            /** @description Continuing-education credits awarded on completion. */
+            credits: number;
+            /** @description Price in `currency`, two decimals; 0 is free. */
+            price: number;
+            /** @description ISO 4217 code. */
+            currency: string;
+            /**
+             * Format: date-time
+             * @description Set when the course is first published.
+             */
+            readonly publishedAt: string | null;
+            /** Format: date-time */
+            readonly createdAt: string;
+            /** Format: date-time */
+            readonly updatedAt: string;
+        };
+        CourseInput: {
+            id?: components["schemas"]["ReadOnlyField"];
+            organizationId?: components["schemas"]["ReadOnlyField"];
+            publishedAt?: components["schemas"]["ReadOnlyField"];
+            createdAt?: components["schemas"]["ReadOnlyField"];
+            updatedAt?: components["schemas"]["ReadOnlyField"];
+            title: string;
+            description?: string | null;
+            /** @default draft */
+            status: components["schemas"]["CourseStatus"];
+            /** @default introductory */
+            level: components["schemas"]["CourseLevel"];
+            durationMinutes?: number | null;
+            /**
+             * @description Rounded to two decimals.
+             * @default 0
+             */
+            credits: number;
+            /**
+             * @description Rounded to two decimals.
+             * @default 0
+             */
+            price: number;
+            /** @default USD */
+            currency: string;
+        };
+        CourseList: {
+            data: components["schemas"]["Course"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description An event kind of the catalog (see the `webhooks` section).
+         * @enum {string}
+         */
+        WebhookEventType: "member.created" | "member.updated" | "member.deleted" | "event.created" | "event.updated" | "event.deleted" | "course.created" | "course.updated" | "course.deleted";
+        WebhookEventTypeList: {
+            data: {
+                type: components["schemas"]["WebhookEventType"];
+                description: string;
+            }[];
+        };
+        /**
+         * @description `disabled` is set by the service (the endpoint answered 410 Gone); `active` re-enables.
+         * @enum {string}
+         */
+        WebhookSubscriptionStatus: "active" | "paused" | "disabled";
+        WebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            status: components["schemas"]["WebhookSubscriptionStatus"];
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A subscription with its signing secret; returned only on creation and rotation. */
+        WebhookSubscriptionWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            status: components["schemas"]["WebhookSubscriptionStatus"];
+            disabledReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Signing secret (Standard Webhooks `whsec_` + base64). Shown only here. */
+            secret: string;
+        };
+        WebhookCreateRequest: {
+            /** Format: uri */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+        };
+        WebhookUpdateRequest: {
+            /** Format: uri */
+            url?: string;
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+            /** @enum {string} */
+            status?: "active" | "paused";
+        };
+        WebhookSubscriptionList: {
+            data: components["schemas"]["WebhookSubscription"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @enum {string} */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        WebhookAttempt: {
+            /** Format: date-time */
+            attemptedAt: string;
+            /** @description The receiver's HTTP status; null when no response came. */
+            statusCode: number | null;
+            durationMs: number;
+            /** @description Why the attempt failed (timeout, refused address, non-2xx status). */
+            error: string | null;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The subscription.
+             */
+            webhookId: string;
+            /** @description Sent as `webhook-id`; the same on every attempt. */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attemptCount: number;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Every attempt, oldest first. */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        MemberEventPayload: {
+            /** @enum {string} */
+            type: "member.created" | "member.updated" | "member.deleted";
+            /**
+             * Format: date-time
+             * @description When the change happened.
+             */
+            timestamp: string;
+            data: components["schemas"]["Member"];
+        };
+        EventEventPayload: {
+            /** @enum {string} */
+            type: "event.created" | "event.updated" | "event.deleted";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["Event"];
+        };
+        CourseEventPayload: {
+            /** @enum {string} */
+            type: "course.created" | "course.updated" | "course.deleted";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["Course"];
+        };
+        /** @enum {string} */
+        JobState: "created" | "retry" | "active" | "completed" | "cancelled" | "failed";
+        Job: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            state: components["schemas"]["JobState"];
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Runs so far, the first included (0 while it waits for its first run). */
+            attempts: number;
+            retryLimit: number;
+            /** @description Message of the last failure. */
+            lastError: string | null;
+            /** @description What the handler returned or the error it threw (JSON). */
+            output: unknown;
+            /** Format: date-time */
+            createdOn: string;
+            /** Format: date-time */
+            startAfter: string;
+            /** Format: date-time */
+            startedOn: string | null;
+            /** Format: date-time */
+            completedOn: string | null;
+            /** @description Finished jobs move to the archive after a while. */
+            archived: boolean;
+        };
+        JobList: {
+            data: components["schemas"]["Job"][];
+            pagination: components["schemas"]["Pagination"];
+        };
     };
     responses: {
         /** @description The request failed validation (`validation_failed`, `malformed_body`, `invalid_filter`, `read_only_field`). */
@@ -921,6 +1798,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Any 2xx status acknowledges the delivery; anything else (or no answer within the timeout) is retried. */
+        WebhookAccepted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description 410 Gone disables the subscription; no further deliveries are attempted. */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description Record identifier (UUID). */
@@ -929,6 +1820,100 @@ export interface components {
         page: number;
         /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
         itemsPerPage: number;
+        /**
+         * @description Makes a retried POST safe: the same key with the same body answers the first response again
+         *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+         *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+         */
+        idempotencyKey: string;
+        /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+        webhookId: string;
+        /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+        webhookTimestamp: string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+        webhookSignature: string;
+        /** @description E-mail address, case-insensitive. Exact match; several values with `email[]=a&email[]=b`. */
+        MemberFilterEmail: string[];
+        /** @description Membership status. Exact match; several values with `status[]=a&status[]=b`. */
+        MemberFilterStatus: components["schemas"]["MemberStatus"][];
+        /** @description Library access tier. Exact match; several values with `tier[]=a&tier[]=b`. */
+        MemberFilterTier: components["schemas"]["MemberTier"][];
+        /** @description The organization's own membership type. Exact match; several values with `membershipType[]=a&membershipType[]=b`. */
+        MemberFilterMembershipType: string[];
+        /** @description Linked platform user. Exact match; several values with `userId[]=a&userId[]=b`. */
+        MemberFilterUserId: string[];
+        /** @description Case-insensitive prefix of the first name (`firstName=jo` finds Joan). */
+        MemberFilterFirstName: string;
+        /** @description Case-insensitive prefix of the last name (`lastName=smi` finds Smith). */
+        MemberFilterLastName: string;
+        /** @description Range of `joinedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `joinedAt[after]=2026-01-01`. */
+        MemberFilterJoinedAt: components["schemas"]["DateFilter"];
+        /** @description Range of `renewalDate`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `renewalDate[after]=2026-01-01`. */
+        MemberFilterRenewalDate: components["schemas"]["DateFilter"];
+        /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+        MemberFilterCreatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+        MemberFilterUpdatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Sort keys in priority order, e.g. `order[lastName]=asc`; ties break on id. */
+        MemberOrder: {
+            lastName?: components["schemas"]["SortDirection"];
+            firstName?: components["schemas"]["SortDirection"];
+            joinedAt?: components["schemas"]["SortDirection"];
+            renewalDate?: components["schemas"]["SortDirection"];
+            createdAt?: components["schemas"]["SortDirection"];
+            updatedAt?: components["schemas"]["SortDirection"];
+        };
+        /** @description Publication status (`status=published` lists what members see). Exact match; several values with `status[]=a&status[]=b`. */
+        EventFilterStatus: components["schemas"]["EventStatus"][];
+        /** @description Case-insensitive prefix of the title. */
+        EventFilterTitle: string;
+        /** @description Range of `startsAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `startsAt[after]=2026-01-01T00:00:00Z`. */
+        EventFilterStartsAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `endsAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `endsAt[after]=2026-01-01T00:00:00Z`. */
+        EventFilterEndsAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `capacity`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `capacity[gte]=10`. */
+        EventFilterCapacity: components["schemas"]["IntegerRangeFilter"];
+        /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+        EventFilterCreatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+        EventFilterUpdatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Sort keys in priority order, e.g. `order[startsAt]=asc`; ties break on id. */
+        EventOrder: {
+            startsAt?: components["schemas"]["SortDirection"];
+            endsAt?: components["schemas"]["SortDirection"];
+            title?: components["schemas"]["SortDirection"];
+            capacity?: components["schemas"]["SortDirection"];
+            createdAt?: components["schemas"]["SortDirection"];
+            updatedAt?: components["schemas"]["SortDirection"];
+        };
+        /** @description Publication status. Exact match; several values with `status[]=a&status[]=b`. */
+        CourseFilterStatus: components["schemas"]["CourseStatus"][];
+        /** @description Course level. Exact match; several values with `level[]=a&level[]=b`. */
+        CourseFilterLevel: components["schemas"]["CourseLevel"][];
+        /** @description Case-insensitive prefix of the title. */
+        CourseFilterTitle: string;
+        /** @description Range of `durationMinutes`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `durationMinutes[gte]=10`. */
+        CourseFilterDurationMinutes: components["schemas"]["IntegerRangeFilter"];
+        /** @description Range of `credits`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `credits[gte]=10`. */
+        CourseFilterCredits: components["schemas"]["NumberRangeFilter"];
+        /** @description Range of `price`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `price[gte]=10`. */
+        CourseFilterPrice: components["schemas"]["NumberRangeFilter"];
+        /** @description Range of `publishedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01T00:00:00Z`. */
+        CourseFilterPublishedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+        CourseFilterCreatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+        CourseFilterUpdatedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Sort keys in priority order, e.g. `order[title]=asc`; ties break on id. */
+        CourseOrder: {
+            title?: components["schemas"]["SortDirection"];
+            publishedAt?: components["schemas"]["SortDirection"];
+            price?: components["schemas"]["SortDirection"];
+            credits?: components["schemas"]["SortDirection"];
+            durationMinutes?: components["schemas"]["SortDirection"];
+            createdAt?: components["schemas"]["SortDirection"];
+            updatedAt?: components["schemas"]["SortDirection"];
+        };
     };
     requestBodies: never;
     headers: {
@@ -940,6 +1925,8 @@ export interface components {
         RateLimitPolicy: string;
         /** @description IETF draft RateLimit, e.g. `"hourly";r=998;t=1800` (remaining, seconds to reset). */
         RateLimit: string;
+        /** @description Path of the created record. */
+        Location: string;
     };
     pathItems: never;
 }
@@ -1654,6 +2641,1140 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description E-mail address, case-insensitive. Exact match; several values with `email[]=a&email[]=b`. */
+                email?: components["parameters"]["MemberFilterEmail"];
+                /** @description Membership status. Exact match; several values with `status[]=a&status[]=b`. */
+                status?: components["parameters"]["MemberFilterStatus"];
+                /** @description Library access tier. Exact match; several values with `tier[]=a&tier[]=b`. */
+                tier?: components["parameters"]["MemberFilterTier"];
+                /** @description The organization's own membership type. Exact match; several values with `membershipType[]=a&membershipType[]=b`. */
+                membershipType?: components["parameters"]["MemberFilterMembershipType"];
+                /** @description Linked platform user. Exact match; several values with `userId[]=a&userId[]=b`. */
+                userId?: components["parameters"]["MemberFilterUserId"];
+                /** @description Case-insensitive prefix of the first name (`firstName=jo` finds Joan). */
+                firstName?: components["parameters"]["MemberFilterFirstName"];
+                /** @description Case-insensitive prefix of the last name (`lastName=smi` finds Smith). */
+                lastName?: components["parameters"]["MemberFilterLastName"];
+                /** @description Range of `joinedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `joinedAt[after]=2026-01-01`. */
+                joinedAt?: components["parameters"]["MemberFilterJoinedAt"];
+                /** @description Range of `renewalDate`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `renewalDate[after]=2026-01-01`. */
+                renewalDate?: components["parameters"]["MemberFilterRenewalDate"];
+                /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+                createdAt?: components["parameters"]["MemberFilterCreatedAt"];
+                /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+                updatedAt?: components["parameters"]["MemberFilterUpdatedAt"];
+                /** @description Sort keys in priority order, e.g. `order[lastName]=asc`; ties break on id. */
+                order?: components["parameters"]["MemberOrder"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members (JSON), or every matching member (CSV). */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried POST safe: the same key with the same body answers the first response again
+                 *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+                 *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+                 */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberInput"];
+            };
+        };
+        responses: {
+            /** @description The member as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Publication status (`status=published` lists what members see). Exact match; several values with `status[]=a&status[]=b`. */
+                status?: components["parameters"]["EventFilterStatus"];
+                /** @description Case-insensitive prefix of the title. */
+                title?: components["parameters"]["EventFilterTitle"];
+                /** @description Range of `startsAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `startsAt[after]=2026-01-01T00:00:00Z`. */
+                startsAt?: components["parameters"]["EventFilterStartsAt"];
+                /** @description Range of `endsAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `endsAt[after]=2026-01-01T00:00:00Z`. */
+                endsAt?: components["parameters"]["EventFilterEndsAt"];
+                /** @description Range of `capacity`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `capacity[gte]=10`. */
+                capacity?: components["parameters"]["EventFilterCapacity"];
+                /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+                createdAt?: components["parameters"]["EventFilterCreatedAt"];
+                /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+                updatedAt?: components["parameters"]["EventFilterUpdatedAt"];
+                /** @description Sort keys in priority order, e.g. `order[startsAt]=asc`; ties break on id. */
+                order?: components["parameters"]["EventOrder"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events (JSON), or every matching event (CSV). */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried POST safe: the same key with the same body answers the first response again
+                 *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+                 *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+                 */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replaceEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventInput"];
+            };
+        };
+        responses: {
+            /** @description The event as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCourses: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Publication status. Exact match; several values with `status[]=a&status[]=b`. */
+                status?: components["parameters"]["CourseFilterStatus"];
+                /** @description Course level. Exact match; several values with `level[]=a&level[]=b`. */
+                level?: components["parameters"]["CourseFilterLevel"];
+                /** @description Case-insensitive prefix of the title. */
+                title?: components["parameters"]["CourseFilterTitle"];
+                /** @description Range of `durationMinutes`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `durationMinutes[gte]=10`. */
+                durationMinutes?: components["parameters"]["CourseFilterDurationMinutes"];
+                /** @description Range of `credits`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `credits[gte]=10`. */
+                credits?: components["parameters"]["CourseFilterCredits"];
+                /** @description Range of `price`: `[gt]`, `[gte]`, `[lt]`, `[lte]`, `[between]=<low>..<high>`, e.g. `price[gte]=10`. */
+                price?: components["parameters"]["CourseFilterPrice"];
+                /** @description Range of `publishedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01T00:00:00Z`. */
+                publishedAt?: components["parameters"]["CourseFilterPublishedAt"];
+                /** @description Range of `createdAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `createdAt[after]=2026-01-01T00:00:00Z`. */
+                createdAt?: components["parameters"]["CourseFilterCreatedAt"];
+                /** @description Range of `updatedAt`: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `updatedAt[after]=2026-01-01T00:00:00Z`. */
+                updatedAt?: components["parameters"]["CourseFilterUpdatedAt"];
+                /** @description Sort keys in priority order, e.g. `order[title]=asc`; ties break on id. */
+                order?: components["parameters"]["CourseOrder"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of courses (JSON), or every matching course (CSV). */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CourseList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCourse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried POST safe: the same key with the same body answers the first response again
+                 *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+                 *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+                 */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The course. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replaceCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseInput"];
+            };
+        };
+        responses: {
+            /** @description The course as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Course"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteCourse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried POST safe: the same key with the same body answers the first response again
+                 *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+                 *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+                 */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Subscribed. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event kind, with what it means. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventTypeList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only deliveries in this state. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+                /** @description Delivery identifier (UUID). */
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Job type, e.g. `webhook.deliver`. */
+                name?: string;
+                /** @description Only jobs in this state. */
+                state?: components["schemas"]["JobState"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    onMemberCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onMemberUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onMemberDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onEventCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onEventUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onEventDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onCourseCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onCourseUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onCourseDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CourseEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
         };
     };
 }

@@ -7,7 +7,8 @@ import { ManualClock } from '../../src/shared/clock.ts';
 import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
-import { createTestDatabase } from './database.ts';
+import type { DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export interface TestApp {
   app: Express;
@@ -24,10 +25,14 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Start the job queue's workers (off unless a test needs jobs to run). */
   workers?: boolean;
+  /** Use this database instead of a fresh one, and leave it in place on close (restart tests). */
+  database?: TestDatabase;
+  /** Stub DNS for webhook targets. */
+  dnsLookup?: DnsLookup;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const testDb = await createTestDatabase();
+  const testDb = options.database ?? (await createTestDatabase());
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -41,7 +46,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   await migrateUp(db, logger);
   const clock = new ManualClock(new Date());
-  const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret! });
+  const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret!, dnsLookup: options.dnsLookup });
   await container.queue.start({ workers: options.workers ?? false });
   const app = createApp(container);
   return {
@@ -54,7 +59,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await container.close();
       await db.close();
-      await testDb.drop();
+      if (!options.database) await testDb.drop();
     },
   };
 }

@@ -1,0 +1,157 @@
+// The five operations of every CRUD resource, driven by its definition. Writes run in one
+// transaction with their audit entry and their webhook event (the outbox), so a committed change
+// always has both and a rolled-back one has neither.
+import { UniqueConstraintError, type Attributes, type Model, type Sequelize, type Transaction } from 'sequelize';
+import type { Writable } from 'node:stream';
+import type { Actor } from '../../shared/access/actor.ts';
+import { assertCan } from '../../shared/access/policy.ts';
+import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError, errors } from '../../shared/errors.ts';
+import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
+import { Sql } from '../../shared/sql.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { streamCsv } from './crud.csv.ts';
+import type { ResourceDefinition } from './crud.definition.ts';
+import { parseListQuery } from './crud.filters.ts';
+import { listSql, tableShape, type TableShape } from './crud.sql.ts';
+
+/** Where domain events go; the webhooks module implements it. */
+export interface EventPublisher {
+  publish(actor: Actor, type: string, data: object, transaction: Transaction): Promise<void>;
+}
+
+export interface CrudDeps {
+  sequelize: Sequelize;
+  clock: Clock;
+  audit: AuditService;
+  publisher: EventPublisher;
+}
+
+type Json = Record<string, unknown>;
+
+export class CrudService<M extends Model = Model, Dto extends object = object, Input extends object = object> {
+  private readonly sql: Sql;
+  private readonly shape: TableShape;
+
+  constructor(
+    readonly definition: ResourceDefinition<M, Dto, Input>,
+    private readonly deps: CrudDeps,
+  ) {
+    this.sql = new Sql(deps.sequelize);
+    this.shape = tableShape(definition.model, definition.fields);
+  }
+
+  /** A page of rows (plain attributes, not model instances) and the total; both statements at once. */
+  async list(actor: Actor, query: Readonly<Json>, page: PageRequest): Promise<Page<Attributes<M>>> {
+    const statements = this.listStatements(actor, query, page);
+    const [rows, count] = await Promise.all([
+      this.sql.rows<Attributes<M>>(statements.rows.text, statements.rows.values),
+      this.sql.one<{ total: number }>(statements.count.text, statements.count.values),
+    ]);
+    return pageOf(rows, count?.total ?? 0, page);
+  }
+
+  /** The statements list() runs, for the same actor, filters and page (EXPLAIN tests read them). */
+  listStatements(actor: Actor, query: Readonly<Json>, page?: PageRequest) {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.read);
+    const organizationId = requireTenant(actor);
+    const listQuery = parseListQuery(query, definition.fields, definition.defaultOrder);
+    return listSql(this.shape, organizationId, listQuery, page && { limit: page.itemsPerPage, offset: offsetOf(page) });
+  }
+
+  /**
+   * Checks access and filters now (so a refusal is still an ordinary error response); the returned
+   * function streams every matching record as CSV from a server-side cursor (memory stays flat).
+   */
+  csvExport(actor: Actor, query: Readonly<Json>): (output: Writable) => Promise<void> {
+    const { rows } = this.listStatements(actor, query);
+    return (output) => streamCsv(this.deps.sequelize, this.definition, rows, output);
+  }
+
+  async get(actor: Actor, id: string): Promise<M> {
+    assertCan(actor, this.definition.permissions.read);
+    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never });
+    if (!record) throw errors.notFound(this.definition.label, id);
+    return record;
+  }
+
+  async create(actor: Actor, input: Input): Promise<M> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    const organizationId = requireTenant(actor);
+    this.checkBody(input);
+    return this.write(async (transaction) => {
+      const now = this.deps.clock.now();
+      const attributes = await definition.toAttributes(input, { actor, organizationId, transaction, now });
+      const record = await definition.model.create({ ...attributes, organizationId } as never, { transaction });
+      await this.changed(actor, 'created', record, { after: definition.toDto(record) }, transaction);
+      return record;
+    });
+  }
+
+  /** PUT: every writable field is replaced; nothing changed means no audit entry and no event. */
+  async replace(actor: Actor, id: string, input: Input): Promise<M> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    const organizationId = requireTenant(actor);
+    this.checkBody(input);
+    return this.write(async (transaction) => {
+      const record = await this.lockOwn(actor, id, transaction);
+      const before = definition.toDto(record);
+      const now = this.deps.clock.now();
+      record.set(await definition.toAttributes(input, { actor, organizationId, transaction, now, existing: record }));
+      if (!record.changed()) return record;
+      await record.save({ transaction });
+      await this.changed(actor, 'updated', record, { before, after: definition.toDto(record) }, transaction);
+      return record;
+    });
+  }
+
+  async remove(actor: Actor, id: string): Promise<void> {
+    const { definition } = this;
+    assertCan(actor, definition.permissions.write);
+    await this.write(async (transaction) => {
+      const record = await this.lockOwn(actor, id, transaction);
+      const before = definition.toDto(record);
+      await record.destroy({ transaction });
+      await this.changed(actor, 'deleted', record, { before }, transaction);
+    });
+  }
+
+  /** Mass assignment: read-only fields are refused, never silently dropped or applied. */
+  private checkBody(input: object): void {
+    const keys = Object.keys(input);
+    const readOnly = keys.filter((key) => this.definition.readOnly.includes(key));
+    if (readOnly.length) throw errors.readOnly(readOnly);
+    const unknown = keys.filter((key) => !(this.definition.writable as readonly string[]).includes(key));
+    if (unknown.length) throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
+  }
+
+  private async lockOwn(actor: Actor, id: string, transaction: Transaction): Promise<M> {
+    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never, transaction, lock: transaction.LOCK.UPDATE });
+    if (!record) throw errors.notFound(this.definition.label, id);
+    return record;
+  }
+
+  private async changed(actor: Actor, change: 'created' | 'updated' | 'deleted', record: M, states: { before?: object; after?: object }, transaction: Transaction) {
+    const { name } = this.definition;
+    const targetId = String(record.get('id'));
+    await this.deps.audit.record(actor, { action: `${name}.${change}`, targetType: name, targetId, before: states.before as Json, after: states.after as Json }, transaction);
+    await this.deps.publisher.publish(actor, `${name}.${change}`, (states.after ?? states.before)!, transaction);
+  }
+
+  /** One transaction; a duplicate of a unique field becomes a 409 that names the field. */
+  private async write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.sequelize.transaction(work);
+    } catch (error) {
+      const field = error instanceof UniqueConstraintError ? this.definition.uniqueIndexes?.[(error.parent as { constraint?: string }).constraint ?? ''] : undefined;
+      if (!field) throw error;
+      throw new AppError('already_exists', `Another ${this.definition.name} of this organization has the same ${field}`, {
+        errors: [{ field, message: 'must be unique within the organization' }],
+      });
+    }
+  }
+}
