@@ -21,13 +21,24 @@ export interface JobQueueOptions {
 type PgClient = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
 
 export class JobQueue {
-  private readonly boss: PgBoss;
+  private instance?: PgBoss;
   private readonly definitions = new Map<string, JobDefinition<object>>();
   private started = false;
 
-  constructor(private readonly options: JobQueueOptions) {
-    this.boss = new PgBoss({ connectionString: options.url, max: 4, application_name: 'guildhall-jobs' });
-    this.boss.on('error', (error) => options.logger.error({ err: error }, 'job queue error'));
+  constructor(private readonly options: JobQueueOptions) {}
+
+  /**
+   * Built on first use, once every job type is registered: the pool gets a connection per worker plus
+   * two (sends, maintenance). A worker left waiting for a connection when the pool ends at shutdown is
+   * never served nor rejected by pg-pool, so it would never stop and would keep the process alive.
+   */
+  private get boss(): PgBoss {
+    if (!this.instance) {
+      const workers = [...this.definitions.values()].reduce((sum, definition) => sum + (definition.concurrency ?? 1), 0);
+      this.instance = new PgBoss({ connectionString: this.options.url, max: Math.max(4, workers + 2), application_name: 'guildhall-jobs' });
+      this.instance.on('error', (error) => this.options.logger.error({ err: error }, 'job queue error'));
+    }
+    return this.instance;
   }
 
   register(definitions: JobDefinition<object>[]): void {

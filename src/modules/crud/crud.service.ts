@@ -1,7 +1,7 @@
 // The five operations of every CRUD resource, driven by its definition. Writes run in one
 // transaction with their audit entry and their webhook event (the outbox), so a committed change
 // always has both and a rolled-back one has neither.
-import { UniqueConstraintError, type Attributes, type Model, type Sequelize, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Attributes, type CreationAttributes, type Model, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Writable } from 'node:stream';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
@@ -72,7 +72,7 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
 
   async get(actor: Actor, id: string): Promise<M> {
     assertCan(actor, this.definition.permissions.read);
-    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never });
+    const record = await this.definition.model.findOne({ where: this.own(actor, id) });
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }
@@ -85,7 +85,7 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     return this.write(async (transaction) => {
       const now = this.deps.clock.now();
       const attributes = await definition.toAttributes(input, { actor, organizationId, transaction, now });
-      const record = await definition.model.create({ ...attributes, organizationId } as never, { transaction });
+      const record = await definition.model.create({ ...attributes, organizationId } as unknown as CreationAttributes<M>, { transaction });
       await this.changed(actor, 'created', record, { after: definition.toDto(record) }, transaction);
       return record;
     });
@@ -129,8 +129,13 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     if (unknown.length) throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
   }
 
+  /** The record with this id in the actor's organization (another tenant's is simply not found). */
+  private own(actor: Actor, id: string): WhereOptions<Attributes<M>> {
+    return tenantWhere(actor, { id }) as WhereOptions<Attributes<M>>;
+  }
+
   private async lockOwn(actor: Actor, id: string, transaction: Transaction): Promise<M> {
-    const record = await this.definition.model.findOne({ where: tenantWhere(actor, { id }) as never, transaction, lock: transaction.LOCK.UPDATE });
+    const record = await this.definition.model.findOne({ where: this.own(actor, id), transaction, lock: transaction.LOCK.UPDATE });
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }
