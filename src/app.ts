@@ -20,8 +20,8 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
-import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
+import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
 export interface AppOptions {
   contract?: Contract;

@@ -10,6 +10,12 @@ import { AuditService } from './modules/audit/audit.service.ts';
 import { ActivityService } from './modules/activity/activity.service.ts';
 import { AuthService } from './modules/auth/auth.service.ts';
 import { TokenService } from './modules/auth/token.service.ts';
+import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
+import { MailService } from './modules/mail/mail.service.ts';
+import { PasswordResetService } from './modules/users/password-reset.service.ts';
+import { UserAdminService } from './modules/users/user-admin.service.ts';
+import { UserDeletionService } from './modules/users/user-deletion.service.ts';
+import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { courseResource } from './modules/courses/course.definition.ts';
 import type { CourseDto, CourseInput } from './modules/courses/course.mapper.ts';
 import type { Course } from './modules/courses/course.model.ts';
@@ -29,12 +35,6 @@ import { WebhookPublisher } from './modules/webhooks/webhook.publisher.ts';
 import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
 import { WebhookService } from './modules/webhooks/webhook.service.ts';
 import { WebhookTargetGuard, systemDnsLookup, type DnsLookup } from './modules/webhooks/webhook.target-guard.ts';
-import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
-import { MailService } from './modules/mail/mail.service.ts';
-import { PasswordResetService } from './modules/users/password-reset.service.ts';
-import { UserAdminService } from './modules/users/user-admin.service.ts';
-import { UserDeletionService } from './modules/users/user-deletion.service.ts';
-import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
@@ -69,6 +69,12 @@ export interface Container {
     tokens: TokenService;
     apiKeys: ApiKeyService;
     auth: AuthService;
+    mail: MailService;
+    passwords: PasswordResetService;
+    users: UserAdminService;
+    userDeletion: UserDeletionService;
+    activity: ActivityService;
+    impersonation: ImpersonationService;
     members: CrudService<Member, MemberDto, MemberInput>;
     events: CrudService<Event, EventDto, EventInput>;
     courses: CrudService<Course, CourseDto, CourseInput>;
@@ -77,12 +83,6 @@ export interface Container {
     webhookDeliverer: WebhookDeliverer;
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
-    mail: MailService;
-    passwords: PasswordResetService;
-    users: UserAdminService;
-    userDeletion: UserDeletionService;
-    activity: ActivityService;
-    impersonation: ImpersonationService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -112,6 +112,15 @@ export function createContainer(options: ContainerOptions): Container {
 
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds });
   const { sequelize } = db;
+  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
+  const mail = new MailService({ queue, clock, retryLimit: config.mail.retryLimit, mailer });
+  const passwords = new PasswordResetService({ sequelize, clock, audit, mail, config });
+  const users = new UserAdminService({ sequelize, audit, mail, passwords, config });
+  const userDeletion = new UserDeletionService({ sequelize, clock, audit });
+  const activity = new ActivityService({ sequelize });
+  const impersonation = new ImpersonationService({ sequelize, clock, tokens, audit, mail, config });
+  auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
+  const cleanups: Array<() => Promise<void> | void> = [];
   const secrets = new WebhookSecrets(deriveKey(options.appSecret, 'webhook-secrets'));
   const guard = new WebhookTargetGuard({ allowPrivateTargets: config.webhooks.allowPrivateTargets, lookup: options.dnsLookup ?? systemDnsLookup });
   const crud = { sequelize, clock, audit, publisher: new WebhookPublisher({ clock, queue }) };
@@ -126,15 +135,6 @@ export function createContainer(options: ContainerOptions): Container {
     retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     logger: logger.child({ module: 'webhooks' }),
   });
-  const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
-  const mail = new MailService({ queue, clock, retryLimit: config.mail.retryLimit, mailer });
-  const passwords = new PasswordResetService({ sequelize, clock, audit, mail, config });
-  const users = new UserAdminService({ sequelize, audit, mail, passwords, config });
-  const userDeletion = new UserDeletionService({ sequelize, clock, audit });
-  const activity = new ActivityService({ sequelize });
-  const impersonation = new ImpersonationService({ sequelize, clock, tokens, audit, mail, config });
-  auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
-  const cleanups: Array<() => Promise<void> | void> = [];
   const container: Container = {
     config,
     logger,

@@ -2,12 +2,12 @@
 import type { Sequelize } from 'sequelize';
 import { ApiKey } from './modules/api-keys/api-key.model.ts';
 import { AuditEntry } from './modules/audit/audit-entry.model.ts';
-import { Course } from './modules/courses/course.model.ts';
-import { Event } from './modules/events/event.model.ts';
-import { Member } from './modules/members/member.model.ts';
 import { ImpersonationRequest } from './modules/impersonation/impersonation-request.model.ts';
 import { ImpersonationSession } from './modules/impersonation/impersonation-session.model.ts';
 import { OutboxMessage } from './modules/mail/outbox-message.model.ts';
+import { Course } from './modules/courses/course.model.ts';
+import { Event } from './modules/events/event.model.ts';
+import { Member } from './modules/members/member.model.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
 import { PasswordToken } from './modules/users/password-token.model.ts';
 import { User } from './modules/users/user.model.ts';
@@ -21,6 +21,10 @@ export function initModels(sequelize: Sequelize) {
     User: User.initModel(sequelize),
     ApiKey: ApiKey.initModel(sequelize),
     AuditEntry: AuditEntry.initModel(sequelize),
+    PasswordToken: PasswordToken.initModel(sequelize),
+    ImpersonationSession: ImpersonationSession.initModel(sequelize),
+    ImpersonationRequest: ImpersonationRequest.initModel(sequelize),
+    OutboxMessage: OutboxMessage.initModel(sequelize),
     Member: Member.initModel(sequelize),
     Event: Event.initModel(sequelize),
     Course: Course.initModel(sequelize),
@@ -28,10 +32,6 @@ export function initModels(sequelize: Sequelize) {
     WebhookEvent: WebhookEvent.initModel(sequelize),
     WebhookDelivery: WebhookDelivery.initModel(sequelize),
     WebhookAttempt: WebhookAttempt.initModel(sequelize),
-    PasswordToken: PasswordToken.initModel(sequelize),
-    ImpersonationSession: ImpersonationSession.initModel(sequelize),
-    ImpersonationRequest: ImpersonationRequest.initModel(sequelize),
-    OutboxMessage: OutboxMessage.initModel(sequelize),
   };
   User.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
   Organization.hasMany(User, { as: 'users', foreignKey: 'organizationId' });

@@ -17,16 +17,6 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
         logger.debug({ purged: await container.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
       },
     }),
-    webhookDeliveryJob(container.services.webhookDeliverer),
-    webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
-    defineJob({
-      name: 'idempotency.purge',
-      schedule: '41 * * * *',
-      retryLimit: 1,
-      handler: async (_data, { logger }) => {
-        logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
-      },
-    }),
     defineJob<SendMailJob>({
       name: SEND_MAIL_JOB,
       retryLimit: container.config.mail.retryLimit,
@@ -42,6 +32,16 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
       handler: async (_data, { logger }) => {
         const closed = await container.services.impersonation.closeExpired();
         if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
+      },
+    }),
+    webhookDeliveryJob(container.services.webhookDeliverer),
+    webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
+    defineJob({
+      name: 'idempotency.purge',
+      schedule: '41 * * * *',
+      retryLimit: 1,
+      handler: async (_data, { logger }) => {
+        logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
       },
     }),
   ] as JobDefinition<object>[];

@@ -1919,14 +1919,14 @@ export interface components {
     headers: {
         /** @description RFC 8288 links to the first, previous, next and last pages. */
         Link: string;
-        /** @description Path of the created record. */
-        Location: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
         /** @description IETF draft RateLimit-Policy, e.g. `"hourly";q=1000;w=3600`. */
         RateLimitPolicy: string;
         /** @description IETF draft RateLimit, e.g. `"hourly";r=998;t=1800` (remaining, seconds to reset). */
         RateLimit: string;
+        /** @description Path of the created record. */
+        Location: string;
     };
     pathItems: never;
 }

@@ -91,7 +91,7 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
   });
 
   it('when a filter or sort is malformed, then it is a 400 naming it', async () => {
-    // every malformed filter or sort is invalid_filter, naming the parameter as sent (src/http/problem.ts)
+    // every list answers a bad filter or sort alike: invalid_filter, naming the parameter as sent
     assert.equal(expectProblem(await list('?role=ROLE_KING'), 400, 'invalid_filter').errors[0].field, 'role');
     assert.equal(expectProblem(await list('?order[password]=asc'), 400, 'invalid_filter').errors[0].field, 'order[password]');
     assert.equal(expectProblem(await list('?createdAt[after]=yesterday'), 400, 'invalid_filter').errors[0].field, 'createdAt[after]');
