@@ -1,9 +1,34 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { NextFunction, Request, Response } from 'express';
 import { parse } from 'yaml';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * express-openapi-validator recompiles the pattern of every documented path on every request while
+ * looking up the route (its cost grew with each module's paths: a quarter of a list request's CPU).
+ * path-to-regexp is pure, so the compiled patterns are memoised, keyed by path and options.
+ */
+function memoisePathToRegexp(): void {
+  const modulePath = require.resolve('path-to-regexp', { paths: [require.resolve('express-openapi-validator')] });
+  const pathToRegexpModule = require(modulePath) as { pathToRegexp: (...args: unknown[]) => unknown; memoised?: boolean };
+  if (pathToRegexpModule.memoised) return;
+  const original = pathToRegexpModule.pathToRegexp;
+  const cache = new Map<string, unknown>();
+  pathToRegexpModule.pathToRegexp = (path: unknown, options?: unknown) => {
+    if (typeof path !== 'string') return original(path, options);
+    const key = `${path}\u0000${JSON.stringify(options ?? {})}`;
+    let compiled = cache.get(key);
+    if (!compiled) cache.set(key, (compiled = original(path, options)));
+    return compiled;
+  };
+  pathToRegexpModule.memoised = true;
+}
+memoisePathToRegexp();
 
 export const CONTRACT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 
