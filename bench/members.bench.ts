@@ -1,31 +1,17 @@
 // GET /api/members?status=active&order[lastName]=asc&page=40 over 100,000 members (API key), against
 // raw node:http + pg running the same SQL (page and total count).
 // Target at 32 connections: >= 70% of the baseline's throughput, p99 <= 1.5x.
-// The machine is shared and both servers compete with PostgreSQL for its cores, so baseline and app
-// are measured in alternating rounds (BENCH_ROUNDS, default 3) and compared by their medians; every
-// round is printed too.
+// Measured in alternating rounds compared by medians (bench/lib/rounds.ts).
 import { randomUUID } from 'node:crypto';
 import { randomToken, sha256 } from '../src/shared/crypto.ts';
 import { createBenchDatabase } from './lib/database.ts';
-import { measure, warmUp, type LoadResult } from './lib/load.ts';
+import { warmUp } from './lib/load.ts';
+import { alternatingRounds } from './lib/rounds.ts';
 import { compare } from './lib/report.ts';
 import { spawnServer } from './lib/server.ts';
 
 const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const MEMBERS = 100_000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-function medianOf(runs: LoadResult[]): LoadResult {
-  return {
-    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    errors: runs.reduce((sum, r) => sum + r.errors, 0),
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-    cpuMsPerRequest: median(runs.map((r) => r.cpuMsPerRequest ?? 0)),
-  };
-}
 
 const db = await createBenchDatabase();
 try {
@@ -57,21 +43,11 @@ try {
     const baselineTarget = { url: `${baseline.url}/members?organizationId=${organizationId}&status=active&page=40` };
     await warmUp(appTarget);
     await warmUp(baselineTarget);
-    const appRuns: LoadResult[] = [];
-    const baselineRuns: LoadResult[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      baselineRuns.push(await measure(baselineTarget, baseline));
-      appRuns.push(await measure(appTarget, app));
-      const [a, b] = [appRuns.at(-1)!, baselineRuns.at(-1)!];
-      console.log(
-        `round ${round}: app ${a.requestsPerSecond.toFixed(0)} req/s p99 ${a.p99} ms; baseline ${b.requestsPerSecond.toFixed(0)} req/s p99 ${b.p99} ms; ` +
-          `ratios ${(a.requestsPerSecond / b.requestsPerSecond).toFixed(2)} / ${(Math.max(a.p99, 1) / Math.max(b.p99, 1)).toFixed(2)}`,
-      );
-    }
+    const { app: appMedian, baseline: baselineMedian, rounds } = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
     const result = compare(
-      `GET /api/members?status=active&order[lastName]=asc&page=40 (${MEMBERS.toLocaleString('en')} members, API key), 32 connections, median of ${ROUNDS} rounds`,
-      medianOf(appRuns),
-      medianOf(baselineRuns),
+      `GET /api/members?status=active&order[lastName]=asc&page=40 (${MEMBERS.toLocaleString('en')} members, API key), 32 connections, median of ${rounds} rounds`,
+      appMedian,
+      baselineMedian,
       { minThroughputRatio: 0.7, maxP99Ratio: 1.5 },
     );
     if (!result.met) process.exitCode = 1;
