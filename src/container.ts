@@ -94,10 +94,10 @@ export function createContainer(options: ContainerOptions): Container {
   const clock = options.clock ?? systemClock;
   const models = initModels(db.sequelize);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(new Sql(db.sequelize));
+  const sql = new Sql(db.sequelize);
+  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(sql);
   const limiter = new RateLimiter(counterStore, clock);
 
-  const sql = new Sql(db.sequelize);
   const audit = new AuditService();
   const tokens = new TokenService(deriveKey(options.appSecret, 'jwt'), clock, config.jwtTtlSeconds);
   const apiKeys = new ApiKeyService({ sequelize: db.sequelize, sql, clock, audit, appEnv: config.appEnv });
