@@ -1,6 +1,7 @@
 // Composition root: builds models, services, integrations and the job queue once, for the HTTP app,
 // the Admin Portal, the workers and the tests alike.
 import { Redis } from 'ioredis';
+import type { Transaction } from 'sequelize';
 import type { Config } from './config.ts';
 import { jobDefinitions } from './jobs/registry.ts';
 import { JobQueue } from './jobs/queue.ts';
@@ -103,12 +104,16 @@ export function createContainer(options: ContainerOptions): Container {
   const apiKeys = new ApiKeyService({ sequelize: db.sequelize, sql, clock, audit, appEnv: config.appEnv });
   const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey(options.appSecret, 'secrets'), sql });
 
-  // Any change to a user through the models drops this instance's cached view of that user at once.
-  const forgetUser = (user: { get(key: 'id'): unknown }) => auth.forgetUser(String(user.get('id')));
-  models.User.addHook('afterSave', 'forget-credentials', forgetUser);
-  models.User.addHook('afterDestroy', 'forget-credentials', forgetUser);
-  models.User.addHook('afterBulkUpdate', 'forget-credentials', () => auth.forgetUser());
-  models.User.addHook('afterBulkDestroy', 'forget-credentials', () => auth.forgetUser());
+  // Any change to a user through the models drops this instance's cached view of that user at once,
+  // and again after the commit: a lookup racing the transaction still read the row as it was.
+  const forgetUser = (id: string | undefined, transaction?: Transaction | null) => {
+    auth.forgetUser(id);
+    transaction?.afterCommit(() => auth.forgetUser(id));
+  };
+  models.User.addHook('afterSave', 'forget-credentials', (user, options) => forgetUser(String(user.get('id')), options.transaction));
+  models.User.addHook('afterDestroy', 'forget-credentials', (user, options) => forgetUser(String(user.get('id')), options.transaction));
+  models.User.addHook('afterBulkUpdate', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
+  models.User.addHook('afterBulkDestroy', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
 
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds });
   const { sequelize } = db;

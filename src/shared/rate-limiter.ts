@@ -93,10 +93,14 @@ export interface RateLimiterOptions {
 
 /**
  * Fixed hourly windows shared by every instance. Far from the limit, hits are counted in memory and
- * written in batches (at most `flushIntervalMs` late), which saves a database write per request;
- * within `exactMargin` of the limit (at least 10% of it) every hit is written through, so the 429
- * arrives at the limit. The cost: while far from the limit, the Remaining header may lag other
- * instances' traffic by up to one flush interval.
+ * written in batches every `flushIntervalMs`, which saves a database write per request; within
+ * `exactMargin` of the limit (at least 10% of it) every hit is written through, so the 429 arrives
+ * at the limit. The cost: while far from the limit, the Remaining header may lag other instances'
+ * traffic by up to two flush intervals.
+ *
+ * A request waits for the store only when this instance's view is older than two flush intervals
+ * (after a quiet spell) or near the limit: under steady traffic the periodic flush keeps the view
+ * fresh, so no request pays for it and concurrent requests never queue behind the counter's row lock.
  */
 export class RateLimiter {
   private readonly local = new Map<string, LocalWindow>();
@@ -133,7 +137,7 @@ export class RateLimiter {
     }
     const estimate = entry.known + entry.pending + 1;
     const margin = Math.max(this.exactMargin, Math.ceil(limit * 0.1));
-    const fresh = performance.now() - entry.syncedAt < this.flushIntervalMs;
+    const fresh = performance.now() - entry.syncedAt < 2 * this.flushIntervalMs;
     if (fresh && limit - estimate >= margin) {
       entry.pending++;
       this.scheduleFlush();

@@ -85,14 +85,15 @@ export class ApiKeyService {
       if (apiKey.revokedAt) return;
       const before = toApiKeyDto(apiKey);
       await apiKey.update({ revokedAt: this.deps.clock.now() }, { transaction });
-      this.cache.clear();
       await this.deps.audit.record(actor, { action: 'api_key.revoked', targetType: 'api_key', targetId: id, before, after: toApiKeyDto(apiKey) }, transaction);
     });
+    // after the commit: a lookup racing the transaction would still have read the key as live
+    this.cache.clear();
   }
 
   async authenticate(secret: string): Promise<AuthenticatedKey | null> {
     const hash = sha256(secret);
-    const row = this.cache.get(hash) ?? (await this.lookUp(hash));
+    const row = await this.cache.get(hash, () => this.lookUp(hash));
     if (!row) return null;
     const now = this.deps.clock.now();
     if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
@@ -103,14 +104,12 @@ export class ApiKeyService {
     return { apiKeyId: row.id, organizationId: row.organization_id, plan: row.plan };
   }
 
-  private async lookUp(hash: string): Promise<KeyRow | undefined> {
-    const row = await this.deps.sql.one<KeyRow>(
+  private lookUp(hash: string): Promise<KeyRow | undefined> {
+    return this.deps.sql.one<KeyRow>(
       `SELECT k.id, k.organization_id, k.last_used_at, o.plan
          FROM api_keys k JOIN organizations o ON o.id = k.organization_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hash],
     );
-    if (row) this.cache.set(hash, row);
-    return row;
   }
 }

@@ -116,16 +116,14 @@ export class AuthService {
 
   /** One indexed lookup, remembered briefly (see CredentialCache); dropped when the user changes. */
   private async lookUpUser(id: string): Promise<AuthUserRow | undefined> {
-    const cached = this.userCache.get(id);
-    if (cached) return cached;
-    const row = await this.deps.sql.one<AuthUserRow>(
-      `SELECT u.id, u.organization_id, u.role, u.status, o.plan
-         FROM users u LEFT JOIN organizations o ON o.id = u.organization_id
-        WHERE u.id = $1 AND u.deleted_at IS NULL`,
-      [id],
+    return this.userCache.get(id, () =>
+      this.deps.sql.one<AuthUserRow>(
+        `SELECT u.id, u.organization_id, u.role, u.status, o.plan
+           FROM users u LEFT JOIN organizations o ON o.id = u.organization_id
+          WHERE u.id = $1 AND u.deleted_at IS NULL`,
+        [id],
+      ),
     );
-    if (row) this.userCache.set(id, row);
-    return row;
   }
 
   /** Called when a user row changes (model hooks), so this instance stops trusting the cached copy. */

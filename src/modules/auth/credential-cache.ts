@@ -2,36 +2,64 @@
  * Remembers, for a couple of seconds, what a bearer credential resolved to, so a burst of requests
  * does not look the same user or key up each time. Changes made through this process invalidate
  * at once (model hooks, revocation); other instances see them within `ttlMs`.
+ *
+ * Under steady traffic no request waits for a lookup: past half its lifetime an entry is refreshed
+ * in the background while callers keep getting it, and callers that miss at the same moment share
+ * one lookup (32 connections expiring together would otherwise send 32 identical queries).
  */
 export class CredentialCache<T> {
-  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
+  private readonly entries = new Map<string, { value: T; loadedAt: number }>();
+  private readonly loading = new Map<string, Promise<T | undefined>>();
+  /** Bumped by every invalidation, so a lookup that started before it cannot store what it read. */
+  private generation = 0;
 
   constructor(
     private readonly ttlMs = 2000,
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(key: string): T | undefined {
+  /** The remembered value for `key`, or what `load` finds (undefined: nothing to remember). */
+  async get(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt < performance.now()) {
-      this.entries.delete(key);
-      return undefined;
+    const age = entry ? performance.now() - entry.loadedAt : Infinity;
+    if (entry && age < this.ttlMs) {
+      if (age >= this.ttlMs / 2 && !this.loading.has(key)) this.refresh(key, load).catch(() => undefined);
+      return entry.value;
     }
-    return entry.value;
+    return this.loading.get(key) ?? this.refresh(key, load);
   }
 
-  set(key: string, value: T): void {
+  private refresh(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const generation = this.generation;
+    const pending = load().then((value) => {
+      if (generation !== this.generation) return value;
+      if (value === undefined) this.entries.delete(key);
+      else this.remember(key, value);
+      return value;
+    });
+    this.loading.set(key, pending);
+    const settle = () => {
+      if (this.loading.get(key) === pending) this.loading.delete(key);
+    };
+    pending.then(settle, settle);
+    return pending;
+  }
+
+  private remember(key: string, value: T): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, expiresAt: performance.now() + this.ttlMs });
+    this.entries.set(key, { value, loadedAt: performance.now() });
   }
 
   delete(key: string): void {
+    this.generation++;
     this.entries.delete(key);
+    this.loading.delete(key);
   }
 
   clear(): void {
+    this.generation++;
     this.entries.clear();
+    this.loading.clear();
   }
 }
