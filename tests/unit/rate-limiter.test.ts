@@ -62,4 +62,32 @@ describe('RateLimiter', () => {
     assert.equal((await a.consume('org:c', 3, 3600)).allowed, true);
     assert.equal((await b.consume('org:c', 3, 3600)).allowed, false);
   });
+
+  it('when the last write is older than one flush interval but not two, then a hit far from the limit does not wait for the store', async () => {
+    const store = new MemoryStore();
+    const limiter = new RateLimiter(store, new ManualClock(new Date('2026-01-01T10:00:00Z')), { flushIntervalMs: 500 });
+    await limiter.consume('org:d', 1000, 3600);
+    assert.equal(store.writes, 1);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const state = await limiter.consume('org:d', 1000, 3600);
+    assert.equal(store.writes, 1, 'counted in memory; the periodic flush writes it');
+    assert.equal(state.remaining, 998);
+    await limiter.close();
+    assert.equal(store.total(), 2);
+  });
+
+  it('when this instance was quiet for over two flush intervals, then the next hit re-reads the shared count', async () => {
+    const store = new MemoryStore();
+    const clock = new ManualClock(new Date('2026-01-01T10:00:00Z'));
+    const a = new RateLimiter(store, clock, { flushIntervalMs: 50 });
+    const b = new RateLimiter(store, clock, { flushIntervalMs: 50 });
+    await a.consume('org:e', 1000, 3600);
+    for (let i = 0; i < 100; i++) await b.consume('org:e', 1000, 3600);
+    await b.close();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const state = await a.consume('org:e', 1000, 3600);
+    assert.equal(state.remaining, 1000 - 102, "the other instance's hits are seen");
+    await a.close();
+  });
 });
+

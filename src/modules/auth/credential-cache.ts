@@ -13,15 +13,20 @@ export class CredentialCache<T> {
   /** Bumped by every invalidation, so a lookup that started before it cannot store what it read. */
   private generation = 0;
 
-  constructor(
-    private readonly ttlMs = 2000,
-    private readonly maxEntries = 10_000,
-  ) {}
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {}) {
+    this.ttlMs = options.ttlMs ?? 2000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /** The remembered value for `key`, or what `load` finds (undefined: nothing to remember). */
   async get(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const entry = this.entries.get(key);
-    const age = entry ? performance.now() - entry.loadedAt : Infinity;
+    const age = entry ? this.now() - entry.loadedAt : Infinity;
     if (entry && age < this.ttlMs) {
       if (age >= this.ttlMs / 2 && !this.loading.has(key)) this.refresh(key, load).catch(() => undefined);
       return entry.value;
@@ -48,7 +53,7 @@ export class CredentialCache<T> {
   private remember(key: string, value: T): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, loadedAt: performance.now() });
+    this.entries.set(key, { value, loadedAt: this.now() });
   }
 
   delete(key: string): void {
