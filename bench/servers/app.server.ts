@@ -9,8 +9,21 @@ const config = loadConfig({ ...process.env, PORT: '0' });
 const logger = createLogger(config.logLevel);
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolMax: 10 });
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
-const server = createApp(container).listen(0, '127.0.0.1', () => {
+const server = createApp(container).listen(0, '127.0.0.1', () => void announce());
+
+/**
+ * In production the Admin Portal bundles its components in the background at start (rollup and
+ * babel, seconds of CPU): wait for the bundle so the load does not compete with it.
+ */
+async function announce(): Promise<void> {
   const address = server.address();
-  console.log(`LISTENING ${typeof address === 'object' && address ? address.port : 0}`);
-});
+  const port = typeof address === 'object' && address ? address.port : 0;
+  for (let attempt = 0; attempt < (process.env.EXP?.includes('lean') ? 0 : 600); attempt++) {
+    const response = await fetch(`http://127.0.0.1:${port}/admin/frontend/assets/components.bundle.js`).catch(() => undefined);
+    await response?.arrayBuffer();
+    if (response?.ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  console.log(`LISTENING ${port}`);
+}
 process.on('SIGTERM', () => server.close(() => void container.close().then(() => db.close()).then(() => process.exit(0))));

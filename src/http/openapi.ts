@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parse } from 'yaml';
 
 const require = createRequire(import.meta.url);
@@ -21,7 +21,11 @@ function memoisePathToRegexp(): void {
   const cache = new Map<string, unknown>();
   pathToRegexpModule.pathToRegexp = (path: unknown, options?: unknown) => {
     if (typeof path !== 'string') return original(path, options);
-    const key = `${path}\u0000${JSON.stringify(options ?? {})}`;
+    // lookupRoute passes {sensitive, strict} for every documented path on every request: key on the
+    // two flags directly, not JSON.stringify (which cost as much as the lookup it saved)
+    const flags = options as { sensitive?: boolean; strict?: boolean } | undefined;
+    const plain = !flags || Object.keys(flags).every((name) => name === 'sensitive' || name === 'strict');
+    const key = plain ? `${path}\u0000${flags?.sensitive ? 's' : ''}${flags?.strict ? 't' : ''}` : `${path}\u0000${JSON.stringify(flags)}`;
     let compiled = cache.get(key);
     if (!compiled) cache.set(key, (compiled = original(path, options)));
     return compiled;
@@ -42,9 +46,12 @@ export function loadContract(): Contract {
   return { yaml, document: parse(yaml) as OpenAPIV3.DocumentV3_1 };
 }
 
-/** Every request is checked against the contract; responses too when asked (always in tests). */
-export function contractValidator(contract: Contract, validateResponses: boolean) {
-  return OpenApiValidator.middleware({
+/**
+ * Every request is checked against the contract; responses too when asked (always in tests). Then
+ * deprecated operations announce it.
+ */
+export function contractValidator(contract: Contract, validateResponses: boolean): RequestHandler {
+  const middlewares = OpenApiValidator.middleware({
     // a deep copy: the validator annotates the document it is given
     apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
     validateApiSpec: true,
@@ -55,14 +62,64 @@ export function contractValidator(contract: Contract, validateResponses: boolean
     validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
     ignoreUndocumented: false,
     fileUploader: false,
-  });
+  }) as RequestHandler[];
+  const steps = middlewares
+    .filter((middleware) => middleware.name !== 'securityMiddleware') // a no-op with validateSecurity: false
+    .map((middleware) => (middleware.name === 'metadataMiddleware' ? rememberingRouteMatches(middleware) : middleware));
+  return inSequence([...steps, deprecationHeaders()]);
+}
+
+/**
+ * Runs handlers one after another as a single middleware (one router layer instead of several).
+ * Composed once, here: a closure built per request would cost a property definition each time
+ * (tsx keeps function names).
+ */
+function inSequence(handlers: RequestHandler[]): RequestHandler {
+  const done: RequestHandler = (_req, _res, next) => next();
+  return handlers.reduceRight<RequestHandler>(
+    (rest, handler) => (req, res, next) => handler(req, res, (error?: unknown) => (error === undefined ? rest(req, res, next) : next(error))),
+    done,
+  );
+}
+
+type OpenApiMatch = { pathParams: Record<string, string>; schema?: unknown };
+const MAX_REMEMBERED_MATCHES = 10_000;
+
+/**
+ * The validator finds a request's operation by trying every documented path's regular expression
+ * in turn, on every request, so its cost grows with the contract. The match depends only on the
+ * method and the path, so it is remembered per (method, path); what the library does on a miss
+ * (404, 405, the match itself) is unchanged. Bounded: emptied when full.
+ */
+function rememberingRouteMatches(findOperation: RequestHandler): RequestHandler {
+  const matches = new Map<string, OpenApiMatch>();
+  return (req, res, next) => {
+    const queryAt = req.originalUrl.indexOf('?');
+    const key = `${req.method} ${queryAt < 0 ? req.originalUrl : req.originalUrl.slice(0, queryAt)}`;
+    const known = matches.get(key);
+    const withMatch = req as Request & { openapi?: OpenApiMatch };
+    if (known) {
+      // each request gets its own params object: later middleware writes to req.params
+      withMatch.openapi = { ...known, pathParams: { ...known.pathParams } };
+      req.params = withMatch.openapi.pathParams;
+      return next();
+    }
+    findOperation(req, res, (error?: unknown) => {
+      const found = withMatch.openapi;
+      if (!error && found?.schema) {
+        if (matches.size >= MAX_REMEMBERED_MATCHES) matches.clear();
+        matches.set(key, { ...found, pathParams: { ...found.pathParams } });
+      }
+      next(error);
+    });
+  };
 }
 
 /**
  * Operations marked `deprecated: true` announce it (RFC 9745 Deprecation, RFC 8594 Sunset). The
  * sunset date comes from the operation's `x-sunset` extension.
  */
-export function deprecationHeaders() {
+function deprecationHeaders() {
   return (req: Request, res: Response, next: NextFunction) => {
     const operation = (req as Request & { openapi?: { schema?: { deprecated?: boolean; 'x-sunset'?: string; 'x-deprecated-at'?: string } } }).openapi?.schema;
     if (operation?.deprecated) {

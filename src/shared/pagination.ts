@@ -38,18 +38,25 @@ export function mapPage<A, B>(page: Page<A>, map: (item: A) => B): Page<B> {
   return { data: page.data.map(map), pagination: page.pagination };
 }
 
-/** RFC 8288 Link header with first/prev/next/last, keeping every other query parameter. */
-export function linkHeader(requestUrl: URL, pagination: Pagination): string {
-  const link = (page: number, rel: string) => {
-    const url = new URL(requestUrl);
-    url.searchParams.set('page', String(page));
-    url.searchParams.set('itemsPerPage', String(pagination.itemsPerPage));
-    return `<${url.pathname}${url.search}>; rel="${rel}"`;
-  };
+/**
+ * RFC 8288 Link header with first/prev/next/last, keeping every other query parameter. Takes the
+ * request's path and query as sent (`req.originalUrl`); built without URL objects, which cost more
+ * than the rest of a list response's formatting.
+ */
+export function linkHeader(originalUrl: string, pagination: Pagination): string {
+  const queryAt = originalUrl.indexOf('?');
+  const path = queryAt < 0 ? originalUrl : originalUrl.slice(0, queryAt);
+  const others = new URLSearchParams(queryAt < 0 ? '' : originalUrl.slice(queryAt + 1));
+  others.delete('page');
+  others.delete('itemsPerPage');
+  const before = `<${path}?${others.size > 0 ? `${others}&` : ''}page=`;
+  const after = `&itemsPerPage=${pagination.itemsPerPage}>; rel=`;
   const last = Math.max(1, pagination.totalPages);
-  const links = [link(1, 'first')];
-  if (pagination.page > 1) links.push(link(Math.min(pagination.page - 1, last), 'prev'));
-  if (pagination.page < last) links.push(link(pagination.page + 1, 'next'));
-  links.push(link(last, 'last'));
+  const links = [link(before, 1, after, 'first')];
+  if (pagination.page > 1) links.push(link(before, Math.min(pagination.page - 1, last), after, 'prev'));
+  if (pagination.page < last) links.push(link(before, pagination.page + 1, after, 'next'));
+  links.push(link(before, last, after, 'last'));
   return links.join(', ');
 }
+
+const link = (before: string, page: number, after: string, rel: string): string => `${before}${page}${after}"${rel}"`;

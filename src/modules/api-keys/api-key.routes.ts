@@ -1,12 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
 import { toApiKeyDto } from './api-key.mapper.ts';
 import type { ApiKeyService } from './api-key.service.ts';
 
-export function apiKeyRoutes(apiKeys: ApiKeyService): Router {
-  const router = Router();
+export function apiKeyRoutes(router: Router, apiKeys: ApiKeyService): void {
   router.get('/api/api-keys', async (req, res) => {
     const page = await apiKeys.list(actorOf(req), pageRequest(req.query));
     sendPage(req, res, mapPage(page, toApiKeyDto));
@@ -19,5 +18,4 @@ export function apiKeyRoutes(apiKeys: ApiKeyService): Router {
     await apiKeys.revoke(actorOf(req), req.params.id);
     res.status(204).end();
   });
-  return router;
 }

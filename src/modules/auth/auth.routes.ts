@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import type { components } from '../../types/openapi.d.ts';
 import { toCurrentUser } from '../users/user.mapper.ts';
@@ -15,8 +15,7 @@ const toTokenResponse = (session: Session): TokenResponse => ({
   user: toCurrentUser(session.user),
 });
 
-export function authRoutes(auth: AuthService): Router {
-  const router = Router();
+export function authRoutes(router: Router, auth: AuthService): void {
   router.post('/api/auth/login', async (req, res) => {
     res.json(toTokenResponse(await auth.login(req.body)));
   });
@@ -30,5 +29,4 @@ export function authRoutes(auth: AuthService): Router {
   router.post('/api/auth/mfa/verify', async (req, res) => {
     res.json(toTokenResponse(await auth.verifyMfa(actorOf(req), req.body.code)));
   });
-  return router;
 }

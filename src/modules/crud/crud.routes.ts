@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Model } from 'sequelize';
 import { actorOf } from '../../http/context.ts';
 import type { IdempotencyMiddleware } from '../../http/idempotency.ts';
@@ -8,12 +8,12 @@ import type { CrudService } from './crud.service.ts';
 
 /** GET (list, or CSV with Accept: text/csv), GET one, POST, PUT and DELETE for one resource. */
 export function crudRoutes<M extends Model, Dto extends object, Input extends object>(
+  router: Router,
   service: CrudService<M, Dto, Input>,
   idempotency: IdempotencyMiddleware,
-): Router {
+): void {
   const { path, toDto } = service.definition;
   const item = `${path}/:id`;
-  const router = Router();
   router.get(path, async (req, res) => {
     if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
       const stream = service.csvExport(actorOf(req), req.query);
@@ -38,5 +38,4 @@ export function crudRoutes<M extends Model, Dto extends object, Input extends ob
     await service.remove(actorOf(req), req.params.id as string);
     res.status(204).end();
   });
-  return router;
 }

@@ -1,9 +1,8 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Database } from '../../shared/database.ts';
 import { AppError } from '../../shared/errors.ts';
 
-export function healthRoutes(db: Database): Router {
-  const router = Router();
+export function healthRoutes(router: Router, db: Database): void {
   router.get('/health', async (_req, res) => {
     await db.sequelize.query('SELECT 1').catch((cause) => {
       throw new AppError('service_unavailable', 'The database does not answer', {}, { cause });
@@ -21,5 +20,4 @@ export function healthRoutes(db: Database): Router {
     });
     res.json({ status: 'ready' });
   });
-  return router;
 }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { pageRequest } from '../../shared/pagination.ts';
@@ -16,8 +16,7 @@ const toStarted = (started: StartedImpersonation): ImpersonationStarted => ({
   session: started.session,
 });
 
-export function impersonationRoutes(impersonation: ImpersonationService): Router {
-  const router = Router();
+export function impersonationRoutes(router: Router, impersonation: ImpersonationService): void {
   router.post('/api/admin/users/:id/impersonate', async (req, res) => {
     const started = await impersonation.start(actorOf(req), req.params.id, { mode: req.body?.mode, reason: req.body?.reason });
     res.status(201).json(toStarted(started));
@@ -33,5 +32,4 @@ export function impersonationRoutes(impersonation: ImpersonationService): Router
     };
     sendPage(req, res, await impersonation.list(actorOf(req), filter, pageRequest(req.query)));
   });
-  return router;
 }

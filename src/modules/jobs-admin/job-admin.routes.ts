@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
@@ -6,8 +6,7 @@ import type { JobState } from './job-admin.repository.ts';
 import type { JobAdminService } from './job-admin.service.ts';
 import { toJobDto } from './job.mapper.ts';
 
-export function jobAdminRoutes(jobs: JobAdminService): Router {
-  const router = Router();
+export function jobAdminRoutes(router: Router, jobs: JobAdminService): void {
   router.get('/api/admin/jobs', async (req, res) => {
     const filter = { name: req.query.name as string | undefined, state: req.query.state as JobState | undefined };
     sendPage(req, res, mapPage(await jobs.list(actorOf(req), filter, pageRequest(req.query)), toJobDto));
@@ -15,5 +14,4 @@ export function jobAdminRoutes(jobs: JobAdminService): Router {
   router.get('/api/admin/jobs/:id', async (req, res) => {
     res.json(toJobDto(await jobs.get(actorOf(req), req.params.id)));
   });
-  return router;
 }

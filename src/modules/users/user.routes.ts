@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream';
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
@@ -9,8 +9,7 @@ import type { UserDeletionService } from './user-deletion.service.ts';
 import { userListFilter, userSort, wantsCsv } from './user-list.query.ts';
 import { toAdminUser } from './user.mapper.ts';
 
-export function userAdminRoutes(users: UserAdminService, deletion: UserDeletionService, passwords: PasswordResetService): Router {
-  const router = Router();
+export function userAdminRoutes(router: Router, users: UserAdminService, deletion: UserDeletionService, passwords: PasswordResetService): void {
   router.get('/api/admin/users', async (req, res, next) => {
     const actor = actorOf(req);
     if (!wantsCsv(req)) {
@@ -46,15 +45,12 @@ export function userAdminRoutes(users: UserAdminService, deletion: UserDeletionS
     const sent = await passwords.requestReset(actorOf(req), req.params.id);
     res.status(202).json({ userId: sent.userId, expiresAt: sent.expiresAt.toISOString() });
   });
-  return router;
 }
 
 /** The public end of the reset link. */
-export function passwordResetRoutes(passwords: PasswordResetService): Router {
-  const router = Router();
+export function passwordResetRoutes(router: Router, passwords: PasswordResetService): void {
   router.post('/api/auth/password-reset', async (req, res) => {
     await passwords.resetWithToken({ token: req.body.token, password: req.body.password }, req.context.requestId);
     res.status(204).end();
   });
-  return router;
 }

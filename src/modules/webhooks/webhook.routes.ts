@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import type { IdempotencyMiddleware } from '../../http/idempotency.ts';
 import { sendPage } from '../../http/respond.ts';
@@ -8,8 +8,7 @@ import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
 import { toDeliveryDto, toWebhookDto } from './webhook.mapper.ts';
 import type { WebhookInput, WebhookPatch, WebhookService } from './webhook.service.ts';
 
-export function webhookRoutes(webhooks: WebhookService, deliveries: WebhookDeliveryService, idempotency: IdempotencyMiddleware): Router {
-  const router = Router();
+export function webhookRoutes(router: Router, webhooks: WebhookService, deliveries: WebhookDeliveryService, idempotency: IdempotencyMiddleware): void {
   router.get('/api/webhooks', async (req, res) => {
     sendPage(req, res, mapPage(await webhooks.list(actorOf(req), pageRequest(req.query)), toWebhookDto));
   });
@@ -43,5 +42,4 @@ export function webhookRoutes(webhooks: WebhookService, deliveries: WebhookDeliv
     const { delivery, attempts } = await deliveries.redeliver(actorOf(req), req.params.id, req.params.deliveryId);
     res.status(202).json(toDeliveryDto(delivery, attempts));
   });
-  return router;
 }
