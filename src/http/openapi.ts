@@ -77,7 +77,7 @@ export function contractValidator(contract: Contract, validateResponses: boolean
 function inSequence(handlers: RequestHandler[]): RequestHandler {
   const done: RequestHandler = (_req, _res, next) => next();
   return handlers.reduceRight<RequestHandler>(
-    (rest, handler) => (req, res, next) => handler(req, res, (error?: unknown) => (error === undefined ? rest(req, res, next) : next(error))),
+    (rest, handler) => (req, res, next) => handler(req, res, (error?: unknown) => (error === undefined || error === null ? rest(req, res, next) : next(error))),
     done,
   );
 }
