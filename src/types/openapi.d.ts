@@ -1770,10 +1770,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Rate limited. */
+        /** @description Rate limited (`rate_limited` for the organization's hourly quota, `login_throttled` for repeated failed logins). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1921,7 +1923,7 @@ export interface components {
         Link: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description IETF draft RateLimit-Policy, e.g. `"hourly";q=1000;w=3600`. */
+        /** @description IETF draft RateLimit-Policy, e.g. `"hourly";q=1000;w=3600`. Sent with every response to a request made for an organization (with `X-RateLimit-Limit`, `X-RateLimit-Remaining` and `X-RateLimit-Reset`). */
         RateLimitPolicy: string;
         /** @description IETF draft RateLimit, e.g. `"hourly";r=998;t=1800` (remaining, seconds to reset). */
         RateLimit: string;

@@ -45,6 +45,9 @@ describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 
       const limited = await t.http.get('/api/api-keys').set(bearer(token));
       const body = expectProblem(limited, 429, 'rate_limited');
       assert.equal(limited.headers['retry-after'], '2700');
+      assert.equal(limited.headers.ratelimit, `"hourly";r=0;t=2700`);
+      assert.equal(limited.headers['ratelimit-policy'], `"hourly";q=${LIMITS[plan]};w=3600`);
+      assert.equal(limited.headers['x-ratelimit-remaining'], '0');
       assert.match(body.detail, new RegExp(`${plan} plan allows ${LIMITS[plan]} requests per hour`));
 
       t.clock.set(new Date('2026-03-02T11:00:01Z'));
