@@ -18,7 +18,7 @@ const server = createApp(container).listen(0, '127.0.0.1', () => void announce()
 async function announce(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  for (let attempt = 0; attempt < (process.env.EXP?.includes('lean') ? 0 : 600); attempt++) {
+  for (let attempt = 0; attempt < 600; attempt++) {
     const response = await fetch(`http://127.0.0.1:${port}/admin/frontend/assets/components.bundle.js`).catch(() => undefined);
     await response?.arrayBuffer();
     if (response?.ok) break;

@@ -115,7 +115,7 @@ export class AuthService {
   }
 
   /** One indexed lookup, remembered briefly (see CredentialCache); dropped when the user changes. */
-  private async lookUpUser(id: string): Promise<AuthUserRow | undefined> {
+  private lookUpUser(id: string): Promise<AuthUserRow | undefined> {
     return this.userCache.get(id, () =>
       this.deps.sql.one<AuthUserRow>(
         `SELECT u.id, u.organization_id, u.role, u.status, o.plan
