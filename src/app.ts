@@ -1,17 +1,20 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
-import express, { Router, type Express, type Request } from 'express';
+// Each kind of caller has its own surface (router, body parsing, credential, error format) over one
+// shared translation of errors; see http/surfaces/ and docs/pending/surfaces.md.
+import express, { type Express, type Router } from 'express';
 import { adminPortal } from '../admin/mount.ts';
 import type { Container } from './container.ts';
-import { authenticate } from './http/authenticate.ts';
-import { impersonationGuard } from './http/impersonation.guard.ts';
 import { requestContext } from './http/context.ts';
 import { bracketAwareQueryParser } from './http/query-parser.ts';
 import { docsRoutes } from './http/docs.routes.ts';
-import { contractValidator, loadContract, type Contract } from './http/openapi.ts';
+import { loadContract, type Contract } from './http/openapi.ts';
 import { idempotent } from './http/idempotency.ts';
-import { errorHandler, routeNotFound } from './http/problem.ts';
-import { rateLimit } from './http/rate-limit.ts';
 import { requestLog } from './http/request-log.ts';
+import { apiSurface, type ApiRoutes } from './http/surfaces/api.surface.ts';
+import { inboundWebhookSurface, type InboundWebhookRoutes } from './http/surfaces/inbound-webhook.surface.ts';
+import { scimSurface, type DirectoryTokenVerifier, type ScimRoutes } from './http/surfaces/scim.surface.ts';
+import { ssoSurface, type SsoRoutes } from './http/surfaces/sso.surface.ts';
+import { uploadSurface, type UploadQuota, type UploadRoutes } from './http/surfaces/upload.surface.ts';
 import { activityRoutes } from './modules/activity/activity.routes.ts';
 import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
@@ -20,59 +23,74 @@ import { jobAdminRoutes } from './modules/jobs-admin/job-admin.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
-import { Organization } from './modules/organizations/organization.model.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
-/** As body-parser decides it (type-is): a request has a body when it announces a length or chunks. */
-const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+/** Where each surface is mounted (documented in the README's surface table). */
+export const SURFACE_PREFIXES = { uploads: '/api', scim: '/scim/v2', sso: '/auth', inboundWebhooks: '/webhooks', api: '/' } as const;
+
+export interface SurfaceRoutes {
+  api: ApiRoutes[];
+  uploads: UploadRoutes[];
+  scim: ScimRoutes[];
+  sso: SsoRoutes[];
+  inboundWebhooks: InboundWebhookRoutes[];
+}
 
 export interface AppOptions {
   contract?: Contract;
+  /** Routes added to the modules' own on each surface (tests mount test-only routes this way). */
+  routes?: Partial<SurfaceRoutes>;
+  scimTokens?: DirectoryTokenVerifier;
+  uploadQuota?: UploadQuota;
+}
+
+/** The modules' routes, by surface. */
+function moduleRoutes(container: Container): SurfaceRoutes {
+  const { db, logger, services } = container;
+  const idempotency = idempotent(services.idempotency, logger);
+  const api: ApiRoutes[] = [
+    (router: Router) => {
+      healthRoutes(router, db);
+      authRoutes(router, services.auth);
+      apiKeyRoutes(router, services.apiKeys);
+      passwordResetRoutes(router, services.passwords);
+      userAdminRoutes(router, services.users, services.userDeletion, services.passwords);
+      activityRoutes(router, services.activity);
+      impersonationRoutes(router, services.impersonation);
+      mailRoutes(router, services.mail);
+      crudRoutes(router, services.members, idempotency);
+      crudRoutes(router, services.events, idempotency);
+      crudRoutes(router, services.courses, idempotency);
+      webhookRoutes(router, services.webhooks, services.webhookDeliveries, idempotency);
+      jobAdminRoutes(router, services.jobs);
+    },
+  ];
+  return { api, uploads: [], scim: [], sso: [], inboundWebhooks: [] };
 }
 
 export function createApp(container: Container, options: AppOptions = {}): Express {
-  const { config, logger, services } = container;
+  const { config, logger } = container;
   const contract = options.contract ?? loadContract();
+  const routes = moduleRoutes(container);
+  const extra = options.routes ?? {};
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false); // hashing every JSON body costs CPU on each request; lists change too often to cache
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', config.http.trustProxy);
   app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
   app.set('query parser', bracketAwareQueryParser(app.get('query parser fn')));
 
   app.use(requestContext());
   app.use(requestLog(logger));
   app.use(docsRoutes(contract));
-  // AdminJS parses its own bodies and keeps its own session: before express.json and the contract
+  // AdminJS parses its own bodies and keeps its own session: before every surface
   app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
-
-  const parseJson = express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] });
-  app.use((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())); // most GETs have none
-  app.use(authenticate(services.auth, (id) => Organization.findByPk(id)));
-  app.use(impersonationGuard((entry) => services.impersonation.recordRequest(entry), container.clock, logger));
-  app.use(rateLimit(container.limiter, config.rateLimits));
-  app.use(contractValidator(contract, config.validateResponses));
-
-  // One routing table for every operation: a request walks it once instead of entering a router per module.
-  const api = Router();
-  healthRoutes(api, container.db);
-  authRoutes(api, services.auth);
-  apiKeyRoutes(api, services.apiKeys);
-  passwordResetRoutes(api, services.passwords);
-  userAdminRoutes(api, services.users, services.userDeletion, services.passwords);
-  activityRoutes(api, services.activity);
-  impersonationRoutes(api, services.impersonation);
-  mailRoutes(api, services.mail);
-  const idempotency = idempotent(services.idempotency, logger);
-  crudRoutes(api, services.members, idempotency);
-  crudRoutes(api, services.events, idempotency);
-  crudRoutes(api, services.courses, idempotency);
-  webhookRoutes(api, services.webhooks, services.webhookDeliveries, idempotency);
-  jobAdminRoutes(api, services.jobs);
-  app.use(api);
-
-  app.use(routeNotFound());
-  app.use(errorHandler(config.baseUrl, logger));
+  // The specific surfaces first; uploads answer only their own routes and pass everything else on.
+  app.use(SURFACE_PREFIXES.uploads, uploadSurface(container, { routes: [...routes.uploads, ...(extra.uploads ?? [])], quota: options.uploadQuota }));
+  app.use(SURFACE_PREFIXES.scim, scimSurface(container, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
+  app.use(SURFACE_PREFIXES.sso, ssoSurface(container, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
+  app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(container, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
+  app.use(apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] }));
   return app;
 }

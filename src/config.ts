@@ -33,6 +33,21 @@ export interface Config {
   passwords: { resetTtlSeconds: number; setupTtlSeconds: number };
   mail: { retryLimit: number; retryDelaySeconds: number };
   adminPortal: { sessionTtlSeconds: number; secureCookies: boolean };
+  http: HttpSettings;
+}
+
+/** The listening server and the proxy in front of it (surfaces work). */
+export interface HttpSettings {
+  /** Express's `trust proxy`: false, true, a hop count, or comma-separated addresses, CIDRs and names (loopback, linklocal, uniquelocal). */
+  trustProxy: boolean | number | string[];
+  /** Above the idle timeout of the load balancer in front (60 s for AWS ALB, GCP, nginx defaults), so it never reuses a socket we are closing. */
+  keepAliveTimeoutMs: number;
+  /** Time to receive a request's headers; above keepAliveTimeoutMs. */
+  headersTimeoutMs: number;
+  /** Outer bound for receiving a whole request, uploads included (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** Time to receive a body on the JSON, SCIM, SSO and inbound webhook surfaces (a trickled body is cut at it). */
+  bodyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +132,34 @@ function demoApiKey(env: Env): string | undefined {
   return value;
 }
 
+/** TRUST_PROXY: "true"/"false", a hop count, or a comma-separated list of addresses, CIDRs and the names loopback, linklocal, uniquelocal. */
+function trustProxy(env: Env): HttpSettings['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return ['loopback'];
+  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const valid = /^(loopback|linklocal|uniquelocal|[0-9a-f:.]+(\/\d{1,3})?)$/i;
+  const wrong = entries.find((entry) => !valid.test(entry));
+  if (wrong !== undefined) throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or addresses/CIDRs/loopback/linklocal/uniquelocal, got "${wrong}"`);
+  return entries;
+}
+
+function httpSettings(env: Env): HttpSettings {
+  const keepAliveTimeoutMs = int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
+  const headersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', keepAliveTimeoutMs + 1_000, 1_000, 600_000);
+  const requestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 900_000, 0, 3_600_000);
+  // Node refuses a headers timeout longer than the request timeout
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  return {
+    trustProxy: trustProxy(env),
+    keepAliveTimeoutMs,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    bodyTimeoutMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 30_000, 100, 600_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'] as const, 'development');
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -191,5 +234,6 @@ export function loadConfig(env: Env = process.env): Config {
       // Secure cookies need https; a plain-http development address would never get its cookie back.
       secureCookies: bool(env, 'ADMIN_SECURE_COOKIES', baseUrl.startsWith('https:')),
     },
+    http: httpSettings(env),
   };
 }

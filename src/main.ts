@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { createHttpServer } from './http/server.ts';
 import { resolveAppSecret } from './shared/app-secret.ts';
 import { openDatabase } from './shared/database.ts';
 import { createLogger } from './shared/logger.ts';
@@ -50,12 +51,12 @@ async function main(): Promise<void> {
   await container.queue.start({ workers: config.jobs.enabled });
 
   const app = createApp(container);
-  const server: Server = app.listen(config.port, config.host, () => {
+  const server: Server = createHttpServer(app, config.http, config.baseUrl, logger);
+  server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info({ port, env: config.appEnv }, `Guildhall listening on http://localhost:${port} (docs at /api/docs)`);
   });
-  server.keepAliveTimeout = 5_000;
 
   let stopping = false;
   const shutdown = async (signal: string) => {

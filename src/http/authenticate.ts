@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthService } from '../modules/auth/auth.service.ts';
 import type { Organization } from '../modules/organizations/organization.model.ts';
-import { errors } from '../shared/errors.ts';
+import { AppError, errors } from '../shared/errors.ts';
 
 export const ORGANIZATION_HEADER = 'guildhall-organization';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -25,7 +25,13 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
     const chosen = req.get(ORGANIZATION_HEADER);
     if (chosen && actor.role === 'ROLE_PLATFORM_ADMIN') {
       const organization = UUID.test(chosen) ? await findOrganization(chosen) : null;
-      if (!organization) throw errors.notFound('Organization', chosen);
+      // a request parameter naming nothing, like an unknown filter value: 400 on every operation
+      // (a 404 would claim the operation's own target is missing, and most operations declare none)
+      if (!organization) {
+        throw new AppError('validation_failed', `Guildhall-Organization names no organization (${chosen.slice(0, 64)})`, {
+          errors: [{ field: 'Guildhall-Organization', message: 'names no organization' }],
+        });
+      }
       actor.organizationId = organization.id;
       req.context.plan = organization.plan;
     }

@@ -1,6 +1,8 @@
 // `Idempotency-Key` on POST: the first response is stored and replayed for a retry with the same
 // key and body; the same key with a different body is a 422, and a retry that arrives while the
 // first is still running a 409. Keys belong to one credential (organization + actor).
+// JSON routes fingerprint the parsed body before running; stream routes (uploads) cannot, so they
+// settle the key once the body's SHA-256 is known, before committing anything (streamIdempotency).
 import type { NextFunction, Request, Response } from 'express';
 import type { IdempotencyStore } from '../modules/idempotency/idempotency.store.ts';
 import { sha256 } from '../shared/crypto.ts';
@@ -22,42 +24,97 @@ export function canonicalJson(value: unknown): string {
 
 export type IdempotencyMiddleware = (req: Request, res: Response, next: NextFunction) => Promise<void>;
 
+const scopeOf = (req: Request) => {
+  const actor = actorOf(req);
+  return `${actor.organizationId ?? '-'}:${actor.type}:${actor.id}`;
+};
+const operationOf = (req: Request) => `${req.method} ${req.originalUrl.split('?')[0]}`;
+
+/**
+ * Claims the key for this fingerprint. Returns true when the request is answered already (a replay);
+ * throws for a reuse with another request or a first request still running. When claimed, the JSON
+ * response is stored before it leaves, so a retry right after it finds it. A response that is not
+ * JSON (a stream: SSE, a download) cannot be replayed: its claim is released when it ends, and the
+ * response itself passes untouched.
+ */
+async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Request, res: Response, key: string, fingerprint: string): Promise<boolean> {
+  const scope = scopeOf(req);
+  const claim = await store.claim(scope, key, fingerprint);
+  if (!claim.claimed) {
+    const { record } = claim;
+    if (record.fingerprint !== fingerprint) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+    if (!record.response) {
+      throw new AppError('idempotency_in_progress', 'The first request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } });
+    }
+    res.status(record.response.status).set(record.response.headers).setHeader('Idempotent-Replayed', 'true');
+    res.send(JSON.stringify(record.response.body));
+    return true;
+  }
+  // A client that disconnects early leaves the claim in progress: the work may still commit, so it is not released.
+  const send = res.json.bind(res);
+  let settled = false;
+  res.json = (body: unknown) => {
+    if (settled) return send(body);
+    settled = true;
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+    for (const name of REPLAYED_HEADERS) if (res.get(name)) headers[name] = res.get(name)!;
+    const stored = res.statusCode >= 500 ? store.release(scope, key) : store.complete(scope, key, { status: res.statusCode, headers, body });
+    stored.then(
+      () => send(body),
+      (error: unknown) => {
+        logger.error({ err: error, requestId: req.context.requestId }, 'could not store the idempotent response');
+        send(body);
+      },
+    );
+    return res;
+  };
+  res.once('finish', () => {
+    if (settled) return;
+    settled = true;
+    store.release(scope, key).catch((error: unknown) => logger.error({ err: error, requestId: req.context.requestId }, 'could not release an idempotency key'));
+  });
+  return false;
+}
+
 export function idempotent(store: IdempotencyStore, logger: Logger): IdempotencyMiddleware {
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
-    const actor = actorOf(req);
-    const scope = `${actor.organizationId ?? '-'}:${actor.type}:${actor.id}`;
-    const fingerprint = sha256(`${req.method} ${req.originalUrl.split('?')[0]}\n${canonicalJson(req.body)}`);
-    const claim = await store.claim(scope, key, fingerprint);
-    if (!claim.claimed) {
-      const { record } = claim;
-      if (record.fingerprint !== fingerprint) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
-      if (!record.response) {
-        throw new AppError('idempotency_in_progress', 'The first request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } });
-      }
-      res.status(record.response.status).set(record.response.headers).setHeader('Idempotent-Replayed', 'true');
-      res.send(JSON.stringify(record.response.body));
-      return;
+    if (req.body === undefined && !req.complete) {
+      // a body nobody parsed is a stream: hashing `undefined` would make every body the same request
+      throw new Error('idempotent() needs a parsed body; stream routes use streamIdempotency');
     }
-    // Store the response before it leaves, so a retry right after it already finds it. A client that
-    // disconnects early leaves the claim in progress: the work may still commit, so it is not released.
-    const send = res.json.bind(res);
-    let settled = false;
-    res.json = (body: unknown) => {
-      if (settled) return send(body);
-      settled = true;
-      const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-      for (const name of REPLAYED_HEADERS) if (res.get(name)) headers[name] = res.get(name)!;
-      const stored = res.statusCode >= 500 ? store.release(scope, key) : store.complete(scope, key, { status: res.statusCode, headers, body });
-      stored.then(
-        () => send(body),
-        (error: unknown) => {
-          logger.error({ err: error, requestId: req.context.requestId }, 'could not store the idempotent response');
-          send(body);
-        },
-      );
-      return res;
+    const fingerprint = sha256(`${operationOf(req)}\n${canonicalJson(req.body)}`);
+    if (await claimOrReplay(store, logger, req, res, key, fingerprint)) return;
+    next();
+  };
+}
+
+/** What a stream route gets on requests that carry an Idempotency-Key. */
+export interface StreamIdempotency {
+  /**
+   * Call once the whole body has been read and hashed, before anything is committed. Resolves true
+   * when the request was answered (a replay of the first response): the route then stops and
+   * discards what it streamed. Throws 422 when the key was used with another body, 409 while the
+   * first request runs.
+   */
+  settle(bodySha256: string): Promise<boolean>;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set on stream surfaces when the request carries an Idempotency-Key. */
+    streamIdempotency?: StreamIdempotency;
+  }
+}
+
+export function streamIdempotency(store: IdempotencyStore, logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const key = req.get('idempotency-key');
+    if (key === undefined) return next();
+    const declaredType = req.get('content-type') ?? '';
+    req.streamIdempotency = {
+      settle: (bodySha256) => claimOrReplay(store, logger, req, res, key, sha256(`${operationOf(req)}\n${declaredType}\nsha256:${bodySha256}`)),
     };
     next();
   };

@@ -5,6 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parse } from 'yaml';
+import { AppError, errors } from '../shared/errors.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -46,27 +47,92 @@ export function loadContract(): Contract {
   return { yaml, document: parse(yaml) as OpenAPIV3.DocumentV3_1 };
 }
 
+export interface ContractPhases {
+  /** Finds the request's operation (404 and 405 for paths and methods the contract lacks); hooks the response validator when asked. */
+  findOperation: RequestHandler;
+  /** Validates parameters and body against the operation; deprecation headers. */
+  validate: RequestHandler;
+}
+
 /**
- * Every request is checked against the contract; responses too when asked (always in tests). Then
- * deprecated operations announce it.
+ * Every request is checked against the contract; responses too when asked (always in tests). Two
+ * phases, so that the surface can authenticate between finding the operation (which says whether it
+ * needs a credential) and validating its inputs: a caller without a credential learns nothing about
+ * the shape the operation expects.
  */
-export function contractValidator(contract: Contract, validateResponses: boolean): RequestHandler {
+export function contractPhases(contract: Contract, validateResponses: boolean): ContractPhases {
   const middlewares = OpenApiValidator.middleware({
     // a deep copy: the validator annotates the document it is given
     apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
     validateApiSpec: true,
     // allErrors: a client fixing a form wants every failing field at once; bodies are capped at 1 MB
     // and our schemas are our own, which is what keeps AJV's all-errors mode safe here.
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, allErrors: true },
+    // coerceTypes false: the library still coerces path and query strings (they have no other type)
+    // but a JSON body of the wrong type is refused, never converted (`capacity: true` is not 1).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
     ignoreUndocumented: false,
     fileUploader: false,
   }) as RequestHandler[];
-  const steps = middlewares
-    .filter((middleware) => middleware.name !== 'securityMiddleware') // a no-op with validateSecurity: false
-    .map((middleware) => (middleware.name === 'metadataMiddleware' ? rememberingRouteMatches(middleware) : middleware));
-  return inSequence([...steps, deprecationHeaders()]);
+  const named = (name: string) => middlewares.filter((middleware) => middleware.name === name);
+  const known = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware', 'responseMiddleware']);
+  const unknown = middlewares.filter((middleware) => !known.has(middleware.name));
+  if (unknown.length) throw new Error(`express-openapi-validator added middleware this app does not place: ${unknown.map((m) => m.name).join(', ')}`);
+  return {
+    // the response validator is hooked here, so a 401 or a 429 answered before validation is checked too
+    findOperation: inSequence([...named('pathParamsMiddleware'), ...named('metadataMiddleware').map(rememberingRouteMatches), ...named('responseMiddleware')]),
+    // securityMiddleware is a no-op with validateSecurity: false
+    validate: inSequence([...named('requestMiddleware'), deprecationHeaders()]),
+  };
+}
+
+type OperationSchema = { security?: Array<Record<string, unknown>>; parameters?: Array<ParameterObject | { $ref: string }> };
+type ParameterObject = { name: string; in: string; style?: string; schema?: { type?: string | string[]; items?: unknown } };
+const operationOf = (req: Request) => (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
+
+/**
+ * After the operation is found and the credential read: an operation whose security requirements
+ * do not include the anonymous `{}` is refused with 401 before its inputs are looked at.
+ */
+export function requireCredential(contract: Contract): RequestHandler {
+  const documentSecurity = (contract.document.security ?? []) as Array<Record<string, unknown>>;
+  return (req, _res, next) => {
+    const operation = operationOf(req);
+    if (!operation || req.context.actor) return next();
+    const security = operation.security ?? documentSecurity;
+    const anonymous = security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0);
+    if (!anonymous) throw errors.unauthenticated('This operation needs Authorization: Bearer <API key or token>');
+    next();
+  };
+}
+
+/**
+ * qs turns `status[x]=active` into an object; the validator then calls `.split` on it and fails
+ * with a 500. A parameter the contract declares as a string or a list of strings (anything but a
+ * deepObject) sent in bracketed form is a 400 naming the parameter as sent.
+ */
+export function rejectMisshapenQuery(contract: Contract): RequestHandler {
+  const parameters = (contract.document.components?.parameters ?? {}) as Record<string, ParameterObject>;
+  const resolve = (parameter: ParameterObject | { $ref: string }): ParameterObject | undefined =>
+    '$ref' in parameter ? parameters[parameter.$ref.replace('#/components/parameters/', '')] : parameter;
+  return (req, _res, next) => {
+    const operation = operationOf(req);
+    if (!operation?.parameters || !req.url.includes('?')) return next();
+    const query = req.query as Record<string, unknown>;
+    for (const declared of operation.parameters) {
+      const parameter = resolve(declared);
+      if (parameter?.in !== 'query' || parameter.style === 'deepObject' || parameter.schema?.type === 'object') continue;
+      const value = query[parameter.name];
+      const scalar = (item: unknown) => typeof item === 'string';
+      if (value === undefined || scalar(value) || (Array.isArray(value) && value.every(scalar))) continue;
+      const field = `${parameter.name}${Object.keys(value as object).map((key) => `[${key}]`).join('')}`;
+      throw new AppError('invalid_filter', `Query parameter "${parameter.name}" takes a value, not a bracketed object (got ${field})`, {
+        errors: [{ field, message: 'must be a string or repeated value, not a bracketed object' }],
+      });
+    }
+    next();
+  };
 }
 
 /**

@@ -1,8 +1,8 @@
-// The one place errors become HTTP: every failure leaves as RFC 7807 application/problem+json.
+// The one translation of errors to HTTP meaning (validator, body parser, database, our AppErrors).
+// Surfaces render it in their own format (http/surfaces/).
 import type { NextFunction, Request, Response } from 'express';
 import { BaseError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError, ValidationError as SequelizeValidationError } from 'sequelize';
 import { AppError, errorCatalog, type ErrorCode, type FieldError } from '../shared/errors.ts';
-import type { Logger } from '../shared/logger.ts';
 
 interface HttpLikeError {
   status?: number;
@@ -118,50 +118,6 @@ export function toAppError(error: unknown): AppError {
 
 export function problemType(baseUrl: string, code: ErrorCode): string {
   return `${baseUrl}/errors/${code}`;
-}
-
-export function sendProblem(res: Response, req: Request, baseUrl: string, error: AppError): void {
-  const { errors, headers, ...extras } = error.extras;
-  for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
-  res
-    .status(error.status)
-    .type('application/problem+json')
-    .json({
-      type: problemType(baseUrl, error.code),
-      title: error.title,
-      status: error.status,
-      detail: error.message,
-      instance: req.originalUrl.split('?')[0],
-      code: error.code,
-      requestId: req.context?.requestId ?? 'unknown',
-      ...extras,
-      ...(errors ? { errors } : {}),
-    });
-}
-
-export function errorHandler(baseUrl: string, logger: Logger) {
-  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const appError = toAppError(error);
-    const log = logger.child({ requestId: req.context?.requestId });
-    if (appError.status >= 500) log.error({ err: error, path: req.originalUrl }, 'request failed');
-    else log.debug({ code: appError.code, path: req.originalUrl }, 'request refused');
-    if (res.headersSent) {
-      res.destroy(); // a streamed response that failed midway: cut it rather than append an error
-      return;
-    }
-    try {
-      sendProblem(res, req, baseUrl, appError);
-    } catch (sendError) {
-      // Only response validation (tests) can throw here: the status is not in the contract for this
-      // operation. Answer a plain 500 problem rather than Express's HTML page, and say why in the log.
-      log.error({ err: sendError, original: appError.code }, 'error response drifted from the contract');
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.setHeader('Content-Type', 'application/problem+json');
-        res.end(JSON.stringify({ type: problemType(baseUrl, 'internal_error'), title: errorCatalog.internal_error.title, status: 500, detail: 'An unexpected error occurred', code: 'internal_error', requestId: req.context?.requestId ?? 'unknown' }));
-      }
-    }
-  };
 }
 
 export function routeNotFound() {

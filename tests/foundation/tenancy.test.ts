@@ -38,6 +38,6 @@ describe('tenant isolation', () => {
     const token = await tokenFor(t, admin);
     const res = await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', orgB).expect(200);
     assert.deepEqual(res.body.data.map((k: { id: string }) => k.id), [keyB]);
-    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', randomUUID()), 404, 'not_found');
+    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', randomUUID()), 400, 'validation_failed');
   });
 });

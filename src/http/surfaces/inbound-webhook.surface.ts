@@ -1,0 +1,66 @@
+// Signed webhooks from other services (the identity service's POST /webhooks/idp): the body is kept
+// as the exact bytes received, because the signature is computed over them; a route verifies the
+// signature before anything reads the payload. Errors are problem+json.
+import express, { Router, type Request, type RequestHandler } from 'express';
+import type { Container } from '../../container.ts';
+import { AppError } from '../../shared/errors.ts';
+import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
+import { surfaceErrorHandler } from './failure.ts';
+import { problemJson } from './renderers.ts';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The exact bytes received, on the inbound webhook surface. */
+    rawBody?: Buffer;
+  }
+}
+
+export interface InboundWebhookRoute {
+  /** Throws (401) unless the signature over req.rawBody and its headers is valid. */
+  verify: (req: Request & { rawBody: Buffer }) => Promise<void> | void;
+  handle: RequestHandler;
+}
+
+export interface InboundWebhookRouter {
+  receive(path: string, route: InboundWebhookRoute): void;
+}
+
+/** A module's inbound webhooks, relative to the surface's prefix (/webhooks): `/idp`. */
+export type InboundWebhookRoutes = (router: InboundWebhookRouter) => void;
+
+/** The payload of a verified webhook, as JSON. */
+export function jsonPayload<T = unknown>(req: Request): T {
+  try {
+    return JSON.parse((req.rawBody ?? Buffer.alloc(0)).toString('utf8')) as T;
+  } catch {
+    throw new AppError('malformed_body', 'The webhook body is not valid JSON');
+  }
+}
+
+export function inboundWebhookSurface(container: Container, { routes }: { routes: InboundWebhookRoutes[] }): Router {
+  const { config, logger } = container;
+  const render = problemJson(config.baseUrl);
+  const keepRaw = express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES });
+  const surface = Router();
+  surface.use(bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }));
+  surface.use(keepRaw);
+  surface.use((req, _res, next) => {
+    req.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    next();
+  });
+  const router: InboundWebhookRouter = {
+    receive: (path, route) =>
+      void surface.post(
+        path,
+        async (req, _res, next) => {
+          await route.verify(req as Request & { rawBody: Buffer });
+          next();
+        },
+        route.handle,
+      ),
+  };
+  for (const register of routes) register(router);
+  surface.use((_req, _res, next) => next(new AppError('route_not_found', 'No webhook receiver exists at this path')));
+  surface.use(surfaceErrorHandler(render, logger));
+  return surface;
+}

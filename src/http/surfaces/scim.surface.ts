@@ -1,0 +1,60 @@
+// SCIM 2.0 (RFC 7644) for directory provisioning: its own bearer tokens (one per directory, not API
+// keys), application/scim+json in and out, SCIM error bodies.
+import express, { Router, type Request, type RequestHandler } from 'express';
+import type { Container } from '../../container.ts';
+import type { Actor } from '../../shared/access/actor.ts';
+import { AppError } from '../../shared/errors.ts';
+import { hasBody } from '../body-guards.ts';
+import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
+import { surfaceErrorHandler } from './failure.ts';
+import { SCIM_MEDIA_TYPE, scimError } from './renderers.ts';
+
+/** Resolves a directory's SCIM bearer token to its principal (type 'directory'), or null. */
+export type DirectoryTokenVerifier = (token: string, req: Request) => Promise<Actor | null>;
+
+/** A module's SCIM routes, relative to the surface's prefix (/scim/v2): `/Users`, `/Groups/:id`. */
+export type ScimRoutes = (router: Router) => void;
+
+export interface ScimSurfaceOptions {
+  routes: ScimRoutes[];
+  /** Until the directory module exists no token is valid. */
+  verifyToken?: DirectoryTokenVerifier;
+}
+
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="SCIM"' };
+
+function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandler {
+  return async (req, _res, next) => {
+    const [scheme, token] = (req.get('authorization') ?? '').split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !token) throw new AppError('unauthenticated', 'Send Authorization: Bearer <directory SCIM token>', { headers: CHALLENGE });
+    const actor = await verifyToken(token.trim(), req);
+    if (!actor) throw new AppError('unauthenticated', 'The SCIM token is not valid', { headers: CHALLENGE });
+    req.context.actor = actor;
+    next();
+  };
+}
+
+export function scimSurface(container: Container, { routes, verifyToken = async () => null }: ScimSurfaceOptions): Router {
+  const { config, logger } = container;
+  const render = scimError();
+  const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: [SCIM_MEDIA_TYPE, 'application/json'] });
+  const surface = Router();
+  surface.use((_req, res, next) => {
+    // every answer is SCIM: res.json keeps a Content-Type already set
+    res.setHeader('Content-Type', `${SCIM_MEDIA_TYPE}; charset=utf-8`);
+    next();
+  });
+  surface.use(directoryCredential(verifyToken));
+  surface.use(bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }));
+  surface.use(((req, res, next) => {
+    if (!hasBody(req)) return next();
+    if (!req.is([SCIM_MEDIA_TYPE, 'application/json'])) throw new AppError('unsupported_media_type', `SCIM bodies are ${SCIM_MEDIA_TYPE}`);
+    parse(req, res, next);
+  }) as RequestHandler);
+  const table = Router();
+  for (const register of routes) register(table);
+  surface.use(table);
+  surface.use((_req, _res, next) => next(new AppError('route_not_found', 'No SCIM endpoint exists at this path')));
+  surface.use(surfaceErrorHandler(render, logger));
+  return surface;
+}
