@@ -1,10 +1,11 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { PrincipalType } from '../../shared/access/actor.ts';
 
 export class AuditEntry extends Model<InferAttributes<AuditEntry>, InferCreationAttributes<AuditEntry>> {
   declare id: CreationOptional<string>;
   declare occurredAt: CreationOptional<Date>;
   declare organizationId: string | null;
-  declare actorType: 'user' | 'api_key' | 'system';
+  declare actorType: PrincipalType;
   declare actorId: string | null;
   declare impersonatorId: string | null;
   declare action: string;

@@ -9,16 +9,25 @@ export interface ImpersonationContext {
 }
 
 /**
+ * The kinds of principal. `directory`: a customer's directory provisioning over SCIM with its own
+ * token; `identity_service`: the SSO/directory identity service calling our inbound webhooks.
+ */
+export type PrincipalType = 'user' | 'api_key' | 'system' | 'directory' | 'identity_service';
+
+/** Machine principals act under a role of their own, granted only what their module needs. */
+export type PrincipalRole = Role | 'API_KEY' | 'SYSTEM' | 'DIRECTORY' | 'IDENTITY_SERVICE';
+
+/**
  * Who is acting. Services receive it first, check permissions against it, and record it in the
  * audit trail; they never see the HTTP request.
  */
 export interface Actor {
-  type: 'user' | 'api_key' | 'system';
+  type: PrincipalType;
   id: string;
   /** The tenant whose rows the actor sees; null only for platform admins outside any tenant and the system. */
   organizationId: string | null;
-  /** Users have a role; API keys act as the 'API_KEY' integration role; jobs as 'SYSTEM'. */
-  role: Role | 'API_KEY' | 'SYSTEM';
+  /** Users have a role; API keys act as the 'API_KEY' integration role; jobs as 'SYSTEM'; directories as 'DIRECTORY'. */
+  role: PrincipalRole;
   /** A one-time code was verified for this token (sensitive operations need it). */
   mfaVerified: boolean;
   impersonation?: ImpersonationContext;
@@ -30,5 +39,23 @@ export const systemActor = (organizationId: string | null = null): Actor => ({
   id: 'system',
   organizationId,
   role: 'SYSTEM',
+  mfaVerified: true,
+});
+
+/** A customer directory provisioning users over SCIM (its token belongs to one organization). */
+export const directoryActor = (directoryId: string, organizationId: string): Actor => ({
+  type: 'directory',
+  id: directoryId,
+  organizationId,
+  role: 'DIRECTORY',
+  mfaVerified: true,
+});
+
+/** The identity service, once its webhook signature is verified. */
+export const identityServiceActor = (organizationId: string | null = null): Actor => ({
+  type: 'identity_service',
+  id: 'identity-service',
+  organizationId,
+  role: 'IDENTITY_SERVICE',
   mfaVerified: true,
 });

@@ -1,6 +1,6 @@
 // The one access policy: which role may do what. Services call assertCan() before anything else.
 import { AppError, errors } from '../errors.ts';
-import type { Actor } from './actor.ts';
+import type { Actor, PrincipalRole } from './actor.ts';
 import type { Role } from './roles.ts';
 
 const PERMISSIONS = {
@@ -34,7 +34,7 @@ const CLIENT_ADMIN: Permission[] = [
   ...STAFF, 'webhooks:manage', 'apiKeys:read', 'apiKeys:manage', 'resources:write', 'categories:manage', 'content:generate', 'integrations:configure',
 ];
 
-const GRANTS: Record<Role | 'API_KEY' | 'SYSTEM', readonly Permission[]> = {
+const GRANTS: Record<PrincipalRole, readonly Permission[]> = {
   ROLE_MEMBER: ORG_CONTENT_READ,
   ROLE_SPONSOR_USER: ORG_CONTENT_READ,
   ROLE_SPONSOR_ADMIN: ORG_CONTENT_READ,
@@ -44,6 +44,9 @@ const GRANTS: Record<Role | 'API_KEY' | 'SYSTEM', readonly Permission[]> = {
   // An API key is an organization's integration: the public API's data, not keys or people.
   API_KEY: STAFF.filter((p) => p !== 'profile:write').concat(['webhooks:manage', 'resources:write', 'categories:manage']),
   SYSTEM: Object.keys(PERMISSIONS) as Permission[],
+  // directory and identity-service principals are granted by their own modules when they arrive
+  DIRECTORY: [],
+  IDENTITY_SERVICE: [],
 };
 
 export function can(actor: Actor, permission: Permission): boolean {
