@@ -91,6 +91,6 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(SURFACE_PREFIXES.scim, scimSurface(container, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
   app.use(SURFACE_PREFIXES.sso, ssoSurface(container, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
   app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(container, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
-  app.use(apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] }));
+  app.use(SURFACE_PREFIXES.api, apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] }));
   return app;
 }
