@@ -1,7 +1,6 @@
 // What a module contributes to the job catalog and the domain event fan-out, in one object, for the
 // module manifest to carry: catalog.ts would spread each module's `jobs`, the container would
 // `declare` each `events` catalog and `subscribe` each subscriber.
-import type { DomainEvents } from '../shared/domain-events/domain-events.ts';
 import type { EventCatalog, Subscriber } from '../shared/domain-events/domain-event.ts';
 import type { AnyJobType } from './job.ts';
 
@@ -14,8 +13,3 @@ export interface ModuleJobsAndEvents<D = never> {
   subscribers?: (deps: D) => Subscriber[];
 }
 
-/** Wires one module's events and subscribers into the fan-out (its jobs go through catalog.ts). */
-export function installModule<D>(events: DomainEvents, module: ModuleJobsAndEvents<D>, deps: D): void {
-  if (module.events) events.declare(module.events);
-  for (const subscriber of module.subscribers?.(deps) ?? []) events.subscribe(subscriber);
-}
