@@ -37,8 +37,8 @@ export class JobQueue {
   }
 
   /**
-   * Built on first use, once every job type is registered: the pool gets a connection per worker plus
-   * two (sends, maintenance). A worker left waiting for a connection when the pool ends at shutdown is
+   * Built on first use: the pool gets a connection per worker of the catalog's job types plus two
+   * (sends, maintenance). A worker left waiting for a connection when the pool ends at shutdown is
    * never served nor rejected by pg-pool, so it would never stop and would keep the process alive.
    */
   private get boss(): PgBoss {
