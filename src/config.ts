@@ -33,6 +33,9 @@ export interface Config {
   passwords: { resetTtlSeconds: number; setupTtlSeconds: number };
   mail: { retryLimit: number; retryDelaySeconds: number };
   adminPortal: { sessionTtlSeconds: number; secureCookies: boolean };
+  // domain events and pipelines (events-jobs)
+  domainEvents: { retentionDays: number };
+  pipelines: { retentionDays: number };
   http: HttpSettings;
 }
 
@@ -234,6 +237,9 @@ export function loadConfig(env: Env = process.env): Config {
       // Secure cookies need https; a plain-http development address would never get its cookie back.
       secureCookies: bool(env, 'ADMIN_SECURE_COOKIES', baseUrl.startsWith('https:')),
     },
+    // domain events and pipelines (events-jobs)
+    domainEvents: { retentionDays: int(env, 'DOMAIN_EVENTS_RETENTION_DAYS', 30, 1, 3650) },
+    pipelines: { retentionDays: int(env, 'PIPELINE_RUNS_RETENTION_DAYS', 30, 1, 3650) },
     http: httpSettings(env),
   };
 }

@@ -3,7 +3,9 @@
 import { Redis } from 'ioredis';
 import type { Transaction } from 'sequelize';
 import type { Config } from './config.ts';
-import { jobDefinitions } from './jobs/registry.ts';
+import { domainEventCatalog } from './domain-events.ts';
+import { queueSpecs } from './jobs/catalog.ts';
+import { Pipelines } from './jobs/pipeline/pipelines.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { initModels, type Models } from './models.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
@@ -37,6 +39,7 @@ import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
 import { WebhookService } from './modules/webhooks/webhook.service.ts';
 import { WebhookTargetGuard, systemDnsLookup, type DnsLookup } from './modules/webhooks/webhook.target-guard.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
+import { DomainEvents } from './shared/domain-events/domain-events.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
 import type { Logger } from './shared/logger.ts';
@@ -61,6 +64,10 @@ export interface Container {
   sql: Sql;
   models: Models;
   queue: JobQueue;
+  /** The domain event outbox: modules publish into it, subscribers of other modules react. */
+  domainEvents: DomainEvents;
+  /** Step state for long pipelines (runPipeline). */
+  pipelines: Pipelines;
   limiter: RateLimiter;
   counterStore: CounterStore;
   /** Secrets derived from APP_SECRET for one purpose each. */
@@ -115,7 +122,10 @@ export function createContainer(options: ContainerOptions): Container {
   models.User.addHook('afterBulkUpdate', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
   models.User.addHook('afterBulkDestroy', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
 
-  const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds });
+  const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds, specs: queueSpecs(config) });
+  const domainEvents = new DomainEvents({ sequelize: db.sequelize, clock, queue, logger: logger.child({ module: 'domain-events' }) });
+  domainEvents.declare(domainEventCatalog);
+  domainEvents.subscribe(new WebhookPublisher({ queue }));
   const { sequelize } = db;
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
   const mail = new MailService({ queue, clock, retryLimit: config.mail.retryLimit, mailer });
@@ -128,7 +138,7 @@ export function createContainer(options: ContainerOptions): Container {
   const cleanups: Array<() => Promise<void> | void> = [];
   const secrets = new WebhookSecrets(deriveKey(options.appSecret, 'webhook-secrets'));
   const guard = new WebhookTargetGuard({ allowPrivateTargets: config.webhooks.allowPrivateTargets, lookup: options.dnsLookup ?? systemDnsLookup });
-  const crud = { sequelize, clock, audit, publisher: new WebhookPublisher({ clock, queue }) };
+  const crud = { sequelize, clock, audit, publisher: domainEvents };
   const webhooks = new WebhookService({ sequelize, clock, audit, queue, guard, secrets });
   const webhookDeliverer = new WebhookDeliverer({
     sequelize,
@@ -148,6 +158,8 @@ export function createContainer(options: ContainerOptions): Container {
     sql,
     models,
     queue,
+    domainEvents,
+    pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
     limiter,
     counterStore,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
@@ -182,6 +194,5 @@ export function createContainer(options: ContainerOptions): Container {
       redis?.disconnect();
     },
   };
-  queue.register(jobDefinitions(container));
   return container;
 }

@@ -48,6 +48,9 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   }
+  // The embedded default runs every job here; with JOBS_ENABLED=false `npm run worker` runs them and
+  // this process does not even load the handlers.
+  if (config.jobs.enabled) (await import('./jobs/registry.ts')).registerJobHandlers(container);
   await container.queue.start({ workers: config.jobs.enabled });
 
   const app = createApp(container);

@@ -14,6 +14,8 @@ import { User } from './modules/users/user.model.ts';
 import { WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook-delivery.model.ts';
 import { WebhookEvent } from './modules/webhooks/webhook-event.model.ts';
 import { WebhookSubscription } from './modules/webhooks/webhook-subscription.model.ts';
+import { PipelineRun, PipelineStepRecord } from './jobs/pipeline/pipeline-run.model.ts';
+import { DomainEventRecord } from './shared/domain-events/domain-event.model.ts';
 
 export function initModels(sequelize: Sequelize) {
   const models = {
@@ -32,6 +34,9 @@ export function initModels(sequelize: Sequelize) {
     WebhookEvent: WebhookEvent.initModel(sequelize),
     WebhookDelivery: WebhookDelivery.initModel(sequelize),
     WebhookAttempt: WebhookAttempt.initModel(sequelize),
+    DomainEvent: DomainEventRecord.initModel(sequelize),
+    PipelineRun: PipelineRun.initModel(sequelize),
+    PipelineStep: PipelineStepRecord.initModel(sequelize),
   };
   User.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
   Organization.hasMany(User, { as: 'users', foreignKey: 'organizationId' });

@@ -1,3 +1,4 @@
+import type { Config } from '../config.ts';
 import type { Logger } from '../shared/logger.ts';
 
 export interface JobContext {
@@ -7,23 +8,67 @@ export interface JobContext {
   logger: Logger;
 }
 
+/** Runs one job. Must be idempotent: the queue delivers at least once. */
+export type JobHandler<P extends object> = (data: P, context: JobContext) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Runs after the first one; 0 never retries. */
+  limit: number;
+  delaySeconds: number;
+  /** Doubles the delay on each retry (with jitter, pg-boss's retryBackoff). */
+  backoff: boolean;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { limit: 5, delaySeconds: 10, backoff: true };
+
 /**
- * A named job type: a plain handler plus its retry policy. Handlers must be idempotent; the queue
- * delivers at least once.
+ * A named job type: its payload, retry policy and schedule, and a factory that builds its handler
+ * from explicit dependencies. The catalog (catalog.ts) lists the types, so the API process can enqueue
+ * and create queues without building a single handler; only processes that run jobs call `handler`
+ * (registry.ts).
  */
-export interface JobDefinition<T extends object = object> {
-  name: string;
-  handler: (data: T, context: JobContext) => Promise<void>;
-  retryLimit?: number;
-  retryDelaySeconds?: number;
-  retryBackoff?: boolean;
+export interface JobType<N extends string = string, P extends object = object, D = never> {
+  name: N;
+  /** Phantom: carries the payload type (`payloadOf<T>()`); never read at run time. */
+  payload: P;
+  /** A fixed policy, or one read from configuration (MAIL_RETRY_LIMIT ...). */
+  retry?: RetryPolicy | ((config: Config) => RetryPolicy);
+  /** Seconds a run may take before the queue considers it lost and retries it. */
   expireInSeconds?: number;
-  /** Cron expression for recurring jobs (UTC). */
+  /** Cron expression (UTC) for recurring jobs; their payload is `{}`. */
   schedule?: string;
   /** Jobs fetched per poll; handlers still run one at a time per worker. */
   batchSize?: number;
   /** Workers per process, so one slow job (a webhook receiver that times out) does not hold up the rest. */
   concurrency?: number;
+  handler: (deps: D) => JobHandler<P>;
 }
 
-export const defineJob = <T extends object>(definition: JobDefinition<T>): JobDefinition<T> => definition;
+export const payloadOf = <P extends object>(): P => undefined as unknown as P;
+
+export const defineJob = <const N extends string, P extends object, D>(type: JobType<N, P, D>): JobType<N, P, D> => type;
+
+/** What the queue needs of a job type: everything but the handler factory, the policy resolved. */
+export interface QueueSpec {
+  name: string;
+  retry: RetryPolicy;
+  expireInSeconds: number;
+  schedule?: string;
+  batchSize: number;
+  concurrency: number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobType = JobType<string, any, any>;
+
+export function queueSpecOf(type: AnyJobType, config: Config): QueueSpec {
+  const retry = typeof type.retry === 'function' ? type.retry(config) : (type.retry ?? DEFAULT_RETRY);
+  return {
+    name: type.name,
+    retry,
+    expireInSeconds: type.expireInSeconds ?? 15 * 60,
+    schedule: type.schedule,
+    batchSize: type.batchSize ?? 1,
+    concurrency: type.concurrency ?? 1,
+  };
+}

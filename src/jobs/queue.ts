@@ -3,7 +3,8 @@
 import PgBoss from 'pg-boss';
 import type { Transaction } from 'sequelize';
 import type { Logger } from '../shared/logger.ts';
-import type { JobDefinition } from './job.ts';
+import type { JobName, JobPayloads } from './catalog.ts';
+import type { JobHandler, QueueSpec } from './job.ts';
 
 export interface EnqueueOptions {
   /** Enqueue inside this transaction: the job exists only if the transaction commits. */
@@ -16,62 +17,83 @@ export interface JobQueueOptions {
   url: string;
   logger: Logger;
   pollingIntervalSeconds: number;
+  /** Every job type of the catalog (catalog.ts), with its policy resolved. */
+  specs: readonly QueueSpec[];
 }
+
+export type JobHandlers = { [N in JobName]: JobHandler<JobPayloads[N]> };
 
 type PgClient = { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> };
 
 export class JobQueue {
   private instance?: PgBoss;
-  private readonly definitions = new Map<string, JobDefinition<object>>();
+  private readonly specs: ReadonlyMap<string, QueueSpec>;
+  private readonly handlers = new Map<string, JobHandler<object>>();
   private started = false;
+  private working = false;
 
-  constructor(private readonly options: JobQueueOptions) {}
+  constructor(private readonly options: JobQueueOptions) {
+    this.specs = new Map(options.specs.map((spec) => [spec.name, spec]));
+  }
 
   /**
-   * Built on first use, once every job type is registered: the pool gets a connection per worker plus
-   * two (sends, maintenance). A worker left waiting for a connection when the pool ends at shutdown is
+   * Built on first use: the pool gets a connection per worker of the catalog's job types plus two
+   * (sends, maintenance). A worker left waiting for a connection when the pool ends at shutdown is
    * never served nor rejected by pg-pool, so it would never stop and would keep the process alive.
    */
   private get boss(): PgBoss {
     if (!this.instance) {
-      const workers = [...this.definitions.values()].reduce((sum, definition) => sum + (definition.concurrency ?? 1), 0);
+      const workers = [...this.specs.values()].reduce((sum, spec) => sum + spec.concurrency, 0);
       this.instance = new PgBoss({ connectionString: this.options.url, max: Math.max(4, workers + 2), application_name: 'guildhall-jobs' });
       this.instance.on('error', (error) => this.options.logger.error({ err: error }, 'job queue error'));
     }
     return this.instance;
   }
 
-  register(definitions: JobDefinition<object>[]): void {
-    for (const definition of definitions) this.definitions.set(definition.name, definition);
-  }
-
-  /** Creates the queue schema and queues; starts workers only when asked (the API process may not). */
-  async start({ workers }: { workers: boolean }): Promise<void> {
-    await this.boss.start();
-    this.started = true;
-    for (const definition of this.definitions.values()) {
-      await this.boss.createQueue(definition.name, {
-        name: definition.name,
-        retryLimit: definition.retryLimit ?? 5,
-        retryDelay: definition.retryDelaySeconds ?? 10,
-        retryBackoff: definition.retryBackoff ?? true,
-        expireInSeconds: definition.expireInSeconds ?? 15 * 60,
-      });
-      if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule, {}, { tz: 'UTC' });
-      if (workers) for (let i = 0; i < (definition.concurrency ?? 1); i++) await this.work(definition);
+  /**
+   * The handlers of every job type, bound to their dependencies (registry.ts). Only processes that
+   * run jobs call this; the API process with JOBS_ENABLED=false enqueues without them.
+   */
+  register(handlers: JobHandlers): void {
+    for (const [name, handler] of Object.entries(handlers)) {
+      if (!this.specs.has(name)) throw new Error(`Handler for ${name}, which is not in the job catalog`);
+      this.handlers.set(name, handler as JobHandler<object>);
     }
   }
 
-  private async work(definition: JobDefinition<object>): Promise<void> {
+  /** Creates the queue schema, queues and schedules; starts workers only when asked (the API process may not). */
+  async start({ workers }: { workers: boolean }): Promise<void> {
+    const missing = [...this.specs.keys()].filter((name) => !this.handlers.has(name));
+    if (workers && missing.length) throw new Error(`No handler registered for ${missing.join(', ')}: register the registry's handlers first`);
+    const starting = !this.started;
+    await this.boss.start();
+    this.started = true;
+    for (const spec of this.specs.values()) {
+      if (starting) {
+        await this.boss.createQueue(spec.name, {
+          name: spec.name,
+          retryLimit: spec.retry.limit,
+          retryDelay: spec.retry.delaySeconds,
+          retryBackoff: spec.retry.backoff,
+          expireInSeconds: spec.expireInSeconds,
+        });
+        if (spec.schedule) await this.boss.schedule(spec.name, spec.schedule, {}, { tz: 'UTC' });
+      }
+      if (workers && !this.working) for (let i = 0; i < spec.concurrency; i++) await this.work(spec, this.handlers.get(spec.name)!);
+    }
+    if (workers) this.working = true;
+  }
+
+  private async work(spec: QueueSpec, handler: JobHandler<object>): Promise<void> {
     const { logger, pollingIntervalSeconds } = this.options;
     await this.boss.work<object>(
-      definition.name,
-      { pollingIntervalSeconds, batchSize: definition.batchSize ?? 1, includeMetadata: true },
+      spec.name,
+      { pollingIntervalSeconds, batchSize: spec.batchSize, includeMetadata: true },
       async (jobs) => {
         for (const job of jobs as Array<PgBoss.JobWithMetadata<object>>) {
-          const jobLogger = logger.child({ job: definition.name, jobId: job.id, attempt: job.retryCount });
+          const jobLogger = logger.child({ job: spec.name, jobId: job.id, attempt: job.retryCount });
           try {
-            await definition.handler(job.data, { jobId: job.id, attempt: job.retryCount, logger: jobLogger });
+            await handler(job.data, { jobId: job.id, attempt: job.retryCount, logger: jobLogger });
           } catch (error) {
             jobLogger.warn({ err: error }, 'job failed; it will be retried if attempts remain');
             throw error;
@@ -81,8 +103,12 @@ export class JobQueue {
     );
   }
 
-  async enqueue<T extends object>(name: string, data: T, options: EnqueueOptions = {}): Promise<string | null> {
-    if (!this.definitions.has(name)) throw new Error(`Unknown job type ${name}`);
+  /** Queues one job; the payload's type is the catalog's for that name. */
+  async enqueue<N extends JobName>(name: N, data: JobPayloads[N], options?: EnqueueOptions): Promise<string | null>;
+  /** @deprecated the payload type comes from the catalog: drop the explicit type argument. */
+  async enqueue<T extends object>(name: JobName, data: T, options?: EnqueueOptions): Promise<string | null>;
+  async enqueue(name: string, data: object, options: EnqueueOptions = {}): Promise<string | null> {
+    if (!this.specs.has(name)) throw new Error(`Unknown job type ${name}`);
     const { transaction, ...rest } = options;
     const sendOptions: PgBoss.SendOptions = { ...rest };
     if (transaction) {
@@ -102,9 +128,11 @@ export class JobQueue {
     return this.boss;
   }
 
+  /** Waits (up to 10 s) for running jobs to finish: SIGTERM never cuts a job in half if it can help it. */
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.working = false;
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
   }
 }

@@ -1,48 +1,32 @@
-// The one place every job type is registered.
+// Binds every job type's handler to its dependencies. Imported only by processes that run jobs
+// (src/worker.ts, src/main.ts when JOBS_ENABLED, tests with workers); nothing in the container
+// imports it, so the composition root and the jobs no longer import each other.
 import type { Container } from '../container.ts';
-import { SEND_MAIL_JOB, type SendMailJob } from '../modules/mail/mail.service.ts';
-import { webhookDeliveryJob, webhookPurgeJob } from '../modules/webhooks/webhook-delivery.job.ts';
-import { PostgresCounterStore } from '../shared/rate-limiter.ts';
-import { defineJob, type JobDefinition } from './job.ts';
+import { jobTypes, type JobDeps } from './catalog.ts';
+import type { JobHandlers } from './queue.ts';
 
-export function jobDefinitions(container: Container): JobDefinition<object>[] {
-  return [
-    defineJob({
-      name: 'rate-limit.purge',
-      schedule: '17 * * * *',
-      retryLimit: 1,
-      handler: async (_data, { logger }) => {
-        if (!(container.counterStore instanceof PostgresCounterStore)) return;
-        const cutoff = new Date(container.clock.now().getTime() - 2 * 3600_000);
-        logger.debug({ purged: await container.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
-      },
-    }),
-    defineJob<SendMailJob>({
-      name: SEND_MAIL_JOB,
-      retryLimit: container.config.mail.retryLimit,
-      retryDelaySeconds: container.config.mail.retryDelaySeconds,
-      retryBackoff: true,
-      handler: (data, { attempt }) => container.services.mail.deliver(data, attempt),
-    }),
-    defineJob({
-      // expiry ends a session too: this records the end of sessions nobody exited
-      name: 'impersonation.close-expired',
-      schedule: '* * * * *',
-      retryLimit: 1,
-      handler: async (_data, { logger }) => {
-        const closed = await container.services.impersonation.closeExpired();
-        if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
-      },
-    }),
-    webhookDeliveryJob(container.services.webhookDeliverer),
-    webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
-    defineJob({
-      name: 'idempotency.purge',
-      schedule: '41 * * * *',
-      retryLimit: 1,
-      handler: async (_data, { logger }) => {
-        logger.debug({ purged: await container.services.idempotency.purgeExpired() }, 'purged expired idempotency keys');
-      },
-    }),
-  ] as JobDefinition<object>[];
+/** Each job type's dependencies, picked from the container; the type fails to compile when one is missing. */
+export function jobDependencies(c: Container): JobDeps {
+  const { services, clock, config } = c;
+  return {
+    'mail.send': services.mail,
+    'impersonation.close-expired': services.impersonation,
+    'idempotency.purge': services.idempotency,
+    'rate-limit.purge': { counterStore: c.counterStore, clock },
+    'webhook.deliver': services.webhookDeliverer,
+    'webhook.purge': { deliveries: services.webhookDeliveries, now: () => clock.now() },
+    'domain-event.deliver': c.domainEvents,
+    'domain-events.purge': { events: c.domainEvents, clock, retentionDays: config.domainEvents.retentionDays },
+    'pipeline.purge': { pipelines: c.pipelines, clock, retentionDays: config.pipelines.retentionDays },
+  };
+}
+
+export function jobHandlers(c: Container): JobHandlers {
+  const deps: Record<string, unknown> = { ...jobDependencies(c) };
+  return Object.fromEntries(jobTypes.map((type) => [type.name, type.handler(deps[type.name] as never)])) as JobHandlers;
+}
+
+/** Registers every handler on the container's queue; call before queue.start({ workers: true }). */
+export function registerJobHandlers(c: Container): void {
+  c.queue.register(jobHandlers(c));
 }

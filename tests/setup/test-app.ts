@@ -3,6 +3,7 @@ import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
+import { registerJobHandlers } from '../../src/jobs/registry.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
@@ -47,6 +48,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await migrateUp(db, logger);
   const clock = new ManualClock(new Date());
   const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret!, dnsLookup: options.dnsLookup });
+  registerJobHandlers(container); // so a test may start the workers later
   await container.queue.start({ workers: options.workers ?? false });
   const app = createApp(container);
   return {

@@ -1,4 +1,4 @@
-import { defineJob } from '../../jobs/job.ts';
+import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
 import { DELIVER_JOB, type DeliverJobData, type WebhookDeliverer } from './webhook.deliverer.ts';
 
@@ -7,25 +7,23 @@ import { DELIVER_JOB, type DeliverJobData, type WebhookDeliverer } from './webho
  * queues the next attempt on the webhook retry schedule. The queue's own retries cover only our
  * side failing (the database unreachable mid-attempt).
  */
-export const webhookDeliveryJob = (deliverer: WebhookDeliverer) =>
-  defineJob<DeliverJobData>({
-    name: DELIVER_JOB,
-    handler: (data) => deliverer.deliver(data),
-    retryLimit: 10,
-    retryDelaySeconds: 5,
-    retryBackoff: true,
-    expireInSeconds: 120,
-    concurrency: 4,
-  });
+export const webhookDeliveryJob = defineJob({
+  name: DELIVER_JOB,
+  payload: payloadOf<DeliverJobData>(),
+  handler: (deliverer: WebhookDeliverer) => (data) => deliverer.deliver(data),
+  retry: { limit: 10, delaySeconds: 5, backoff: true },
+  expireInSeconds: 120,
+  concurrency: 4,
+});
 
 /** Finished deliveries are kept 30 days, then removed with their attempts and orphaned events. */
-export const webhookPurgeJob = (deliveries: WebhookDeliveryService, now: () => Date) =>
-  defineJob({
-    name: 'webhook.purge',
-    schedule: '23 3 * * *',
-    retryLimit: 1,
-    handler: async (_data, { logger }) => {
-      const purged = await deliveries.purgeFinishedBefore(new Date(now().getTime() - 30 * 86400_000));
-      logger.info({ purged }, 'purged old webhook deliveries');
-    },
-  });
+export const webhookPurgeJob = defineJob({
+  name: 'webhook.purge',
+  payload: payloadOf<object>(),
+  schedule: '23 3 * * *',
+  retry: { limit: 1, delaySeconds: 10, backoff: false },
+  handler: (deps: { deliveries: WebhookDeliveryService; now: () => Date }) => async (_data, { logger }) => {
+    const purged = await deps.deliveries.purgeFinishedBefore(new Date(deps.now().getTime() - 30 * 86400_000));
+    logger.info({ purged }, 'purged old webhook deliveries');
+  },
+});

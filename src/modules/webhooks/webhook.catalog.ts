@@ -1,17 +1,10 @@
-// The event kinds subscribers can name. Later modules add theirs here (resource.published,
-// user.created, ...) along with a payload schema in openapi.yaml's `webhooks` section.
-export const WEBHOOK_EVENT_TYPES = {
-  'member.created': 'A member was created.',
-  'member.updated': 'A member was changed.',
-  'member.deleted': 'A member was deleted; data is the member as it was.',
-  'event.created': 'An event was created.',
-  'event.updated': 'An event was changed (including publication and cancellation).',
-  'event.deleted': 'An event was deleted; data is the event as it was.',
-  'course.created': 'A course was created.',
-  'course.updated': 'A course was changed (including publication).',
-  'course.deleted': 'A course was deleted; data is the course as it was.',
-} as const satisfies Record<string, string>;
+// The event kinds subscribers can name: the public kinds of every module's domain event catalog
+// (src/domain-events.ts), each with a payload schema in openapi.yaml's `webhooks` section.
+import { domainEventCatalog } from '../../domain-events.ts';
+import { publicEventsOf, type PublicEventType } from '../../shared/domain-events/domain-event.ts';
 
-export type WebhookEventType = keyof typeof WEBHOOK_EVENT_TYPES;
+export const WEBHOOK_EVENT_TYPES: Readonly<Record<WebhookEventType, string>> = publicEventsOf(domainEventCatalog);
+
+export type WebhookEventType = PublicEventType<typeof domainEventCatalog>;
 
 export const isWebhookEventType = (value: string): value is WebhookEventType => Object.hasOwn(WEBHOOK_EVENT_TYPES, value);

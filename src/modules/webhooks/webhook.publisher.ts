@@ -1,34 +1,37 @@
-// Domain events into the outbox: called by other services inside their own transaction, so the
-// event, one delivery per matching subscription and the delivery jobs commit with the change.
-import { randomUUID } from 'node:crypto';
-import { Op, type Transaction } from 'sequelize';
+// The webhooks module's subscriber to domain events: every public event becomes a webhook event,
+// one delivery per matching subscription and their delivery jobs, written inline in the causing
+// transaction (the outbox), so a committed change always has its deliveries and a rolled-back one
+// never does.
+import { Op } from 'sequelize';
 import type { JobQueue } from '../../jobs/queue.ts';
-import type { Actor } from '../../shared/access/actor.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { EventPublisher } from '../crud/crud.service.ts';
+import type { DomainEvent, Subscriber, SubscriberContext } from '../../shared/domain-events/domain-event.ts';
 import { WebhookDelivery } from './webhook-delivery.model.ts';
 import { WebhookEvent } from './webhook-event.model.ts';
 import { WebhookSubscription } from './webhook-subscription.model.ts';
-import { isWebhookEventType } from './webhook.catalog.ts';
-import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
+import type { WebhookEventType } from './webhook.catalog.ts';
+import { DELIVER_JOB } from './webhook.deliverer.ts';
 
-export class WebhookPublisher implements EventPublisher {
-  constructor(private readonly deps: { clock: Clock; queue: JobQueue }) {}
+/** Standard Webhooks message id: the domain event's, the same for every subscriber and every retry. */
+export const webhookIdOf = (eventId: string) => `msg_${eventId.replaceAll('-', '')}`;
 
-  async publish(actor: Actor, type: string, data: object, transaction: Transaction): Promise<void> {
-    if (!isWebhookEventType(type)) throw new Error(`${type} is not in the webhook event catalog`);
-    const organizationId = actor.organizationId;
-    if (!organizationId) return; // every event kind so far belongs to an organization
+export class WebhookPublisher implements Subscriber {
+  readonly name = 'webhooks.publish';
+  readonly events = 'public' as const;
+  readonly mode = 'inline' as const;
+
+  constructor(private readonly deps: { queue: JobQueue }) {}
+
+  async handle(event: DomainEvent, { transaction }: SubscriberContext): Promise<void> {
+    const { organizationId, type, occurredAt, data } = event;
+    if (!organizationId) return; // subscriptions belong to an organization
     const subscriptions = await WebhookSubscription.findAll({
       attributes: ['id'],
-      where: { organizationId, status: 'active', eventTypes: { [Op.contains]: [type] } },
+      where: { organizationId, status: 'active', eventTypes: { [Op.contains]: [type as WebhookEventType] } },
       transaction,
     });
     if (subscriptions.length === 0) return;
 
-    const occurredAt = this.deps.clock.now();
-    // Standard Webhooks message id: the same for every subscriber and every retry
-    const id = `msg_${randomUUID().replaceAll('-', '')}`;
+    const id = webhookIdOf(event.id);
     const body = JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
     await WebhookEvent.create({ id, organizationId, type, body, occurredAt }, { transaction });
     const deliveries = await WebhookDelivery.bulkCreate(
@@ -36,7 +39,7 @@ export class WebhookPublisher implements EventPublisher {
       { transaction },
     );
     for (const delivery of deliveries) {
-      await this.deps.queue.enqueue<DeliverJobData>(DELIVER_JOB, { deliveryId: delivery.id, attempt: 0 }, { transaction });
+      await this.deps.queue.enqueue(DELIVER_JOB, { deliveryId: delivery.id, attempt: 0 }, { transaction });
     }
   }
 }

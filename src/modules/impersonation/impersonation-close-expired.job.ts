@@ -1,0 +1,14 @@
+import { defineJob, payloadOf } from '../../jobs/job.ts';
+import type { ImpersonationService } from './impersonation.service.ts';
+
+/** Expiry ends a session too: this records the end of sessions nobody exited. */
+export const impersonationCloseExpiredJob = defineJob({
+  name: 'impersonation.close-expired',
+  payload: payloadOf<object>(),
+  schedule: '* * * * *',
+  retry: { limit: 1, delaySeconds: 10, backoff: false },
+  handler: (impersonation: ImpersonationService) => async (_data, { logger }) => {
+    const closed = await impersonation.closeExpired();
+    if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
+  },
+});

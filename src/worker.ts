@@ -1,0 +1,65 @@
+// The job worker (`npm run worker`): config -> database -> migrations -> container -> workers, and no
+// HTTP, so CPU-heavy jobs (embedding, speech, ffmpeg, CRM batches) never share the API's event loop.
+// Run the API with JOBS_ENABLED=false beside it; both need the same DATABASE_URL and APP_SECRET.
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createContainer } from './container.ts';
+import { jobTypes } from './jobs/catalog.ts';
+import { registerJobHandlers } from './jobs/registry.ts';
+import { openDatabase } from './shared/database.ts';
+import { createLogger } from './shared/logger.ts';
+import { migrateUp } from './shared/migrator.ts';
+
+function workerConfig(): Config {
+  const config = loadConfig();
+  // the embedded database lives inside the API process: its jobs run there (JOBS_ENABLED=true)
+  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required for the worker (the embedded database runs its jobs in the API process)');
+  // webhook signing secrets are sealed with a key derived from it: a random one could not open them
+  if (!config.appSecret) throw new ConfigError('APP_SECRET is required for the worker (the same as the API\'s)');
+  return config;
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = workerConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+  const logger = createLogger(config.logLevel).child({ process: 'worker' });
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
+
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const applied = await migrateUp(db, logger); // whichever process starts first migrates; the lock serialises them
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
+  registerJobHandlers(container);
+  await container.queue.start({ workers: true });
+  logger.info({ jobTypes: jobTypes.length }, 'Guildhall worker running jobs');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new jobs, finishing running ones');
+    const forced = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 25_000);
+    forced.unref();
+    await container.close(); // the queue stops gracefully first: running jobs complete
+    await db.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error('Guildhall worker failed to start:', error);
+  process.exit(1);
+});
