@@ -85,9 +85,14 @@ export function listSql(shape: TableShape, scope: ScopeSql, query: ListQuery, pa
   };
 }
 
+// The by-id read runs on every GET of a record: its fixed part is built once per table shape.
+const rowPrefixes = new WeakMap<TableShape, string>();
+
 /** One row by id, inside the scope (another tenant's row, or a draft a member may not see, is not found). */
 export function rowSql(shape: TableShape, scope: ScopeSql, id: string): SqlQuery {
+  let prefix = rowPrefixes.get(shape);
+  if (!prefix) rowPrefixes.set(shape, (prefix = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${column(shape, 'id')} = $1 AND `));
   const binds = new Binds();
-  const text = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${column(shape, 'id')} = ${binds.add(id)} AND ${scope.sql(binds)}`;
-  return { text, values: binds.values };
+  binds.add(id);
+  return { text: prefix + scope.sql(binds), values: binds.values };
 }
