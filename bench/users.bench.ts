@@ -10,6 +10,8 @@ import http from 'node:http';
 import { SignJWT } from 'jose';
 import { to as copyTo } from 'pg-copy-streams';
 import { exportQuery } from '../src/modules/users/user-export.ts';
+import { systemActor } from '../src/shared/access/actor.ts';
+import { scopeFor } from '../src/shared/access/scope.ts';
 import { DEFAULT_USER_SORT } from '../src/modules/users/user-query.repository.ts';
 import { deriveKey } from '../src/shared/crypto.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
@@ -75,7 +77,7 @@ async function timeExport(app: RunningServer, token: string): Promise<{ rows: nu
 async function timeCopy(db: BenchDatabase): Promise<{ rows: number; seconds: number; bytes: number }> {
   const client = await db.pool.connect();
   try {
-    const { text } = exportQuery({}, DEFAULT_USER_SORT);
+    const { text } = exportQuery(scopeFor(systemActor(), 'user', 'read'), {}, DEFAULT_USER_SORT);
     const started = performance.now();
     const stream = client.query(copyTo(`COPY (${text}) TO STDOUT WITH (FORMAT csv, HEADER)`));
     let newlines = 0;

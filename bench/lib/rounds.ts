@@ -22,7 +22,7 @@ export async function alternatingRounds(
   app: { target: LoadOptions; server: Server },
   baseline: { target: LoadOptions; server: Server },
   rounds = Number(process.env.BENCH_ROUNDS ?? 3),
-): Promise<{ app: LoadResult; baseline: LoadResult; rounds: number }> {
+): Promise<{ app: LoadResult; baseline: LoadResult; rounds: number; ratios: number[] }> {
   const appRuns: LoadResult[] = [];
   const baselineRuns: LoadResult[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -35,5 +35,6 @@ export async function alternatingRounds(
         `ratios ${(a.requestsPerSecond / b.requestsPerSecond).toFixed(2)} / ${(Math.max(a.p99, 1) / Math.max(b.p99, 1)).toFixed(2)}`,
     );
   }
-  return { app: medianOf(appRuns), baseline: medianOf(baselineRuns), rounds };
+  const ratios = appRuns.map((a, i) => a.requestsPerSecond / baselineRuns[i]!.requestsPerSecond);
+  return { app: medianOf(appRuns), baseline: medianOf(baselineRuns), rounds, ratios };
 }

@@ -1,11 +1,17 @@
 // The real service (same container and app as production) on an ephemeral port, for benchmarks.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { openDatabase } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
-const config = loadConfig({ ...process.env, PORT: '0' });
+// A fresh bundle directory: with a bundle left by an earlier run, the wait below would pass at once
+// and AdminJS would rebuild (seconds of rollup and babel) during the measurement.
+const adminJsTmpDir = mkdtempSync(path.join(tmpdir(), 'guildhall-bench-adminjs-'));
+const config = loadConfig({ ...process.env, PORT: '0', ADMIN_JS_TMP_DIR: adminJsTmpDir });
 const logger = createLogger(config.logLevel);
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolMax: 10 });
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
@@ -26,4 +32,12 @@ async function announce(): Promise<void> {
   }
   console.log(`LISTENING ${port}`);
 }
-process.on('SIGTERM', () => server.close(() => void container.close().then(() => db.close()).then(() => process.exit(0))));
+process.on('SIGTERM', () =>
+  server.close(() =>
+    void container
+      .close()
+      .then(() => db.close())
+      .then(() => rmSync(adminJsTmpDir, { recursive: true, force: true }))
+      .then(() => process.exit(0)),
+  ),
+);

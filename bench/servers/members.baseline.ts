@@ -1,5 +1,6 @@
 // Same SQL as GET /api/members?status=...&order[lastName]=asc&page=N: one page of the organization's
-// members with that status by last name (id breaks ties), and the total count, at once.
+// members with that status by last name (id breaks ties), and the total count, at once; and as
+// GET /api/members/{id}: one member of the organization by id (/members/<id>?organizationId=...).
 import { serveBaseline } from './baseline.ts';
 
 const COLUMNS = `id, organization_id AS "organizationId", first_name AS "firstName", last_name AS "lastName", email, phone, tier,
@@ -8,6 +9,11 @@ const COLUMNS = `id, organization_id AS "organizationId", first_name AS "firstNa
 
 serveBaseline(async (url, pool) => {
   const organizationId = url.searchParams.get('organizationId');
+  const id = url.pathname.split('/')[2];
+  if (id) {
+    const found = await pool.query(`SELECT ${COLUMNS} FROM members WHERE id = $1 AND organization_id = $2`, [id, organizationId]);
+    return found.rows[0];
+  }
   const status = url.searchParams.get('status');
   const page = Number(url.searchParams.get('page') ?? 1);
   const size = Number(url.searchParams.get('itemsPerPage') ?? 25);

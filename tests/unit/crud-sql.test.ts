@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escapeLike, listSql, orderTerms, type TableShape } from '../../src/modules/crud/crud.sql.ts';
+import { listSql, orderTerms, rowSql, type TableShape } from '../../src/modules/crud/crud.sql.ts';
 import { memberResource } from '../../src/modules/members/member.definition.ts';
+import type { Actor } from '../../src/shared/access/actor.ts';
+import { scopeFor } from '../../src/shared/access/scope.ts';
+import { escapeLike } from '../../src/shared/sql.ts';
+
+const apiKey: Actor = { type: 'api_key', id: 'key-1', organizationId: 'org-1', role: 'API_KEY', mfaVerified: true };
+const memberScope = scopeFor(apiKey, 'member', 'read');
 
 const shape: TableShape = {
   table: 'members',
@@ -13,7 +19,7 @@ describe('list SQL', () => {
   it('when filters are translated, then the tenant comes first, values are bound and matches use the indexed expressions', () => {
     const { rows, count } = listSql(
       shape,
-      'org-1',
+      memberScope,
       {
         conditions: [
           { field: 'email', kind: 'in', values: ['a@b.c', 'd@e.f'] },
@@ -27,7 +33,7 @@ describe('list SQL', () => {
       { limit: 25, offset: 50 },
     );
     const where =
-      '"organization_id" = $1 AND lower("email") IN ($2, $3) AND lower("last_name") LIKE $4 AND "status" = $5 AND "created_at" >= $6 AND "joined_at" BETWEEN $7 AND $8';
+      'organization_id = $1 AND lower("email") IN ($2, $3) AND lower("last_name") LIKE $4 AND "status" = $5 AND "created_at" >= $6 AND "joined_at" BETWEEN $7 AND $8';
     assert.equal(
       rows.text,
       `SELECT "id", "organization_id" AS "organizationId", "email", "last_name" AS "lastName", "status", "created_at" AS "createdAt", "joined_at" AS "joinedAt" FROM "members" WHERE ${where} ORDER BY "last_name" DESC, "id" DESC LIMIT $9 OFFSET $10`,
@@ -38,9 +44,15 @@ describe('list SQL', () => {
   });
 
   it('when there is no page (the export), then every row is selected in order', () => {
-    const { rows } = listSql(shape, 'org-1', { conditions: [], order: [{ field: 'createdAt', direction: 'asc' }] });
-    assert.match(rows.text, /WHERE "organization_id" = \$1 ORDER BY "created_at" ASC, "id" ASC$/);
+    const { rows } = listSql(shape, memberScope, { conditions: [], order: [{ field: 'createdAt', direction: 'asc' }] });
+    assert.match(rows.text, /WHERE organization_id = \$1 ORDER BY "created_at" ASC, "id" ASC$/);
     assert.deepEqual(rows.values, ['org-1']);
+  });
+
+  it('when one row is read, then the id and the scope are both in the WHERE', () => {
+    const { text, values } = rowSql(shape, memberScope, 'id-1');
+    assert.match(text, /FROM "members" WHERE "id" = \$1 AND organization_id = \$2$/);
+    assert.deepEqual(values, ['id-1', 'org-1']);
   });
 
   it('when LIKE wildcards are typed, then they are escaped', () => {
@@ -50,6 +62,6 @@ describe('list SQL', () => {
   it('when an order is given, then id breaks ties in the direction of the last key', () => {
     assert.deepEqual(orderTerms([{ field: 'lastName', direction: 'asc' }]), [{ field: 'lastName', direction: 'asc' }, { field: 'id', direction: 'asc' }]);
     assert.deepEqual(orderTerms([{ field: 'status', direction: 'asc' }, { field: 'joinedAt', direction: 'desc' }]).at(-1), { field: 'id', direction: 'desc' });
-    assert.throws(() => listSql(shape, 'o', { conditions: [{ field: 'nope', kind: 'in', values: ['x'] }], order: [] }), /no column for nope/);
+    assert.throws(() => listSql(shape, memberScope, { conditions: [{ field: 'nope', kind: 'in', values: ['x'] }], order: [] }), /no column for nope/);
   });
 });

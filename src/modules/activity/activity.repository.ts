@@ -2,6 +2,7 @@
 // and the requests made while the user was impersonated (or by the user as impersonator).
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { offsetOf, type PageRequest } from '../../shared/pagination.ts';
+import type { Scope } from '../../shared/access/scope.ts';
 import { Binds } from '../../shared/sql.ts';
 import type { DateRange } from '../../shared/date-range.ts';
 
@@ -40,10 +41,10 @@ function entriesOf(binds: Binds, userId: string): string {
      WHERE r.target_user_id = ${asUuid} OR r.admin_id = ${asUuid}`;
 }
 
-export async function findActivity(sequelize: Sequelize, userId: string, filter: ActivityFilter, page: PageRequest): Promise<{ rows: ActivityRow[]; total: number }> {
+export async function findActivity(sequelize: Sequelize, scope: Pick<Scope, 'sql'>, userId: string, filter: ActivityFilter, page: PageRequest): Promise<{ rows: ActivityRow[]; total: number }> {
   const binds = new Binds();
   const entries = entriesOf(binds, userId);
-  const where = ['true'];
+  const where = [scope.sql(binds)];
   if (filter.action) where.push(`action = ${binds.add(filter.action)}`);
   if (filter.occurredAt?.from) where.push(`"occurredAt" >= ${binds.add(filter.occurredAt.from)}`);
   if (filter.occurredAt?.to) where.push(`"occurredAt" <= ${binds.add(filter.occurredAt.to)}`);

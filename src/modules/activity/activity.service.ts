@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
-import { assertCan } from '../../shared/access/policy.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
 import { errors } from '../../shared/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import { findUserRow } from '../users/user-query.repository.ts';
@@ -11,9 +11,9 @@ export class ActivityService {
   constructor(private readonly deps: { sequelize: Sequelize }) {}
 
   async forUser(actor: Actor, userId: string, filter: ActivityFilter, page: PageRequest): Promise<Page<ActivityRow>> {
-    assertCan(actor, 'users:read');
+    const scope = scopeFor(actor, 'user', 'read');
     if (!(await findUserRow(this.deps.sequelize, userId, { includeDeleted: true }))) throw errors.notFound('User', userId);
-    const { rows, total } = await findActivity(this.deps.sequelize, userId, filter, page);
+    const { rows, total } = await findActivity(this.deps.sequelize, scope, userId, filter, page);
     return pageOf(rows, total, page);
   }
 }

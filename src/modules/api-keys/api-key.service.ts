@@ -2,11 +2,12 @@ import type { Sequelize } from 'sequelize';
 import type { AppEnv, Plan } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
-import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
+import { requireTenant } from '../../shared/access/tenancy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { randomToken, sha256 } from '../../shared/crypto.ts';
 import { errors } from '../../shared/errors.ts';
-import type { Sql } from '../../shared/sql.ts';
+import { Binds, type Sql } from '../../shared/sql.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { ApiKey } from './api-key.model.ts';
@@ -63,24 +64,25 @@ export class ApiKeyService {
   }
 
   async list(actor: Actor, page: PageRequest): Promise<Page<ApiKeyRow>> {
-    assertCan(actor, 'apiKeys:read');
-    const organizationId = requireTenant(actor);
+    const binds = new Binds();
+    const scope = scopeFor(actor, 'apiKey', 'read').sql(binds);
+    const filterValues = [...binds.values];
     // plain SQL: this list is the foundation benchmark's hot path
     const [rows, count] = await Promise.all([
       this.deps.sql.rows<ApiKeyRow>(
         `SELECT id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"
-           FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id ASC LIMIT $2 OFFSET $3`,
-        [organizationId, page.itemsPerPage, offsetOf(page)],
+           FROM api_keys WHERE ${scope} ORDER BY created_at DESC, id ASC LIMIT ${binds.add(page.itemsPerPage)} OFFSET ${binds.add(offsetOf(page))}`,
+        binds.values,
       ),
-      this.deps.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1', [organizationId]),
+      this.deps.sql.one<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE ${scope}`, filterValues),
     ]);
     return pageOf(rows, count!.n, page);
   }
 
   async revoke(actor: Actor, id: string): Promise<void> {
-    assertCan(actor, 'apiKeys:manage');
+    const scope = scopeFor(actor, 'apiKey', 'write');
     await this.deps.sequelize.transaction(async (transaction) => {
-      const apiKey = await ApiKey.findOne({ where: tenantWhere(actor, { id }), transaction, lock: transaction.LOCK.UPDATE });
+      const apiKey = await ApiKey.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
       if (!apiKey) throw errors.notFound('API key', id);
       if (apiKey.revokedAt) return;
       const before = toApiKeyDto(apiKey);

@@ -14,7 +14,7 @@ export const courseResource = defineResource<Course, CourseDto, CourseInput>({
   label: 'Course',
   path: '/api/courses',
   model: Course,
-  permissions: { read: 'courses:read', write: 'courses:write' },
+  kind: 'course',
   fields: {
     status: { type: 'string', filter: 'exact', values: COURSE_STATUSES },
     level: { type: 'string', filter: 'exact', values: COURSE_LEVELS },

@@ -3,7 +3,7 @@
 // all driven by it, so members, events and courses share one implementation.
 import type { Attributes, Model, ModelStatic, Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
-import type { Permission } from '../../shared/access/policy.ts';
+import type { Kind } from '../../shared/access/scope.ts';
 
 /**
  * - exact: `status=active`, several values `status[]=a&status[]=b`
@@ -50,7 +50,8 @@ export interface ResourceDefinition<M extends Model = Model, Dto extends object 
   /** Collection path, e.g. /api/members. */
   path: string;
   model: ModelStatic<M>;
-  permissions: { read: Permission; write: Permission };
+  /** The access kind: permissions and row visibility come from the scope (src/shared/access/scope.ts). */
+  kind: Extract<Kind, 'member' | 'event' | 'course'>;
   /** Filterable and sortable fields by wire name (= model attribute name). */
   fields: Readonly<Record<string, FieldSpec>>;
   /** Fields a body may set. */

@@ -4,8 +4,7 @@
 import { UniqueConstraintError, type Attributes, type CreationAttributes, type Model, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Writable } from 'node:stream';
 import type { Actor } from '../../shared/access/actor.ts';
-import { assertCan } from '../../shared/access/policy.ts';
-import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
@@ -14,7 +13,7 @@ import type { AuditService } from '../audit/audit.service.ts';
 import { streamCsv } from './crud.csv.ts';
 import type { ResourceDefinition } from './crud.definition.ts';
 import { parseListQuery } from './crud.filters.ts';
-import { listSql, tableShape, type TableShape } from './crud.sql.ts';
+import { listSql, rowSql, tableShape, type TableShape } from './crud.sql.ts';
 
 /** Where domain events go; the webhooks module implements it. */
 export interface EventPublisher {
@@ -55,10 +54,9 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   /** The statements list() runs, for the same actor, filters and page (EXPLAIN tests read them). */
   listStatements(actor: Actor, query: Readonly<Json>, page?: PageRequest) {
     const { definition } = this;
-    assertCan(actor, definition.permissions.read);
-    const organizationId = requireTenant(actor);
+    const scope = scopeFor(actor, definition.kind, 'read');
     const listQuery = parseListQuery(query, definition.fields, definition.defaultOrder);
-    return listSql(this.shape, organizationId, listQuery, page && { limit: page.itemsPerPage, offset: offsetOf(page) });
+    return listSql(this.shape, scope, listQuery, page && { limit: page.itemsPerPage, offset: offsetOf(page) });
   }
 
   /**
@@ -70,17 +68,17 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     return (output) => streamCsv(this.deps.sequelize, this.definition, rows, output);
   }
 
-  async get(actor: Actor, id: string): Promise<M> {
-    assertCan(actor, this.definition.permissions.read);
-    const record = await this.definition.model.findOne({ where: this.own(actor, id) });
+  /** One row (plain attributes, as lists return them: no model instance) inside the actor's scope. */
+  async get(actor: Actor, id: string): Promise<Attributes<M>> {
+    const statement = rowSql(this.shape, scopeFor(actor, this.definition.kind, 'read'), id);
+    const record = await this.sql.one<Attributes<M>>(statement.text, statement.values);
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }
 
   async create(actor: Actor, input: Input): Promise<M> {
     const { definition } = this;
-    assertCan(actor, definition.permissions.write);
-    const organizationId = requireTenant(actor);
+    const { organizationId } = scopeFor(actor, definition.kind, 'write') as { organizationId: string };
     this.checkBody(input);
     return this.write(async (transaction) => {
       const now = this.deps.clock.now();
@@ -94,11 +92,11 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   /** PUT: every writable field is replaced; nothing changed means no audit entry and no event. */
   async replace(actor: Actor, id: string, input: Input): Promise<M> {
     const { definition } = this;
-    assertCan(actor, definition.permissions.write);
-    const organizationId = requireTenant(actor);
+    const scope = scopeFor(actor, definition.kind, 'write');
+    const organizationId = scope.organizationId as string;
     this.checkBody(input);
     return this.write(async (transaction) => {
-      const record = await this.lockOwn(actor, id, transaction);
+      const record = await this.lockOwn(scope.where({ id }), id, transaction);
       const before = definition.toDto(record);
       const now = this.deps.clock.now();
       record.set(await definition.toAttributes(input, { actor, organizationId, transaction, now, existing: record }));
@@ -111,9 +109,9 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
 
   async remove(actor: Actor, id: string): Promise<void> {
     const { definition } = this;
-    assertCan(actor, definition.permissions.write);
+    const scope = scopeFor(actor, definition.kind, 'write');
     await this.write(async (transaction) => {
-      const record = await this.lockOwn(actor, id, transaction);
+      const record = await this.lockOwn(scope.where({ id }), id, transaction);
       const before = definition.toDto(record);
       await record.destroy({ transaction });
       await this.changed(actor, 'deleted', record, { before }, transaction);
@@ -129,13 +127,9 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     if (unknown.length) throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
   }
 
-  /** The record with this id in the actor's organization (another tenant's is simply not found). */
-  private own(actor: Actor, id: string): WhereOptions<Attributes<M>> {
-    return tenantWhere(actor, { id }) as WhereOptions<Attributes<M>>;
-  }
-
-  private async lockOwn(actor: Actor, id: string, transaction: Transaction): Promise<M> {
-    const record = await this.definition.model.findOne({ where: this.own(actor, id), transaction, lock: transaction.LOCK.UPDATE });
+  /** The record with this id inside the scope's `where` (another tenant's is simply not found). */
+  private async lockOwn(where: WhereOptions, id: string, transaction: Transaction): Promise<M> {
+    const record = await this.definition.model.findOne({ where: where as WhereOptions<Attributes<M>>, transaction, lock: transaction.LOCK.UPDATE });
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }

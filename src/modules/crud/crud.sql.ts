@@ -4,6 +4,8 @@
 // stable, index-ordered page). Plain SQL rather than findAll: the list is the hottest path of these
 // resources, and building model instances would cost more than the query.
 import type { Model, ModelStatic } from 'sequelize';
+import type { Scope } from '../../shared/access/scope.ts';
+import { Binds, escapeLike } from '../../shared/sql.ts';
 import type { FieldSpec, SortTerm } from './crud.definition.ts';
 import type { Condition, ListQuery } from './crud.filters.ts';
 
@@ -23,9 +25,6 @@ export interface TableShape {
 const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
-/** `%`, `_` and `\` typed by a client are literal characters, not wildcards. */
-export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export function tableShape(model: ModelStatic<Model>, fields: Readonly<Record<string, FieldSpec>>): TableShape {
   const columns = Object.fromEntries(Object.entries(model.getAttributes()).map(([name, attribute]) => [name, attribute.field ?? name]));
   return { table: model.getTableName() as string, columns, fields };
@@ -37,7 +36,8 @@ function column(shape: TableShape, field: string): string {
   return quote(name);
 }
 
-function condition(shape: TableShape, c: Condition, bind: (value: unknown) => string): string {
+function condition(shape: TableShape, c: Condition, binds: Binds): string {
+  const bind = (value: unknown) => binds.add(value);
   const col = column(shape, c.field);
   switch (c.kind) {
     case 'in': {
@@ -63,18 +63,36 @@ export interface ListSql {
   count: SqlQuery;
 }
 
-/** The page (or, without `page`, every row: the export) and the total, for one organization. */
-export function listSql(shape: TableShape, organizationId: string, query: ListQuery, page?: { limit: number; offset: number }): ListSql {
-  const values: unknown[] = [organizationId];
-  const bind = (value: unknown) => `$${values.push(value)}`;
-  const where = [`${column(shape, 'organizationId')} = $1`, ...query.conditions.map((c) => condition(shape, c, bind))].join(' AND ');
-  const filterValues = [...values];
-  const select = Object.entries(shape.columns).map(([field, name]) => (field === name ? quote(name) : `${quote(name)} AS ${quote(field)}`));
+/** The scope's predicate (tenant, and what the actor's role may see), as the list and the lookup use it. */
+export type ScopeSql = Pick<Scope, 'sql'>;
+
+const selectList = (shape: TableShape) =>
+  Object.entries(shape.columns)
+    .map(([field, name]) => (field === name ? quote(name) : `${quote(name)} AS ${quote(field)}`))
+    .join(', ');
+
+/** The page (or, without `page`, every row: the export) and the total, inside the scope. */
+export function listSql(shape: TableShape, scope: ScopeSql, query: ListQuery, page?: { limit: number; offset: number }): ListSql {
+  const binds = new Binds();
+  const where = [scope.sql(binds), ...query.conditions.map((c) => condition(shape, c, binds))].join(' AND ');
+  const filterValues = [...binds.values];
   const order = orderTerms(query.order).map((term) => `${column(shape, term.field)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`);
-  let text = `SELECT ${select.join(', ')} FROM ${quote(shape.table)} WHERE ${where} ORDER BY ${order.join(', ')}`;
-  if (page) text += ` LIMIT ${bind(page.limit)} OFFSET ${bind(page.offset)}`;
+  let text = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${where} ORDER BY ${order.join(', ')}`;
+  if (page) text += ` LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`;
   return {
-    rows: { text, values },
+    rows: { text, values: binds.values },
     count: { text: `SELECT count(*)::int AS total FROM ${quote(shape.table)} WHERE ${where}`, values: filterValues },
   };
+}
+
+// The by-id read runs on every GET of a record: its fixed part is built once per table shape.
+const rowPrefixes = new WeakMap<TableShape, string>();
+
+/** One row by id, inside the scope (another tenant's row, or a draft a member may not see, is not found). */
+export function rowSql(shape: TableShape, scope: ScopeSql, id: string): SqlQuery {
+  let prefix = rowPrefixes.get(shape);
+  if (!prefix) rowPrefixes.set(shape, (prefix = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${column(shape, 'id')} = $1 AND `));
+  const binds = new Binds();
+  binds.add(id);
+  return { text: prefix + scope.sql(binds), values: binds.values };
 }

@@ -19,7 +19,7 @@ export const eventResource = defineResource<Event, EventDto, EventInput>({
   label: 'Event',
   path: '/api/events',
   model: Event,
-  permissions: { read: 'events:read', write: 'events:write' },
+  kind: 'event',
   fields: {
     status: { type: 'string', filter: 'exact', values: EVENT_STATUSES },
     title: { type: 'string', filter: 'partial', sortable: true },

@@ -1,6 +1,8 @@
 // pg-boss's own tables, read for the Admin Portal: live jobs (pgboss.job) and finished ones that
 // maintenance moved to pgboss.archive. Filters narrow both halves before the union.
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Scope } from '../../shared/access/scope.ts';
+import { Binds } from '../../shared/sql.ts';
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
 
@@ -27,21 +29,23 @@ export interface JobFilter {
 
 const COLUMNS = 'id, name, state::text AS state, data, retry_count, retry_limit, output, created_on, start_after, started_on, completed_on';
 
-function whereOf(filter: JobFilter): { sql: string; bind: unknown[] } {
-  const bind: unknown[] = [];
-  const clauses = (['id', 'name', 'state'] as const).flatMap((column) => {
-    if (filter[column] === undefined) return [];
-    bind.push(filter[column]);
-    return [`${column === 'state' ? 'state::text' : column} = $${bind.length}`];
-  });
-  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', bind };
+/** pg-boss's tables are platform-wide: the scope (kind `job`) is what a platform admin may read. */
+export type JobScope = Pick<Scope, 'sql'>;
+
+function whereOf(scope: JobScope, filter: JobFilter): { sql: string; bind: unknown[] } {
+  const binds = new Binds();
+  const clauses = [scope.sql(binds)];
+  for (const column of ['id', 'name', 'state'] as const) {
+    if (filter[column] !== undefined) clauses.push(`${column === 'state' ? 'state::text' : column} = ${binds.add(filter[column])}`);
+  }
+  return { sql: `WHERE ${clauses.join(' AND ')}`, bind: binds.values };
 }
 
 export class JobAdminRepository {
   constructor(private readonly sequelize: Sequelize) {}
 
-  async find(filter: JobFilter, limit: number, offset: number): Promise<JobRow[]> {
-    const where = whereOf(filter);
+  async find(scope: JobScope, filter: JobFilter, limit: number, offset: number): Promise<JobRow[]> {
+    const where = whereOf(scope, filter);
     const n = where.bind.length;
     return this.sequelize.query<JobRow>(
       `SELECT * FROM (
@@ -53,8 +57,8 @@ export class JobAdminRepository {
     );
   }
 
-  async count(filter: JobFilter): Promise<number> {
-    const where = whereOf(filter);
+  async count(scope: JobScope, filter: JobFilter): Promise<number> {
+    const where = whereOf(scope, filter);
     const [row] = await this.sequelize.query<{ total: string }>(
       `SELECT (SELECT count(*) FROM pgboss.job ${where.sql}) + (SELECT count(*) FROM pgboss.archive ${where.sql}) AS total`,
       { bind: where.bind, type: QueryTypes.SELECT },

@@ -13,7 +13,7 @@ export const memberResource = defineResource<Member, MemberDto, MemberInput>({
   label: 'Member',
   path: '/api/members',
   model: Member,
-  permissions: { read: 'members:read', write: 'members:write' },
+  kind: 'member',
   fields: {
     email: { type: 'email', filter: 'exact', caseInsensitive: true },
     status: { type: 'string', filter: 'exact', values: MEMBER_STATUSES },

@@ -5,6 +5,7 @@ import { Op, Sequelize, UniqueConstraintError, type Transaction } from 'sequeliz
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
 import { HOME_PORTAL, PRIVILEGE, type Role } from '../../shared/access/roles.ts';
 import { hashPassword, randomToken } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
@@ -50,15 +51,13 @@ export class UserAdminService {
   ) {}
 
   async list(actor: Actor, filter: UserListFilter, sort: UserSort, page: PageRequest): Promise<Page<UserRow>> {
-    assertCan(actor, 'users:read');
-    const { rows, total } = await findUserPage(this.deps.sequelize, filter, sort, page);
+    const { rows, total } = await findUserPage(this.deps.sequelize, scopeFor(actor, 'user', 'read'), filter, sort, page);
     return pageOf(rows, total, page);
   }
 
   /** The CSV export of the same filtered list, as a byte stream. */
   async export(actor: Actor, filter: UserListFilter, sort: UserSort): Promise<Readable> {
-    assertCan(actor, 'users:read');
-    return openUserExport(this.deps.sequelize, filter, sort);
+    return openUserExport(this.deps.sequelize, scopeFor(actor, 'user', 'read'), filter, sort);
   }
 
   async get(actor: Actor, id: string): Promise<{ user: UserRow; associatedData: AssociatedDataDto[] }> {

@@ -10,7 +10,7 @@ import type { Role } from '../../shared/access/roles.ts';
 import { Binds } from '../../shared/sql.ts';
 import { ROLE_LABELS, STATUS_LABELS } from './user.labels.ts';
 import type { UserStatus } from './user.model.ts';
-import { orderOf, whereOf, type UserListFilter, type UserSort } from './user-query.repository.ts';
+import { orderOf, whereOf, type UserListFilter, type UserScope, type UserSort } from './user-query.repository.ts';
 
 export const CSV_COLUMNS = ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created'] as const;
 
@@ -19,9 +19,9 @@ type ExportRow = [id: string, name: string, email: string, role: Role, organizat
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /** The export's SELECT; the benchmark COPYs exactly this query as its baseline. */
-export function exportQuery(filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
+export function exportQuery(scope: UserScope, filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
   const binds = new Binds();
-  const where = whereOf(filter, binds);
+  const where = whereOf(scope, filter, binds);
   const text = `SELECT u.id::text, u.first_name || ' ' || u.last_name, u.email, u.role, o.name, u.status,
            to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}), to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC})
       FROM users u LEFT JOIN organizations o ON o.id = u.organization_id WHERE ${where} ORDER BY ${orderOf(sort)}`;
@@ -76,8 +76,8 @@ function csvWriter(): Transform {
  * Opens the export on a connection borrowed from the pool and returns the CSV byte stream (header
  * row first). Destroying the stream (client gone) closes the cursor and returns the connection.
  */
-export async function openUserExport(sequelize: Sequelize, filter: UserListFilter, sort: UserSort): Promise<Readable> {
-  const { text, values } = exportQuery(filter, sort);
+export async function openUserExport(sequelize: Sequelize, scope: UserScope, filter: UserListFilter, sort: UserSort): Promise<Readable> {
+  const { text, values } = exportQuery(scope, filter, sort);
   const connection = (await sequelize.connectionManager.getConnection({ type: 'read' })) as unknown as pg.PoolClient;
   let released = false;
   const release = () => {

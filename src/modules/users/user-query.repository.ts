@@ -2,6 +2,7 @@
 // Portal), the CSV export and the benchmark's COPY baseline, so all three always agree.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
+import type { Scope } from '../../shared/access/scope.ts';
 import type { DateRange } from '../../shared/date-range.ts';
 import { offsetOf, type PageRequest } from '../../shared/pagination.ts';
 import { Binds, containing } from '../../shared/sql.ts';
@@ -65,8 +66,11 @@ const ORDER: Record<UserSortKey, (dir: string) => string> = {
   createdAt: (dir) => `u.created_at ${dir}`,
 };
 
-export function whereOf(filter: UserListFilter, binds: Binds): string {
-  const clauses = [filter.deleted ? 'u.deleted_at IS NOT NULL' : 'u.deleted_at IS NULL'];
+/** The rows the actor may read (the scope of kind `user`), as every query of the datagrid starts. */
+export type UserScope = Pick<Scope, 'sql'>;
+
+export function whereOf(scope: UserScope, filter: UserListFilter, binds: Binds): string {
+  const clauses = [scope.sql(binds, 'u'), filter.deleted ? 'u.deleted_at IS NOT NULL' : 'u.deleted_at IS NULL'];
   if (filter.name) clauses.push(`(u.first_name || ' ' || u.last_name) ILIKE ${binds.add(containing(filter.name))}`);
   if (filter.email) clauses.push(`u.email ILIKE ${binds.add(containing(filter.email))}`);
   if (filter.roles?.length) clauses.push(`u.role = ANY(${binds.add(filter.roles)}::text[])`);
@@ -84,16 +88,16 @@ export function orderOf(sort: UserSort): string {
 }
 
 /** The full, unpaged query: what the CSV export streams (and the benchmark COPYs). */
-export function listQuery(filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
+export function listQuery(scope: UserScope, filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
   const binds = new Binds();
-  const text = `${SELECT} WHERE ${whereOf(filter, binds)} ORDER BY ${orderOf(sort)}`;
+  const text = `${SELECT} WHERE ${whereOf(scope, filter, binds)} ORDER BY ${orderOf(sort)}`;
   return { text, values: binds.values };
 }
 
 /** The page and count queries of the datagrid (also run by the benchmark's raw baseline). */
-export function findUserPageSql(filter: UserListFilter, sort: UserSort, page: PageRequest) {
+export function findUserPageSql(scope: UserScope, filter: UserListFilter, sort: UserSort, page: PageRequest) {
   const binds = new Binds();
-  const where = whereOf(filter, binds);
+  const where = whereOf(scope, filter, binds);
   const count = { text: `SELECT count(*) AS total FROM users u WHERE ${where}`, values: [...binds.values] };
   const limit = binds.add(page.itemsPerPage);
   const offset = binds.add(offsetOf(page));
@@ -103,11 +107,12 @@ export function findUserPageSql(filter: UserListFilter, sort: UserSort, page: Pa
 
 export async function findUserPage(
   sequelize: Sequelize,
+  scope: UserScope,
   filter: UserListFilter,
   sort: UserSort,
   page: PageRequest,
 ): Promise<{ rows: UserRow[]; total: number }> {
-  const { rows, count } = findUserPageSql(filter, sort, page);
+  const { rows, count } = findUserPageSql(scope, filter, sort, page);
   const [found, counted] = await Promise.all([
     sequelize.query<UserRow>(rows.text, { bind: rows.values, type: QueryTypes.SELECT }),
     sequelize.query<{ total: string }>(count.text, { bind: count.values, type: QueryTypes.SELECT }),

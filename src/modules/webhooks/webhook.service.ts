@@ -3,7 +3,8 @@ import type { Sequelize, Transaction } from 'sequelize';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
-import { requireTenant, tenantWhere } from '../../shared/access/tenancy.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
+import { requireTenant } from '../../shared/access/tenancy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
@@ -73,9 +74,8 @@ export class WebhookService {
   }
 
   async list(actor: Actor, page: PageRequest): Promise<Page<WebhookSubscription>> {
-    assertCan(actor, 'webhooks:manage');
     const { rows, count } = await WebhookSubscription.findAndCountAll({
-      where: tenantWhere(actor),
+      where: scopeFor(actor, 'webhook', 'read').where(),
       order: [['createdAt', 'DESC'], ['id', 'DESC']],
       limit: page.itemsPerPage,
       offset: offsetOf(page),
@@ -84,8 +84,7 @@ export class WebhookService {
   }
 
   async get(actor: Actor, id: string, transaction?: Transaction): Promise<WebhookSubscription> {
-    assertCan(actor, 'webhooks:manage');
-    const subscription = await WebhookSubscription.findOne({ where: tenantWhere(actor, { id }), transaction, lock: transaction?.LOCK.UPDATE });
+    const subscription = await WebhookSubscription.findOne({ where: scopeFor(actor, 'webhook', transaction ? 'write' : 'read').where({ id }), transaction, lock: transaction?.LOCK.UPDATE });
     if (!subscription) throw errors.notFound('Webhook', id);
     return subscription;
   }

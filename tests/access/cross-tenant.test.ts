@@ -1,0 +1,114 @@
+// Generated from openapi.yaml: every operation that addresses a record by `{id}` and every list, called
+// with another organization's credential (a client admin: every tenant permission). A record of
+// organization A answers 404 problem+json to organization B, and no list of B shows a row of A.
+// A new operation is walked as soon as it is in the contract; a new collection fails here until it
+// has a fixture below, and an operation that is not tenant-scoped must be listed with its reason.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { WebhookDelivery } from '../../src/modules/webhooks/webhook-delivery.model.ts';
+import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts';
+import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
+import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
+import { expectProblem } from '../setup/problem.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { isList, operations, type Operation } from './contract-walk.ts';
+
+/** Operations outside any one organization's rows, and why. */
+const NOT_TENANT_SCOPED: ReadonlyArray<[RegExp, string]> = [
+  [/^\/(health|ready)$/, 'process health, no records'],
+  [/^\/api\/openapi\.json$/, 'the contract itself'],
+  [/^\/api\/auth\//, "the caller's own credential, session and MFA"],
+  [/^\/api\/admin\//, 'platform administration: platform admins act across organizations (users, impersonation, jobs, outbox)'],
+  [/^\/api\/webhooks\/event-types$/, 'the catalog of event kinds, the same for everyone'],
+];
+
+type PathValues = Record<string, string>;
+
+/** Records of organization A for each collection, by path parameter name. */
+const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> = {
+  '/api/members': async (organizationId) => ({ id: (await buildMember(organizationId)).id }),
+  '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
+  '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
+  '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
+  '/api/webhooks': async (organizationId) => {
+    const subscription = await WebhookSubscription.create({
+      organizationId,
+      url: 'https://example.test/hook',
+      description: null,
+      eventTypes: ['member.created'],
+      secretSealed: 'sealed',
+    });
+    const event = await WebhookEvent.create({ id: `msg_${randomUUID()}`, organizationId, type: 'member.created', body: '{}', occurredAt: new Date() });
+    const delivery = await WebhookDelivery.create({ organizationId, subscriptionId: subscription.id, eventId: event.id, nextAttemptAt: null, status: 'failed' });
+    return { id: subscription.id, deliveryId: delivery.id };
+  },
+};
+
+const exception = (operation: Operation) => NOT_TENANT_SCOPED.find(([pattern]) => pattern.test(operation.template));
+const collectionOf = (template: string) => Object.keys(FIXTURES).find((prefix) => template === prefix || template.startsWith(`${prefix}/`));
+const fill = (template: string, values: PathValues) =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    assert.ok(values[name], `no fixture value for {${name}} in ${template}`);
+    return values[name]!;
+  });
+
+describe('tenant isolation, walked from the contract', () => {
+  let t: TestApp;
+  let tokenA: string;
+  let tokenB: string;
+  let organizationA: string;
+  const values: Record<string, PathValues> = {};
+  const scoped = operations().filter((operation) => !exception(operation));
+  const addressed = scoped.filter((operation) => operation.template.includes('{'));
+  const lists = scoped.filter((operation) => !operation.template.includes('{') && operation.method === 'get' && isList(operation));
+
+  before(async () => {
+    t = await startTestApp();
+    organizationA = (await buildOrganization()).id;
+    const organizationB = (await buildOrganization()).id;
+    tokenA = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: organizationA }));
+    tokenB = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: organizationB }));
+    for (const [collection, build] of Object.entries(FIXTURES)) values[collection] = await build(organizationA);
+  });
+  after(() => t.close());
+
+  it('when the contract is read, then every tenant-scoped operation with an {id} and every list has a fixture', () => {
+    const missing = [...addressed, ...lists].filter((operation) => !collectionOf(operation.template)).map((o) => `${o.method.toUpperCase()} ${o.template}`);
+    assert.deepEqual(missing, [], `add a fixture (or a NOT_TENANT_SCOPED reason) for:\n${missing.join('\n')}`);
+    assert.ok(addressed.length >= 15, `expected the walk to find the {id} operations, found ${addressed.length}`);
+    assert.ok(lists.length >= 5, `expected the walk to find the lists, found ${lists.length}`);
+  });
+
+  it("when another organization's admin addresses a record by id, then every operation answers 404 problem+json", async () => {
+    for (const operation of addressed) {
+      const url = fill(operation.template, values[collectionOf(operation.template)!]!);
+      const request = t.http[operation.method](url).set(bearer(tokenB));
+      const res = await (operation.body === undefined ? request : request.send(operation.body as object));
+      assert.equal(res.status, 404, `${operation.method.toUpperCase()} ${operation.template}: ${res.status} ${JSON.stringify(res.body)}`);
+      expectProblem(res, 404, 'not_found');
+      assert.ok(!JSON.stringify(res.body).includes(organizationA), `${operation.template} names organization A`);
+    }
+  });
+
+  it("when another organization lists, then no row of organization A appears (and A's own lists show them)", async () => {
+    const idsOfA = Object.values(values).flatMap(Object.values);
+    for (const operation of lists) {
+      const theirs = await t.http.get(operation.template).set(bearer(tokenB));
+      assert.equal(theirs.status, 200, `${operation.template}: ${theirs.status} ${JSON.stringify(theirs.body)}`);
+      const text = JSON.stringify(theirs.body);
+      for (const id of [organizationA, ...idsOfA]) assert.ok(!text.includes(id), `${operation.template} shows ${id} of organization A`);
+      const ours = await t.http.get(operation.template).set(bearer(tokenA)).expect(200);
+      const own = Object.values(values[collectionOf(operation.template)!]!);
+      assert.ok(own.some((id) => JSON.stringify(ours.body).includes(id)), `${operation.template}: organization A does not see its own record`);
+    }
+  });
+
+  it("when the walk is over, then organization A's records are untouched and its own admin still reads each one", async () => {
+    for (const operation of addressed.filter((o) => o.method === 'get' && /^\/api\/[\w-]+\/\{id\}$/.test(o.template))) {
+      await t.http.get(fill(operation.template, values[collectionOf(operation.template)!]!)).set(bearer(tokenA)).expect(200);
+    }
+    assert.equal((await WebhookDelivery.findByPk(values['/api/webhooks']!.deliveryId))?.status, 'failed');
+  });
+});
