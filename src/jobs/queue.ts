@@ -24,6 +24,7 @@ export class JobQueue {
   private instance?: PgBoss;
   private readonly definitions = new Map<string, JobDefinition<object>>();
   private started = false;
+  private readonly companions: Array<{ start(): void | Promise<void>; stop(): Promise<void> }> = [];
 
   constructor(private readonly options: JobQueueOptions) {}
 
@@ -45,6 +46,11 @@ export class JobQueue {
     for (const definition of definitions) this.definitions.set(definition.name, definition);
   }
 
+  /** Runs with the workers: started by start({ workers: true }), stopped first by stop() (the webhook dispatcher). */
+  runAlongside(companion: { start(): void | Promise<void>; stop(): Promise<void> }): void {
+    this.companions.push(companion);
+  }
+
   /** Creates the queue schema and queues; starts workers only when asked (the API process may not). */
   async start({ workers }: { workers: boolean }): Promise<void> {
     await this.boss.start();
@@ -60,6 +66,7 @@ export class JobQueue {
       if (definition.schedule) await this.boss.schedule(definition.name, definition.schedule, {}, { tz: 'UTC' });
       if (workers) for (let i = 0; i < (definition.concurrency ?? 1); i++) await this.work(definition);
     }
+    if (workers) for (const companion of this.companions) await companion.start();
   }
 
   private async work(definition: JobDefinition<object>): Promise<void> {
@@ -105,6 +112,7 @@ export class JobQueue {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    for (const companion of this.companions) await companion.stop();
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
   }
 }

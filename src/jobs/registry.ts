@@ -34,7 +34,7 @@ export function jobDefinitions(container: Container): JobDefinition<object>[] {
         if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
       },
     }),
-    webhookDeliveryJob(container.services.webhookDeliverer),
+    webhookDeliveryJob(container.services.webhookDispatcher),
     webhookPurgeJob(container.services.webhookDeliveries, () => container.clock.now()),
     defineJob({
       name: 'idempotency.purge',

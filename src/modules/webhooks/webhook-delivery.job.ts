@@ -1,21 +1,19 @@
 import { defineJob } from '../../jobs/job.ts';
 import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
-import { DELIVER_JOB, type DeliverJobData, type WebhookDeliverer } from './webhook.deliverer.ts';
+import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
 
 /**
- * One attempt per job. A receiver's failure is not a job failure: the deliverer records it and
- * queues the next attempt on the webhook retry schedule. The queue's own retries cover only our
- * side failing (the database unreachable mid-attempt).
+ * The deliveries table is the delivery queue (webhook.dispatcher.ts); a `webhook.deliver` job, still
+ * queued with each new delivery, only wakes the dispatcher of the instance that runs it. The
+ * dispatcher finds due deliveries on its own within its polling interval anyway.
  */
-export const webhookDeliveryJob = (deliverer: WebhookDeliverer) =>
+export const webhookDeliveryJob = (dispatcher: { wake(): void }) =>
   defineJob<DeliverJobData>({
     name: DELIVER_JOB,
-    handler: (data) => deliverer.deliver(data),
-    retryLimit: 10,
-    retryDelaySeconds: 5,
-    retryBackoff: true,
-    expireInSeconds: 120,
-    concurrency: 4,
+    handler: async () => dispatcher.wake(),
+    retryLimit: 0,
+    expireInSeconds: 60,
+    batchSize: 100,
   });
 
 /** Finished deliveries are kept 30 days, then removed with their attempts and orphaned events. */
