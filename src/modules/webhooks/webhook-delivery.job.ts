@@ -4,16 +4,19 @@ import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
 
 /**
  * The deliveries table is the delivery queue (webhook.dispatcher.ts); a `webhook.deliver` job, still
- * queued with each new delivery, only wakes the dispatcher of the instance that runs it. The
- * dispatcher finds due deliveries on its own within its polling interval anyway.
+ * queued with each new delivery, only wakes the dispatcher of the instance that runs it when that
+ * delivery is still pending. The dispatcher finds due deliveries on its own within its polling
+ * interval anyway, so these jobs can go once nothing queues them.
  */
-export const webhookDeliveryJob = (dispatcher: { wake(): void }) =>
+export const webhookDeliveryJob = (dispatcher: { nudge(deliveryId: string): Promise<void> }) =>
   defineJob<DeliverJobData>({
     name: DELIVER_JOB,
-    handler: async () => dispatcher.wake(),
-    retryLimit: 0,
+    handler: (data) => dispatcher.nudge(data.deliveryId),
+    retryLimit: 10,
+    retryDelaySeconds: 5,
+    retryBackoff: true,
     expireInSeconds: 60,
-    batchSize: 100,
+    batchSize: 50,
   });
 
 /** Finished deliveries are kept 30 days, then removed with their attempts and orphaned events. */

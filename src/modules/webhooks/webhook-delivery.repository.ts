@@ -210,6 +210,10 @@ export class WebhookDeliveryRepository {
     });
   }
 
+  async isPending(deliveryId: string): Promise<boolean> {
+    return (await this.deps.sql.one('SELECT 1 FROM webhook_deliveries WHERE id = $1 AND status = \'pending\'', [deliveryId])) !== undefined;
+  }
+
   /** Leases given back at shutdown, so the next process need not wait for them to run out. */
   async release(deliveryIds: string[]): Promise<void> {
     if (deliveryIds.length) await this.deps.sql.query('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND status = \'pending\'', [deliveryIds]);

@@ -78,6 +78,11 @@ export class WebhookDispatcher {
     this.wakeUp?.();
   }
 
+  /** A delivery was written or made pending again: look now if it still waits (the `webhook.deliver` job). */
+  async nudge(deliveryId: string): Promise<void> {
+    if (await this.deps.repository.isPending(deliveryId)) this.wake();
+  }
+
   /** One claim, for as many deliveries as there are free slots; returns how many went out. */
   async dispatchOnce(): Promise<{ claimed: number; more: boolean }> {
     const { repository, clock, options } = this.deps;
