@@ -26,6 +26,10 @@ export interface ClaimRequest {
   slots: number;
   /** At most this many more for an organization (what it already has in flight is taken off). */
   quotaLeft: (organizationId: string) => number;
+  /** At most this many more for one subscription's endpoint. */
+  endpointQuotaLeft: (subscriptionId: string) => number;
+  /** Subscriptions that already have as many deliveries in flight here as one endpoint may: skipped. */
+  saturatedSubscriptions: string[];
   /** A subscription with this many failures in a row is half-open: one probe delivery at a time. */
   breakerThreshold: number;
 }
@@ -56,9 +60,10 @@ export interface BreakerChange {
   failures: number;
 }
 
-// Due, not leased, on an active subscription whose circuit is closed (or whose cool-down is over).
-const DUE = `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)
-  AND s.status = 'active' AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1)`;
+// Due, not leased, on an active subscription whose circuit is closed (or whose cool-down is over), and
+// not on a subscription ($sat) that has its fill of deliveries in flight in this process.
+const due = (sat: string) => `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)
+  AND s.status = 'active' AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1) AND d.subscription_id <> ALL(${sat}::uuid[])`;
 
 export class WebhookDeliveryRepository {
   constructor(private readonly deps: { sequelize: Sequelize; sql: Sql }) {}
@@ -76,9 +81,9 @@ export class WebhookDeliveryRepository {
       const organizations = await sql.rows<{ organizationId: string }>(
         `SELECT d.organization_id AS "organizationId"
            FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-          WHERE ${DUE}
+          WHERE ${due('$3')}
           GROUP BY d.organization_id ORDER BY random() LIMIT $2`,
-        [request.now, request.slots],
+        [request.now, request.slots, request.saturatedSubscriptions],
         transaction,
       );
       if (organizations.length === 0) return { deliveries: [], more: false };
@@ -89,8 +94,9 @@ export class WebhookDeliveryRepository {
            FROM (SELECT c.id FROM unnest($2::uuid[], $3::int[]) AS o(organization_id, quota)
                  CROSS JOIN LATERAL (
                    SELECT d.id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-                    WHERE d.organization_id = o.organization_id AND ${DUE}
-                    ORDER BY d.next_attempt_at LIMIT o.quota
+                    WHERE d.organization_id = o.organization_id AND ${due('$5')}
+                    -- endpoints that are failing go after the healthy ones of the same organization
+                    ORDER BY s.consecutive_failures > 0, d.next_attempt_at LIMIT o.quota
                     FOR UPDATE OF d SKIP LOCKED) c) picked,
                 webhook_subscriptions s, webhook_events e
           WHERE d.id = picked.id AND s.id = d.subscription_id AND e.id = d.event_id
@@ -98,41 +104,47 @@ export class WebhookDeliveryRepository {
                     d.attempt_count AS "attemptCount", d.retry_step AS "retryStep", s.url, s.secret_sealed AS "secretSealed",
                     s.previous_secret_sealed AS "previousSecretSealed", s.previous_secret_expires_at AS "previousSecretExpiresAt",
                     s.consecutive_failures AS "consecutiveFailures", e.body`,
-        [request.now, organizations.map((o) => o.organizationId), quotas, request.leaseUntil],
+        [request.now, organizations.map((o) => o.organizationId), quotas, request.leaseUntil, request.saturatedSubscriptions],
         transaction,
       );
-      const deliveries = await this.admitProbes(rows, request, transaction);
+      const deliveries = await this.admitByCircuit(rows, request, transaction);
       const limited = quotas.some((quota, i) => quota < share || rows.filter((r) => r.organizationId === organizations[i]!.organizationId).length >= quota);
       return { deliveries, more: limited || organizations.length >= request.slots };
     });
   }
 
   /**
-   * Half-open circuits: one delivery per such subscription goes out as a probe, if this claim wins
-   * the subscription's probe ticket (its circuit is held open for the lease meanwhile); the others are
-   * released at once.
+   * An endpoint gets at most its quota of this claim. A failing one gets no more deliveries at once
+   * than it has failures left before its circuit opens, so a dead endpoint cannot fill the slots with attempts that will all time out. Half-open
+   * circuits: one delivery per subscription goes out as a probe, if this claim wins the subscription's
+   * probe ticket (its circuit is held open for the lease meanwhile). The rest are released at once.
    */
-  private async admitProbes(rows: Array<ClaimedDelivery & { consecutiveFailures: number }>, request: ClaimRequest, transaction: Transaction): Promise<ClaimedDelivery[]> {
-    const halfOpen = [...new Set(rows.filter((r) => r.consecutiveFailures >= request.breakerThreshold).map((r) => r.subscriptionId))];
-    if (halfOpen.length === 0) return rows;
+  private async admitByCircuit(rows: Array<ClaimedDelivery & { consecutiveFailures: number }>, request: ClaimRequest, transaction: Transaction): Promise<ClaimedDelivery[]> {
+    const threshold = request.breakerThreshold;
+    const halfOpen = [...new Set(rows.filter((r) => r.consecutiveFailures >= threshold).map((r) => r.subscriptionId))];
     const tickets = new Set(
-      (
-        await this.deps.sql.rows<{ id: string }>(
-          `UPDATE webhook_subscriptions SET circuit_open_until = $3
-            WHERE id = ANY($1::uuid[]) AND consecutive_failures >= $4 AND (circuit_open_until IS NULL OR circuit_open_until <= $2)
-            RETURNING id`,
-          [halfOpen, request.now, request.leaseUntil, request.breakerThreshold],
-          transaction,
-        )
-      ).map((r) => r.id),
+      halfOpen.length === 0
+        ? []
+        : (
+            await this.deps.sql.rows<{ id: string }>(
+              `UPDATE webhook_subscriptions SET circuit_open_until = $3
+                WHERE id = ANY($1::uuid[]) AND consecutive_failures >= $4 AND (circuit_open_until IS NULL OR circuit_open_until <= $2)
+                RETURNING id`,
+              [halfOpen, request.now, request.leaseUntil, threshold],
+              transaction,
+            )
+          ).map((r) => r.id),
     );
-    const probed = new Set<string>();
+    const admitted = new Map<string, number>();
     const kept: ClaimedDelivery[] = [];
     const released: string[] = [];
     for (const row of rows) {
-      const closed = row.consecutiveFailures < request.breakerThreshold;
-      if (closed || (tickets.has(row.subscriptionId) && !probed.has(row.subscriptionId))) {
-        if (!closed) probed.add(row.subscriptionId);
+      const failures = row.consecutiveFailures;
+      const byCircuit = failures === 0 ? Infinity : failures < threshold ? threshold - failures : tickets.has(row.subscriptionId) ? 1 : 0;
+      const allowed = Math.min(byCircuit, request.endpointQuotaLeft(row.subscriptionId));
+      const count = admitted.get(row.subscriptionId) ?? 0;
+      if (count < allowed) {
+        admitted.set(row.subscriptionId, count + 1);
         kept.push(row);
       } else released.push(row.id);
     }

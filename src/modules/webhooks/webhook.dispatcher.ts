@@ -50,6 +50,7 @@ export class WebhookDispatcher {
   private waitingForSlots = false;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly inFlightByOrganization = new Map<string, number>();
+  private readonly inFlightBySubscription = new Map<string, number>();
   private completedSinceClaim = 0;
   private finished: Finished[] = [];
   private flushing?: Promise<void>;
@@ -92,11 +93,15 @@ export class WebhookDispatcher {
     const now = clock.now();
     // An organization may hold at most three quarters of the slots, so another's delivery always finds one.
     const organizationCap = Math.max(1, options.concurrency - Math.max(1, Math.floor(options.concurrency / 4)));
+    // One endpoint at most half of them, so one that hangs leaves room for the organization's others.
+    const endpointCap = Math.max(1, Math.floor(options.concurrency / 2));
     const { deliveries, more } = await repository.claim({
       now,
       leaseUntil: new Date(now.getTime() + options.leaseMs),
       slots: free,
       quotaLeft: (organizationId) => organizationCap - (this.inFlightByOrganization.get(organizationId) ?? 0),
+      endpointQuotaLeft: (subscriptionId) => endpointCap - (this.inFlightBySubscription.get(subscriptionId) ?? 0),
+      saturatedSubscriptions: [...this.inFlightBySubscription].filter(([, count]) => count >= endpointCap).map(([id]) => id),
       breakerThreshold: options.breakerThreshold,
     });
     for (const delivery of deliveries) this.launch(delivery);
@@ -138,13 +143,12 @@ export class WebhookDispatcher {
   }
 
   private launch(delivery: ClaimedDelivery): void {
-    const byOrganization = this.inFlightByOrganization;
-    byOrganization.set(delivery.organizationId, (byOrganization.get(delivery.organizationId) ?? 0) + 1);
+    count(this.inFlightByOrganization, delivery.organizationId, +1);
+    count(this.inFlightBySubscription, delivery.subscriptionId, +1);
     const task = this.attempt(delivery).finally(() => {
       this.inFlight.delete(delivery.id);
-      const left = (byOrganization.get(delivery.organizationId) ?? 1) - 1;
-      if (left > 0) byOrganization.set(delivery.organizationId, left);
-      else byOrganization.delete(delivery.organizationId);
+      count(this.inFlightByOrganization, delivery.organizationId, -1);
+      count(this.inFlightBySubscription, delivery.subscriptionId, -1);
       // claim again once a batch worth of slots came free, not for every single one
       this.completedSinceClaim++;
       const batch = Math.max(1, Math.floor(this.deps.options.concurrency / 8));
@@ -205,6 +209,12 @@ export class WebhookDispatcher {
       logger.debug({ deliveryId: delivery.id, status: recorded.status, statusCode: recorded.statusCode, nextAttemptAt: recorded.nextAttemptAt }, 'webhook attempt recorded');
     }
   }
+}
+
+function count(counts: Map<string, number>, key: string, change: number): void {
+  const value = (counts.get(key) ?? 0) + change;
+  if (value > 0) counts.set(key, value);
+  else counts.delete(key);
 }
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
