@@ -65,12 +65,12 @@ export class WebhookDispatcher {
 
   /** Stops claiming, lets in-flight attempts finish (bounded by the HTTP timeout) and records them. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake();
-    await this.loop;
-    await Promise.allSettled(this.inFlight.values());
-    await this.flush();
+    if (this.running) {
+      this.running = false;
+      this.wake();
+      await this.loop;
+    }
+    await this.drain();
     this.deps.deliverer.close();
   }
 
