@@ -24,7 +24,15 @@ export interface Config {
   rateLimits: Record<Plan, number>;
   loginThrottle: { maxFailures: number; windowSeconds: number };
   jobs: { enabled: boolean; pollingIntervalSeconds: number };
-  webhooks: { allowPrivateTargets: boolean; timeoutMs: number; retryDelaysSeconds: number[] };
+  webhooks: {
+    allowPrivateTargets: boolean;
+    timeoutMs: number;
+    retryDelaysSeconds: number[];
+    concurrency: number;
+    pollIntervalMs: number;
+    breakerThreshold: number;
+    breakerCooldownSeconds: number;
+  };
   impersonation: { ttlSeconds: number; maxPerHour: number; notifyTarget: boolean };
   portals: { member: string; client: string; sponsor: string; admin: string };
   demo: { adminEmail?: string; adminPassword?: string; apiKey?: string };
@@ -203,8 +211,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webhooks: {
       allowPrivateTargets,
-      timeoutMs: int(env, 'WEBHOOKS_TIMEOUT_MS', 10000, 100, 60000),
+      timeoutMs: int(env, 'WEBHOOKS_TIMEOUT_MS', 5000, 100, 60000),
       retryDelaysSeconds: delays(env, 'WEBHOOKS_RETRY_DELAYS', DEFAULT_RETRY_DELAYS_SECONDS),
+      concurrency: int(env, 'WEBHOOKS_CONCURRENCY', 64, 1, 1024),
+      pollIntervalMs: int(env, 'WEBHOOKS_POLL_MS', 500, 10, 60000),
+      breakerThreshold: int(env, 'WEBHOOKS_BREAKER_THRESHOLD', 5, 1, 1000),
+      breakerCooldownSeconds: int(env, 'WEBHOOKS_BREAKER_COOLDOWN_SECONDS', 60, 1, 86400),
     },
     impersonation: {
       ttlSeconds: int(env, 'IMPERSONATION_TTL_SECONDS', 900, 60, 3600),

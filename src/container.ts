@@ -32,8 +32,11 @@ import { JobAdminService } from './modules/jobs-admin/job-admin.service.ts';
 import { memberResource } from './modules/members/member.definition.ts';
 import type { MemberDto, MemberInput } from './modules/members/member.mapper.ts';
 import type { Member } from './modules/members/member.model.ts';
+import { WebhookDeliveryRepository } from './modules/webhooks/webhook-delivery.repository.ts';
 import { WebhookDeliveryService } from './modules/webhooks/webhook-delivery.service.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook.deliverer.ts';
+import { WebhookDispatcher } from './modules/webhooks/webhook.dispatcher.ts';
+import { WebhookSender } from './modules/webhooks/webhook.sender.ts';
 import { WebhookPublisher } from './modules/webhooks/webhook.publisher.ts';
 import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
 import { WebhookService } from './modules/webhooks/webhook.service.ts';
@@ -88,7 +91,7 @@ export interface Container {
     courses: CrudService<Course, CourseDto, CourseInput>;
     webhooks: WebhookService;
     webhookDeliveries: WebhookDeliveryService;
-    webhookDeliverer: WebhookDeliverer;
+    webhookDispatcher: WebhookDispatcher;
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
   };
@@ -140,15 +143,21 @@ export function createContainer(options: ContainerOptions): Container {
   const guard = new WebhookTargetGuard({ allowPrivateTargets: config.webhooks.allowPrivateTargets, lookup: options.dnsLookup ?? systemDnsLookup });
   const crud = { sequelize, clock, audit, publisher: domainEvents };
   const webhooks = new WebhookService({ sequelize, clock, audit, queue, guard, secrets });
-  const webhookDeliverer = new WebhookDeliverer({
-    sequelize,
-    clock,
-    queue,
-    guard,
-    secrets,
-    timeoutMs: config.webhooks.timeoutMs,
-    retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+  const webhookSender = new WebhookSender(config.webhooks.concurrency);
+  const webhookDispatcher = new WebhookDispatcher({
+    repository: new WebhookDeliveryRepository({ sequelize, sql }),
+    deliverer: new WebhookDeliverer({ guard, secrets, sender: webhookSender, timeoutMs: config.webhooks.timeoutMs }),
+    // delivery timing runs on wall time, as receivers and the network do (tests build their own with a ManualClock)
+    clock: systemClock,
     logger: logger.child({ module: 'webhooks' }),
+    options: {
+      concurrency: config.webhooks.concurrency,
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      breakerThreshold: config.webhooks.breakerThreshold,
+      breakerCooldownMs: config.webhooks.breakerCooldownSeconds * 1000,
+      leaseMs: 2 * config.webhooks.timeoutMs + 60_000,
+      retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+    },
   });
   const container: Container = {
     config,
@@ -178,8 +187,8 @@ export function createContainer(options: ContainerOptions): Container {
       events: new CrudService(eventResource, crud),
       courses: new CrudService(courseResource, crud),
       webhooks,
-      webhookDeliveries: new WebhookDeliveryService({ sequelize, clock, queue, audit, subscriptions: webhooks }),
-      webhookDeliverer,
+      webhookDeliveries: new WebhookDeliveryService({ sequelize, clock, audit, subscriptions: webhooks, wake: () => webhookDispatcher.wake() }),
+      webhookDispatcher,
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize)),
     },
@@ -194,5 +203,6 @@ export function createContainer(options: ContainerOptions): Container {
       redis?.disconnect();
     },
   };
+  queue.runAlongside(webhookDispatcher);
   return container;
 }

@@ -31,6 +31,7 @@ export class JobQueue {
   private readonly handlers = new Map<string, JobHandler<object>>();
   private started = false;
   private working = false;
+  private readonly companions: Array<{ start(): void | Promise<void>; stop(): Promise<void> }> = [];
 
   constructor(private readonly options: JobQueueOptions) {
     this.specs = new Map(options.specs.map((spec) => [spec.name, spec]));
@@ -61,6 +62,11 @@ export class JobQueue {
     }
   }
 
+  /** Runs with the workers: started by start({ workers: true }), stopped first by stop() (the webhook dispatcher). */
+  runAlongside(companion: { start(): void | Promise<void>; stop(): Promise<void> }): void {
+    this.companions.push(companion);
+  }
+
   /** Creates the queue schema, queues and schedules; starts workers only when asked (the API process may not). */
   async start({ workers }: { workers: boolean }): Promise<void> {
     const missing = [...this.specs.keys()].filter((name) => !this.handlers.has(name));
@@ -81,6 +87,7 @@ export class JobQueue {
       }
       if (workers && !this.working) for (let i = 0; i < spec.concurrency; i++) await this.work(spec, this.handlers.get(spec.name)!);
     }
+    if (workers && !this.working) for (const companion of this.companions) await companion.start();
     if (workers) this.working = true;
   }
 
@@ -133,6 +140,7 @@ export class JobQueue {
     if (!this.started) return;
     this.started = false;
     this.working = false;
+    for (const companion of this.companions) await companion.stop();
     await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
   }
 }

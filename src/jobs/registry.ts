@@ -13,7 +13,7 @@ export function jobDependencies(c: Container): JobDeps {
     'impersonation.close-expired': services.impersonation,
     'idempotency.purge': services.idempotency,
     'rate-limit.purge': { counterStore: c.counterStore, clock },
-    'webhook.deliver': services.webhookDeliverer,
+    'webhook.deliver': services.webhookDispatcher,
     'webhook.purge': { deliveries: services.webhookDeliveries, now: () => clock.now() },
     'domain-event.deliver': c.domainEvents,
     'domain-events.purge': { events: c.domainEvents, clock, retentionDays: config.domainEvents.retentionDays },

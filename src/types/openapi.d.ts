@@ -1539,7 +1539,7 @@ export interface components {
             }[];
         };
         /**
-         * @description `disabled` is set by the service (the endpoint answered 410 Gone); `active` re-enables.
+         * @description `disabled` is set by the service, for good until a client sets `active` again: the endpoint answered 410 Gone, or the subscription's signing secret can no longer be unsealed (rotate the secret, then set `active`). Pending deliveries of a disabled subscription fail; `disabledReason` says why and when. An endpoint that keeps failing is not disabled: its deliveries wait while its circuit is open.
          * @enum {string}
          */
         WebhookSubscriptionStatus: "active" | "paused" | "disabled";
@@ -1551,6 +1551,7 @@ export interface components {
             description: string | null;
             events: components["schemas"]["WebhookEventType"][];
             status: components["schemas"]["WebhookSubscriptionStatus"];
+            /** @description Why and when the service disabled the subscription; null unless `status` is `disabled`. */
             disabledReason: string | null;
             /** Format: date-time */
             createdAt: string;
@@ -1566,6 +1567,7 @@ export interface components {
             description: string | null;
             events: components["schemas"]["WebhookEventType"][];
             status: components["schemas"]["WebhookSubscriptionStatus"];
+            /** @description Why and when the service disabled the subscription; null unless `status` is `disabled`. */
             disabledReason: string | null;
             /** Format: date-time */
             createdAt: string;

@@ -6,9 +6,17 @@ import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../src/modules/webhooks/webhook
 const SECRET = 'x'.repeat(32);
 
 describe('webhook settings', () => {
-  it('when nothing is set, then the three-day schedule, a 10 s timeout and no private targets apply', () => {
+  it('when nothing is set, then the three-day schedule, a 5 s timeout, 64 in flight, a 5-failure circuit and no private targets apply', () => {
     const { webhooks } = loadConfig({});
-    assert.deepEqual(webhooks, { allowPrivateTargets: false, timeoutMs: 10_000, retryDelaysSeconds: [...DEFAULT_RETRY_DELAYS_SECONDS] });
+    assert.deepEqual(webhooks, {
+      allowPrivateTargets: false,
+      timeoutMs: 5_000,
+      retryDelaysSeconds: [...DEFAULT_RETRY_DELAYS_SECONDS],
+      concurrency: 64,
+      pollIntervalMs: 500,
+      breakerThreshold: 5,
+      breakerCooldownSeconds: 60,
+    });
   });
 
   it('when a retry schedule is given, then it is whole seconds, comma-separated', () => {

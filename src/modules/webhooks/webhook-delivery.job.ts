@@ -1,19 +1,20 @@
 import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
-import { DELIVER_JOB, type DeliverJobData, type WebhookDeliverer } from './webhook.deliverer.ts';
+import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
 
 /**
- * One attempt per job. A receiver's failure is not a job failure: the deliverer records it and
- * queues the next attempt on the webhook retry schedule. The queue's own retries cover only our
- * side failing (the database unreachable mid-attempt).
+ * The deliveries table is the delivery queue (webhook.dispatcher.ts); a `webhook.deliver` job, still
+ * queued with each new delivery, only wakes the dispatcher of the instance that runs it when that
+ * delivery is still pending. The dispatcher finds due deliveries on its own within its polling
+ * interval anyway, so these jobs can go once nothing queues them.
  */
 export const webhookDeliveryJob = defineJob({
   name: DELIVER_JOB,
   payload: payloadOf<DeliverJobData>(),
-  handler: (deliverer: WebhookDeliverer) => (data) => deliverer.deliver(data),
+  handler: (dispatcher: { nudge(deliveryId: string): Promise<void> }) => (data) => dispatcher.nudge(data.deliveryId),
   retry: { limit: 10, delaySeconds: 5, backoff: true },
-  expireInSeconds: 120,
-  concurrency: 4,
+  expireInSeconds: 60,
+  batchSize: 50,
 });
 
 /** Finished deliveries are kept 30 days, then removed with their attempts and orphaned events. */

@@ -1,6 +1,5 @@
 // A subscription's deliveries with every attempt, and redelivery of one of them.
 import { Op, type Sequelize } from 'sequelize';
-import type { JobQueue } from '../../jobs/queue.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { errors } from '../../shared/errors.ts';
@@ -8,7 +7,6 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { AuditService } from '../audit/audit.service.ts';
 import { WebhookAttempt, WebhookDelivery, type WebhookDeliveryStatus } from './webhook-delivery.model.ts';
 import { WebhookEvent } from './webhook-event.model.ts';
-import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
 import type { WebhookService } from './webhook.service.ts';
 
 export interface DeliveryWithAttempts {
@@ -25,7 +23,14 @@ async function attemptsOf(deliveries: WebhookDelivery[]): Promise<DeliveryWithAt
 
 export class WebhookDeliveryService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; clock: Clock; queue: JobQueue; audit: AuditService; subscriptions: WebhookService },
+    private readonly deps: {
+      sequelize: Sequelize;
+      clock: Clock;
+      audit: AuditService;
+      subscriptions: WebhookService;
+      /** Tells this instance's dispatcher (if it runs one) to look now rather than at its next poll. */
+      wake?: () => void;
+    },
   ) {}
 
   async list(actor: Actor, webhookId: string, page: PageRequest, filter: { status?: WebhookDeliveryStatus } = {}): Promise<Page<DeliveryWithAttempts>> {
@@ -45,11 +50,12 @@ export class WebhookDeliveryService {
       if (subscription.status !== 'active') throw errors.conflict(`The subscription is ${subscription.status}; resume it (status: active) first`);
       const found = await WebhookDelivery.findOne({ where: { id: deliveryId, subscriptionId: subscription.id }, include: [withEventType], transaction, lock: { level: transaction.LOCK.UPDATE, of: WebhookDelivery } });
       if (!found) throw errors.notFound('Delivery', deliveryId);
+      // the deliveries table is the queue: pending and due is all it takes
       await found.update({ status: 'pending', retryStep: 0, nextAttemptAt: this.deps.clock.now() }, { transaction });
-      await this.deps.queue.enqueue<DeliverJobData>(DELIVER_JOB, { deliveryId: found.id, attempt: found.attemptCount }, { transaction });
       await this.deps.audit.record(actor, { action: 'webhook.redelivered', targetType: 'webhook_delivery', targetId: found.id }, transaction);
       return found;
     });
+    this.deps.wake?.();
     return (await attemptsOf([delivery]))[0]!;
   }
 

@@ -1,113 +1,92 @@
-// Attempts one delivery and records the outcome; the job queue calls it (webhook-delivery.job.ts).
-// At-least-once: the delivery row exists before any attempt; the outcome, the attempt log and the
-// next attempt's job are written in one transaction, so a crash anywhere repeats an attempt at worst
-// and never loses one. Receivers de-duplicate by `webhook-id`.
-import type { Sequelize } from 'sequelize';
-import type { JobQueue } from '../../jobs/queue.ts';
-import type { Clock } from '../../shared/clock.ts';
-import type { Logger } from '../../shared/logger.ts';
-import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.model.ts';
-import { WebhookEvent } from './webhook-event.model.ts';
-import { WebhookSubscription } from './webhook-subscription.model.ts';
+// One attempt of one claimed delivery: re-check the target, unseal and sign, POST; then what the
+// outcome means for the delivery (retry when, or done) and for the subscription (410, lost secret).
+// The dispatcher (webhook.dispatcher.ts) claims deliveries and records these outcomes in batches.
+import type { ClaimedDelivery, RecordedAttempt } from './webhook-delivery.repository.ts';
 import { retryDelaySeconds } from './webhook.retry-schedule.ts';
-import type { WebhookSecrets } from './webhook.secrets.ts';
-import { postWebhook, type AttemptOutcome } from './webhook.sender.ts';
+import { UnsealableSecretError, type WebhookSecrets } from './webhook.secrets.ts';
+import type { AttemptOutcome, WebhookSender } from './webhook.sender.ts';
 import { signDelivery } from './webhook.signer.ts';
 import type { WebhookTargetGuard } from './webhook.target-guard.ts';
 
+/** Before the deliveries table became the queue, each attempt was a job; the name stays a wake-up call. */
 export const DELIVER_JOB = 'webhook.deliver';
 
-/** `attempt` is the delivery's attempt count when the job was queued: a stale duplicate is ignored. */
+/** `attempt` is the delivery's attempt count when the job was queued. */
 export interface DeliverJobData {
   deliveryId: string;
   attempt: number;
 }
 
-export interface WebhookDelivererDeps {
-  sequelize: Sequelize;
-  clock: Clock;
-  queue: JobQueue;
-  guard: WebhookTargetGuard;
-  secrets: WebhookSecrets;
-  timeoutMs: number;
-  retryDelaysSeconds: readonly number[];
-  logger: Logger;
-  random?: () => number;
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  /** The secret cannot be unsealed: the delivery fails for good and the subscription is disabled. */
+  unsealable: boolean;
+  /** Nothing was sent to the endpoint (refused by the guard, or no secret): the breaker is not told. */
+  reachedEndpoint: boolean;
 }
 
-const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
+export interface WebhookDelivererDeps {
+  guard: WebhookTargetGuard;
+  secrets: WebhookSecrets;
+  sender: WebhookSender;
+  timeoutMs: number;
+}
+
+export const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
+const notSent = (error: string, unsealable = false): AttemptResult => ({
+  outcome: { statusCode: null, durationMs: 0, error, responseExcerpt: null },
+  unsealable,
+  reachedEndpoint: false,
+});
 
 export class WebhookDeliverer {
   constructor(private readonly deps: WebhookDelivererDeps) {}
 
-  async deliver({ deliveryId, attempt }: DeliverJobData): Promise<void> {
-    const delivery = await WebhookDelivery.findByPk(deliveryId, {
-      include: [
-        { model: WebhookSubscription, as: 'subscription' },
-        { model: WebhookEvent, as: 'event' },
-      ],
-    });
-    // finished, deleted with its subscription, or already attempted by a duplicate job
-    if (!delivery || delivery.status !== 'pending' || delivery.attemptCount !== attempt) return;
-    const subscription = delivery.subscription!;
-    if (subscription.status === 'paused') return; // resuming queues it again
-    if (subscription.status === 'disabled') {
-      await WebhookDelivery.update(
-        { status: 'failed', nextAttemptAt: null, lastError: 'subscription disabled' },
-        { where: { id: deliveryId, status: 'pending', attemptCount: attempt } },
-      );
-      return;
+  async attempt(delivery: ClaimedDelivery, now: Date): Promise<AttemptResult> {
+    const { guard, secrets, sender, timeoutMs } = this.deps;
+    let secretsNow: string[];
+    try {
+      secretsNow = secrets.signingSecrets(delivery, now);
+    } catch (error) {
+      if (error instanceof UnsealableSecretError) return notSent(error.message, true);
+      throw error;
     }
-    const outcome = await this.attempt(subscription, delivery.event!);
-    await this.record(delivery, subscription, outcome);
-  }
-
-  private async attempt(subscription: WebhookSubscription, event: WebhookEvent): Promise<AttemptOutcome> {
-    const { guard, secrets, clock, timeoutMs } = this.deps;
-    const url = new URL(subscription.url);
+    const url = new URL(delivery.url);
     let address;
     try {
       address = await guard.resolve(url); // again now: the name may point elsewhere since it was saved
     } catch (error) {
-      return { statusCode: null, durationMs: 0, error: `refused: ${(error as Error).message}`, responseExcerpt: null };
+      return notSent(`refused: ${(error as Error).message}`);
     }
-    const now = clock.now();
-    const headers = signDelivery(secrets.signingSecrets(subscription, now), event.id, now, event.body);
-    return postWebhook(url, address, { ...headers }, event.body, timeoutMs);
+    const headers = signDelivery(secretsNow, delivery.eventId, now, delivery.body);
+    return { outcome: await sender.post(url, address, { ...headers }, delivery.body, timeoutMs), unsealable: false, reachedEndpoint: true };
   }
 
-  private async record(delivery: WebhookDelivery, subscription: WebhookSubscription, outcome: AttemptOutcome): Promise<void> {
-    const { sequelize, clock, queue, retryDelaysSeconds: delays, random, logger } = this.deps;
-    const now = clock.now();
-    const gone = outcome.statusCode === 410;
-    const failures = delivery.retryStep + 1;
-    const delay = isSuccess(outcome.statusCode) || gone ? null : retryDelaySeconds(failures, delays, random);
-    const status = isSuccess(outcome.statusCode) ? 'succeeded' : delay === null ? 'failed' : 'pending';
-    await sequelize.transaction(async (transaction) => {
-      const [updated] = await WebhookDelivery.update(
-        {
-          status,
-          attemptCount: delivery.attemptCount + 1,
-          retryStep: failures,
-          lastAttemptAt: now,
-          lastStatusCode: outcome.statusCode,
-          lastError: outcome.error,
-          nextAttemptAt: delay === null ? null : new Date(now.getTime() + delay * 1000),
-        },
-        { where: { id: delivery.id, status: 'pending', attemptCount: delivery.attemptCount }, transaction },
-      );
-      if (updated === 0) return; // a concurrent run recorded this attempt first
-      await WebhookAttempt.create({ deliveryId: delivery.id, attemptedAt: now, ...outcome }, { transaction });
-      if (gone) {
-        await WebhookSubscription.update(
-          { status: 'disabled', disabledReason: `The endpoint answered 410 Gone at ${now.toISOString()}` },
-          { where: { id: subscription.id }, transaction },
-        );
-      }
-      if (delay !== null) {
-        await queue.enqueue<DeliverJobData>(DELIVER_JOB, { deliveryId: delivery.id, attempt: delivery.attemptCount + 1 }, { transaction, startAfter: delay });
-      }
-    });
-    logger.info({ deliveryId: delivery.id, status, statusCode: outcome.statusCode, retryInSeconds: delay }, 'webhook attempt recorded');
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.deps.sender.close();
   }
+}
+
+/** The delivery's row after this attempt: succeeded, failed for good, or pending with its next time. */
+export function afterAttempt(
+  delivery: ClaimedDelivery,
+  result: AttemptResult,
+  now: Date,
+  delays: readonly number[],
+  random?: () => number,
+): RecordedAttempt {
+  const { outcome } = result;
+  const final = isSuccess(outcome.statusCode) || outcome.statusCode === 410 || result.unsealable;
+  const failures = delivery.retryStep + 1;
+  const delay = final ? null : retryDelaySeconds(failures, delays, random);
+  return {
+    deliveryId: delivery.id,
+    claimedAttemptCount: delivery.attemptCount,
+    status: isSuccess(outcome.statusCode) ? 'succeeded' : delay === null ? 'failed' : 'pending',
+    retryStep: failures,
+    nextAttemptAt: delay === null ? null : new Date(now.getTime() + delay * 1000),
+    attemptedAt: now,
+    ...outcome,
+  };
 }

@@ -1,8 +1,11 @@
 // One HTTP attempt: POST the signed body to the address the guard approved, within the timeout.
 // No redirects are followed (a 3xx is a failure), and at most 1 KiB of the answer is kept.
+// Connections are kept alive and pooled per approved address (the IP is the connection's host; the
+// name travels in Host and TLS SNI), so a busy receiver costs one handshake, not one per delivery,
+// and a pooled connection can only ever lead to an address the guard approved.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { ResolvedAddress } from './webhook.target-guard.ts';
 
 export interface AttemptOutcome {
@@ -15,35 +18,46 @@ export interface AttemptOutcome {
 const EXCERPT_LIMIT = 1024;
 export const USER_AGENT = 'Guildhall-Webhooks/1.0 (+https://www.standardwebhooks.com)';
 
-/** Resolves every name to the approved address: the connection goes exactly where the check looked. */
-function pinned({ address, family }: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as LookupFunction;
-}
+export class WebhookSender {
+  private readonly http: http.Agent;
+  private readonly https: https.Agent;
 
-export function postWebhook(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...outcome, durationMs: elapsed() });
-    };
-    const client = url.protocol === 'https:' ? https : http;
-    const request = client.request(
-      url,
-      {
+  /** `maxSockets` per address: the dispatcher's concurrency bounds the total anyway. */
+  constructor(maxSockets: number) {
+    this.http = new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 30_000 });
+    this.https = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 30_000 });
+  }
+
+  post(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...outcome, durationMs: elapsed() });
+      };
+      const secure = url.protocol === 'https:';
+      const name = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      const request = (secure ? https : http).request({
         method: 'POST',
-        agent: false,
-        lookup: pinned(address),
+        protocol: url.protocol,
+        hostname: address.address,
+        family: address.family,
+        port: url.port || (secure ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        agent: secure ? this.https : this.http,
+        ...(secure && !isIP(name) ? { servername: name } : {}),
         signal: AbortSignal.timeout(timeoutMs),
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': USER_AGENT, ...headers },
-      },
-      (response) => {
+        headers: {
+          host: url.host,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': USER_AGENT,
+          ...headers,
+        },
+      }, (response) => {
         let excerpt = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
@@ -55,12 +69,17 @@ export function postWebhook(url: URL, address: ResolvedAddress, headers: Record<
           const ok = status >= 200 && status < 300;
           finish({ statusCode: status, error: ok ? null : `HTTP ${status}`, responseExcerpt: excerpt.slice(0, EXCERPT_LIMIT) || null });
         });
-      },
-    );
-    request.on('error', (error) => {
-      const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
-      finish({ statusCode: null, error: timedOut ? `no answer within ${timeoutMs} ms` : error.message, responseExcerpt: null });
+      });
+      request.on('error', (error) => {
+        const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
+        finish({ statusCode: null, error: timedOut ? `no answer within ${timeoutMs} ms` : error.message, responseExcerpt: null });
+      });
+      request.end(body);
     });
-    request.end(body);
-  });
+  }
+
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
 }
