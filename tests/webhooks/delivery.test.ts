@@ -18,7 +18,7 @@ describe('webhook deliveries', () => {
     t = await startTestApp({
       workers: true,
       dnsLookup: dns.lookup,
-      env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_DELAYS: '1,1', WEBHOOKS_TIMEOUT_MS: '1000' },
+      env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_RETRY_DELAYS: '1,1', WEBHOOKS_TIMEOUT_MS: '3000' /* generous: a loaded CI machine must not turn a slow answer into a retry */ },
     });
   });
   after(async () => {
@@ -110,7 +110,7 @@ describe('webhook deliveries', () => {
 
   it('when the receiver never answers in time, then the attempt records the timeout and the schedule ends in failure', async () => {
     const { token, receiver, webhookId } = await subscribed(['member.created'], async () => {
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, 4500));
       return 200;
     });
     await newMember(token, 'slow@example.test');
@@ -119,7 +119,7 @@ describe('webhook deliveries', () => {
       return list[0]?.status === 'failed' && list;
     }, 30_000);
     assert.equal(delivery.attemptCount, 3, 'the first attempt and two retries');
-    assert.ok(delivery.attempts.every((a: { error: string; statusCode: null }) => a.statusCode === null && /no answer within 1000 ms/.test(a.error)));
+    assert.ok(delivery.attempts.every((a: { error: string; statusCode: null }) => a.statusCode === null && /no answer within 3000 ms/.test(a.error)));
     assert.equal(delivery.nextAttemptAt, null);
     assert.ok(receiver.received.length <= 3);
   });
