@@ -22,9 +22,9 @@ export class PostgresCounterStore implements CounterStore {
   async take(key: string, windowStart: Date, _windowEnd: Date, hits: number, ceiling: number): Promise<number | null> {
     // The row lock of ON CONFLICT DO UPDATE serialises concurrent takes; the WHERE sees the locked row.
     const row = await this.sql.one<{ hits: number }>(
-      `INSERT INTO rate_limit_counters (key, window_start, hits) SELECT $1, $2, $3 WHERE $3 <= $4
+      `INSERT INTO rate_limit_counters (key, window_start, hits) SELECT $1::text, $2::timestamptz, $3::integer WHERE $3::integer <= $4::integer
        ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + EXCLUDED.hits
-         WHERE rate_limit_counters.hits + EXCLUDED.hits <= $4
+         WHERE rate_limit_counters.hits + EXCLUDED.hits <= $4::integer
        RETURNING hits`,
       [key, windowStart, hits, ceiling],
     );
@@ -32,7 +32,7 @@ export class PostgresCounterStore implements CounterStore {
   }
 
   async release(key: string, windowStart: Date, hits: number): Promise<void> {
-    await this.sql.query('UPDATE rate_limit_counters SET hits = GREATEST(hits - $3, 0) WHERE key = $1 AND window_start = $2', [key, windowStart, hits]);
+    await this.sql.query('UPDATE rate_limit_counters SET hits = GREATEST(hits - $3::integer, 0) WHERE key = $1 AND window_start = $2', [key, windowStart, hits]);
   }
 
   async peek(key: string, windowStart: Date): Promise<number> {

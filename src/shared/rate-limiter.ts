@@ -55,11 +55,11 @@ const defaultLeaseSize = (limit: number) => Math.min(100, Math.max(1, Math.floor
  * steady traffic. Leases stop `exactMargin` before the limit (the store refuses a block that would
  * cross it); from there each hit is one atomic add of 1 with the limit as ceiling, so across any
  * number of instances exactly `limit` hits are allowed. Leased hits already count in the shared
- * total: an instance that falls idle gives its unused lease back after `idleMs`, and on close.
- * Refused hits are not counted.
+ * total: an instance gives its unused lease back when the store refuses its next one (the limit is
+ * near), after `idleMs` without hits, and on close. Refused hits are not counted.
  *
- * Remaining = limit - (shared total at this instance's last add) + its unused lease: exact near the
- * limit; far from it, other instances' hits since this one's last lease are not yet seen.
+ * Remaining = limit - (shared total at this instance's last add) + its unused lease: exact for every
+ * hit decided alone; a hit served from a lease does not see other instances' hits since that lease.
  */
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>();
@@ -135,7 +135,10 @@ export class RateLimiter {
       .take(key, new Date(entry.windowStart), entry.windowEnd, lease, ceiling)
       .then((total) => {
         if (total === null) {
+          // near the limit: give back what is left, so this instance's next hits are decided (and
+          // their Remaining reported) by the shared count alone
           entry.shared = Math.max(entry.shared, ceiling - lease + 1);
+          this.giveBack(key, entry);
           return false;
         }
         entry.shared = total;
@@ -181,13 +184,18 @@ export class RateLimiter {
         continue;
       }
       if (entry.unused === 0 || entry.refill || (!everything && now - entry.lastHitAt < this.idleMs)) continue;
-      const hits = entry.unused;
-      entry.unused = 0;
-      entry.shared -= hits;
-      // if the release fails the hits stay counted: fewer allowed this window, never more
-      releases.push(this.store.release(key, new Date(entry.windowStart), hits).catch(() => {}));
+      releases.push(this.giveBack(key, entry));
     }
     await Promise.all(releases);
+  }
+
+  private giveBack(key: string, entry: Entry): Promise<void> {
+    const hits = entry.unused;
+    if (hits === 0) return Promise.resolve();
+    entry.unused = 0;
+    entry.shared -= hits;
+    // if the release fails the hits stay counted: fewer allowed this window, never more
+    return this.store.release(key, new Date(entry.windowStart), hits).catch(() => {});
   }
 
   async close(): Promise<void> {
