@@ -119,11 +119,15 @@ function demoApiKey(env: Env): string | undefined {
   return value;
 }
 
-export const APP_SECRET_REQUIRED_WITH_DATABASE_URL =
-  'APP_SECRET is required when DATABASE_URL is set: it seals stored secrets (webhook signing secrets, TOTP seeds) ' +
-  'and signs tokens, so every instance and every restart must share it. Generate one with\n' +
-  `  node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\n` +
-  'and set it in the environment of every instance (APP_SECRET=<that value>). Only the embedded database (no DATABASE_URL) generates and keeps its own, in DATA_DIR.';
+export function appSecretRequired(because: string): string {
+  return (
+    `APP_SECRET is required when ${because}: it seals stored secrets (webhook signing secrets, TOTP seeds) ` +
+    'and signs tokens, so every instance and every restart must share it. Generate one with\n' +
+    `  node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\n` +
+    'and set APP_SECRET to that value in the environment of every instance. Only the embedded database ' +
+    '(no DATABASE_URL) generates its own, kept in DATA_DIR.'
+  );
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'] as const, 'development');
@@ -131,9 +135,9 @@ export function loadConfig(env: Env = process.env): Config {
   const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`);
   const appSecret = optional(env, 'APP_SECRET');
   if (appSecret !== undefined && appSecret.length < 32) throw new ConfigError('APP_SECRET must be at least 32 characters');
-  if (nodeEnv === 'production' && !appSecret) throw new ConfigError('APP_SECRET is required when NODE_ENV=production');
   // A per-process secret would seal webhook secrets and TOTP seeds that no restart or other instance can open.
-  if (optional(env, 'DATABASE_URL') && !appSecret) throw new ConfigError(APP_SECRET_REQUIRED_WITH_DATABASE_URL);
+  if (!appSecret && optional(env, 'DATABASE_URL')) throw new ConfigError(appSecretRequired('DATABASE_URL is set'));
+  if (!appSecret && nodeEnv === 'production') throw new ConfigError(appSecretRequired('NODE_ENV=production'));
   const allowPrivateTargets = bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false);
   // the SSRF guard's development switch must never reach production
   if (nodeEnv === 'production' && allowPrivateTargets) throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { APP_SECRET_REQUIRED_WITH_DATABASE_URL, ConfigError, type Config } from '../config.ts';
+import { appSecretRequired, ConfigError, type Config } from '../config.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -13,7 +13,7 @@ import type { Logger } from './logger.ts';
  */
 export async function resolveAppSecret(config: Config, logger: Logger): Promise<string> {
   if (config.appSecret) return config.appSecret;
-  if (config.databaseUrl) throw new ConfigError(APP_SECRET_REQUIRED_WITH_DATABASE_URL);
+  if (config.databaseUrl) throw new ConfigError(appSecretRequired('DATABASE_URL is set'));
   if (config.dataDir === 'memory://') return randomBytes(32).toString('base64url');
   const file = path.resolve(config.dataDir, 'app-secret');
   const stored = await readStoredSecret(file);
