@@ -31,6 +31,11 @@ interface Entry {
   refill?: Promise<boolean>;
   /** Clock time of the last hit, to give back the lease of an idle instance. */
   lastHitAt: number;
+  /** Clock time `shared` was last read or written; a lease older than `refreshMs` re-reads it. */
+  syncedAt: number;
+  /** Bumped by every change of `shared`, so a slow re-read does not overwrite a newer figure. */
+  version: number;
+  reading: boolean;
 }
 
 export interface RateLimiterOptions {
@@ -40,6 +45,8 @@ export interface RateLimiterOptions {
   exactMargin?: number;
   /** A lease unused for this long (by the injected clock) is given back. */
   idleMs?: number;
+  /** While hits are served from a lease, the shared total is re-read in the background this often (by the clock). */
+  refreshMs?: number;
   /** How often (real time) idle leases and ended windows are swept. */
   sweepIntervalMs?: number;
 }
@@ -58,8 +65,10 @@ const defaultLeaseSize = (limit: number) => Math.min(100, Math.max(1, Math.floor
  * total: an instance gives its unused lease back when the store refuses its next one (the limit is
  * near), after `idleMs` without hits, and on close. Refused hits are not counted.
  *
- * Remaining = limit - (shared total at this instance's last add) + its unused lease: exact for every
- * hit decided alone; a hit served from a lease does not see other instances' hits since that lease.
+ * Remaining = limit - (shared total as this instance last saw it) + its unused lease: exact for every
+ * hit decided alone; while hits are served from a lease the total is re-read in the background every
+ * `refreshMs`, so Remaining lags other instances' hits by about that much, and counts their unused
+ * leases as used.
  */
 export class RateLimiter {
   private readonly entries = new Map<string, Entry>();
@@ -67,6 +76,7 @@ export class RateLimiter {
   private readonly exactMargin: number;
   private readonly idleMs: number;
   private readonly sweepIntervalMs: number;
+  private readonly refreshMs: number;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -78,6 +88,7 @@ export class RateLimiter {
     this.exactMargin = options.exactMargin ?? 50;
     this.idleMs = options.idleMs ?? 2000;
     this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
+    this.refreshMs = options.refreshMs ?? 1000;
   }
 
   private window(windowSeconds: number): Window {
@@ -90,7 +101,7 @@ export class RateLimiter {
   private entryFor(key: string, w: Window): Entry {
     let entry = this.entries.get(key);
     if (!entry || entry.windowStart !== w.start.getTime()) {
-      entry = { windowStart: w.start.getTime(), windowEnd: w.end, shared: 0, unused: 0, lastHitAt: 0 };
+      entry = { windowStart: w.start.getTime(), windowEnd: w.end, shared: 0, unused: 0, lastHitAt: 0, syncedAt: 0, version: 0, reading: false };
       this.entries.set(key, entry);
     }
     return entry;
@@ -111,6 +122,7 @@ export class RateLimiter {
       if (entry.unused > 0) {
         entry.unused--;
         if (entry.unused <= lease / 2 && !entry.refill && leasable()) void this.refill(key, entry, lease, ceiling).catch(() => {});
+        else if (entry.lastHitAt - entry.syncedAt >= this.refreshMs) this.reread(key, entry);
         return this.state(true, limit - entry.shared + entry.unused, limit, w);
       }
       if (entry.refill) {
@@ -123,9 +135,10 @@ export class RateLimiter {
     const total = await this.store.take(key, w.start, w.end, 1, limit);
     if (total === null) {
       entry.shared = Math.max(entry.shared, limit);
+      entry.version++;
       return this.state(false, 0, limit, w);
     }
-    entry.shared = total;
+    this.synced(entry, total);
     return this.state(true, limit - total + entry.unused, limit, w);
   }
 
@@ -138,10 +151,11 @@ export class RateLimiter {
           // near the limit: give back what is left, so this instance's next hits are decided (and
           // their Remaining reported) by the shared count alone
           entry.shared = Math.max(entry.shared, ceiling - lease + 1);
+          entry.version++;
           this.giveBack(key, entry);
           return false;
         }
-        entry.shared = total;
+        this.synced(entry, total);
         entry.unused += lease;
         this.scheduleSweep();
         return true;
@@ -150,6 +164,27 @@ export class RateLimiter {
         entry.refill = undefined;
       });
     return entry.refill;
+  }
+
+  private synced(entry: Entry, shared: number): void {
+    entry.shared = shared;
+    entry.syncedAt = this.clock.now().getTime();
+    entry.version++;
+  }
+
+  /** Keeps Remaining current with other instances' hits while this one spends a lease. */
+  private reread(key: string, entry: Entry): void {
+    if (entry.reading || entry.refill) return;
+    entry.reading = true;
+    const version = entry.version;
+    void this.store
+      .peek(key, new Date(entry.windowStart))
+      .then((total) => {
+        if (entry.version === version && !entry.refill) this.synced(entry, total);
+      }, () => {})
+      .finally(() => {
+        entry.reading = false;
+      });
   }
 
   async check(key: string, limit: number, windowSeconds: number): Promise<LimitState> {
@@ -194,6 +229,7 @@ export class RateLimiter {
     if (hits === 0) return Promise.resolve();
     entry.unused = 0;
     entry.shared -= hits;
+    entry.version++;
     // if the release fails the hits stay counted: fewer allowed this window, never more
     return this.store.release(key, new Date(entry.windowStart), hits).catch(() => {});
   }

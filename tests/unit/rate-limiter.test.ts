@@ -113,6 +113,26 @@ describe('RateLimiter', () => {
     await a.close();
   });
 
+  it('when an instance spends a lease for longer than refreshMs by the injected clock, then it re-reads the shared total for Remaining', async () => {
+    const store = new MemoryStore();
+    const clock = new ManualClock(new Date('2026-01-01T10:00:00Z'));
+    const a = new RateLimiter(store, clock, { leaseSize: () => 10, refreshMs: 1000 });
+    const b = new RateLimiter(store, clock, { leaseSize: () => 10 });
+    assert.equal((await a.consume('org:h', 1000, 3600)).remaining, 999);
+    for (let i = 0; i < 50; i++) await b.consume('org:h', 1000, 3600);
+    await b.close();
+    clock.advance(999);
+    assert.equal((await a.consume('org:h', 1000, 3600)).remaining, 998, 'not yet: served from memory');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await a.consume('org:h', 1000, 3600)).remaining, 997, 'still no re-read');
+    clock.advance(1);
+    assert.equal((await a.consume('org:h', 1000, 3600)).remaining, 996, 'this hit starts the re-read');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await a.consume('org:h', 1000, 3600)).remaining, 1000 - 55, "the other instance's hits are seen");
+    assert.equal(store.writes, 1 + 6, 'one lease for a, six for b (the last taken ahead); re-reads write nothing');
+    await a.close();
+  });
+
   it('when the window ends, then a new one starts from zero', async () => {
     const store = new MemoryStore();
     const clock = new ManualClock(new Date('2026-01-01T10:59:59Z'));
