@@ -91,8 +91,7 @@ export class RateLimiter {
     this.refreshMs = options.refreshMs ?? 1000;
   }
 
-  private window(windowSeconds: number): Window {
-    const now = this.clock.now().getTime();
+  private window(windowSeconds: number, now = this.clock.now().getTime()): Window {
     const size = windowSeconds * 1000;
     const start = Math.floor(now / size) * size;
     return { start: new Date(start), end: new Date(start + size), resetSeconds: Math.ceil((start + size - now) / 1000) };
@@ -112,9 +111,10 @@ export class RateLimiter {
   }
 
   async consume(key: string, limit: number, windowSeconds: number): Promise<LimitState> {
-    const w = this.window(windowSeconds);
+    const now = this.clock.now().getTime();
+    const w = this.window(windowSeconds, now);
     const entry = this.entryFor(key, w);
-    entry.lastHitAt = this.clock.now().getTime();
+    entry.lastHitAt = now;
     const lease = Math.max(1, Math.floor(this.leaseSize(limit)));
     const ceiling = limit - Math.max(this.exactMargin, Math.ceil(limit * 0.1));
     const leasable = () => lease > 1 && entry.shared + lease <= ceiling;
