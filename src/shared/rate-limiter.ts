@@ -78,6 +78,7 @@ export class RateLimiter {
   private readonly sweepIntervalMs: number;
   private readonly refreshMs: number;
   private timer?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly store: CounterStore,
@@ -102,6 +103,7 @@ export class RateLimiter {
     if (!entry || entry.windowStart !== w.start.getTime()) {
       entry = { windowStart: w.start.getTime(), windowEnd: w.end, shared: 0, unused: 0, lastHitAt: 0, syncedAt: 0, version: 0, reading: false };
       this.entries.set(key, entry);
+      this.scheduleSweep();
     }
     return entry;
   }
@@ -157,7 +159,6 @@ export class RateLimiter {
         }
         this.synced(entry, total);
         entry.unused += lease;
-        this.scheduleSweep();
         return true;
       })
       .finally(() => {
@@ -199,17 +200,17 @@ export class RateLimiter {
   }
 
   private scheduleSweep(): void {
-    if (this.timer) return;
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.sweep().finally(() => {
-        if ([...this.entries.values()].some((entry) => entry.unused > 0)) this.scheduleSweep();
+        if (this.entries.size > 0) this.scheduleSweep();
       });
     }, this.sweepIntervalMs);
     this.timer.unref();
   }
 
-  /** Gives back the leases of keys idle for `idleMs` (all of them with `everything`) and forgets ended windows. */
+  /** Gives back the leases of keys idle for `idleMs` (all of them with `everything`) and forgets ended windows (so keys seen once do not pile up). */
   async sweep(everything = false): Promise<void> {
     const now = this.clock.now().getTime();
     const releases: Promise<void>[] = [];
@@ -235,6 +236,7 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await Promise.all([...this.entries.values()].map((entry) => entry.refill?.catch(() => {})));
