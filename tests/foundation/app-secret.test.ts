@@ -8,6 +8,8 @@ import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { runChildServiceToExit, startChildService, type ChildService } from '../setup/child-service.ts';
 
+// a start migrates and seeds an embedded database: minutes when the machine is busy
+const START_TIMEOUT_MS = 240_000;
 const GENERATE = `node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"`;
 
 describe('APP_SECRET at start-up', () => {
@@ -52,7 +54,7 @@ describe('the embedded database keeps its generated APP_SECRET in DATA_DIR', () 
 
   it('when the process is killed and started again, then the same secret is used: tokens it signed still work', async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-secret-'));
-    service = await startChildService({ DATA_DIR: dataDir, ...DEMO });
+    service = await startChildService({ DATA_DIR: dataDir, ...DEMO }, START_TIMEOUT_MS);
     const file = path.join(dataDir, 'app-secret');
     const secret = await readFile(file, 'utf8');
     assert.ok(secret.length >= 32);
@@ -68,7 +70,7 @@ describe('the embedded database keeps its generated APP_SECRET in DATA_DIR', () 
 
     service.process.kill('SIGKILL');
     await service.exited;
-    service = await startChildService({ DATA_DIR: dataDir, ...DEMO });
+    service = await startChildService({ DATA_DIR: dataDir, ...DEMO }, START_TIMEOUT_MS);
     assert.equal(await readFile(file, 'utf8'), secret);
     assert.equal(await me(service.port, accessToken), 200, 'a token from before the restart verifies');
     assert.equal(await me(service.port, `${accessToken.slice(0, -4)}AAAA`), 401, 'and a forged one does not');
