@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   appSecret?: string;
   redisUrl?: string;
+  /** Prefix of every Redis key, so deployments (and parallel test runs) can share one Redis. */
+  redisKeyPrefix: string;
   smtpUrl?: string;
   mailFrom: string;
   logLevel: string;
@@ -171,13 +173,25 @@ function httpSettings(env: Env): HttpSettings {
   };
 }
 
+export function appSecretRequired(because: string): string {
+  return (
+    `APP_SECRET is required when ${because}: it seals stored secrets (webhook signing secrets, TOTP seeds) ` +
+    'and signs tokens, so every instance and every restart must share it. Generate one with\n' +
+    `  node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\n` +
+    'and set APP_SECRET to that value in the environment of every instance. Only the embedded database ' +
+    '(no DATABASE_URL) generates its own, kept in DATA_DIR.'
+  );
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'] as const, 'development');
   const port = int(env, 'PORT', 3000, 0, 65535);
   const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`);
   const appSecret = optional(env, 'APP_SECRET');
   if (appSecret !== undefined && appSecret.length < 32) throw new ConfigError('APP_SECRET must be at least 32 characters');
-  if (nodeEnv === 'production' && !appSecret) throw new ConfigError('APP_SECRET is required when NODE_ENV=production');
+  // A per-process secret would seal webhook secrets and TOTP seeds that no restart or other instance can open.
+  if (!appSecret && optional(env, 'DATABASE_URL')) throw new ConfigError(appSecretRequired('DATABASE_URL is set'));
+  if (!appSecret && nodeEnv === 'production') throw new ConfigError(appSecretRequired('NODE_ENV=production'));
   const allowPrivateTargets = bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false);
   // the SSRF guard's development switch must never reach production
   if (nodeEnv === 'production' && allowPrivateTargets) throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production');
@@ -192,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, 'DATA_DIR', './data'),
     appSecret,
     redisUrl: optionalUrl(env, 'REDIS_URL'),
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'guildhall:'),
     smtpUrl: optionalUrl(env, 'SMTP_URL'),
     mailFrom: str(env, 'MAIL_FROM', 'Guildhall <no-reply@guildhall.local>'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

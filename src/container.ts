@@ -106,7 +106,7 @@ export function createContainer(options: ContainerOptions): Container {
   const models = initModels(db.sequelize);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   const sql = new Sql(db.sequelize);
-  const counterStore = redis ? new RedisCounterStore(redis) : new PostgresCounterStore(sql);
+  const counterStore = redis ? new RedisCounterStore(redis, config.redisKeyPrefix) : new PostgresCounterStore(sql);
   const limiter = new RateLimiter(counterStore, clock);
 
   const audit = new AuditService();

@@ -1,68 +1,9 @@
-// Fixed-window counters shared by every instance of the service: in PostgreSQL by default, in
-// Redis when REDIS_URL is set. The window comes from the injected clock, so tests move time.
-import type { Redis } from 'ioredis';
-import type { Sql } from './sql.ts';
+// Fixed-window limits shared by every instance of the service. The window comes from the injected
+// clock, so tests move time. See docs in the class comment for how the count stays exact.
 import type { Clock } from './clock.ts';
+import type { CounterStore } from './rate-limit-counter-store.ts';
 
-export interface CounterStore {
-  /** Adds `hits` to the window and returns the hits counted so far (including these). */
-  add(key: string, windowStart: Date, windowEnd: Date, hits: number): Promise<number>;
-  /** Current hits without counting one. */
-  peek(key: string, windowStart: Date): Promise<number>;
-  reset(key: string, windowStart: Date): Promise<void>;
-}
-
-export class PostgresCounterStore implements CounterStore {
-  constructor(private readonly sql: Sql) {}
-
-  async add(key: string, windowStart: Date, _windowEnd: Date, hits: number): Promise<number> {
-    const row = await this.sql.one<{ hits: number }>(
-      `INSERT INTO rate_limit_counters (key, window_start, hits) VALUES ($1, $2, $3)
-       ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_counters.hits + EXCLUDED.hits
-       RETURNING hits`,
-      [key, windowStart, hits],
-    );
-    return Number(row!.hits);
-  }
-
-  async peek(key: string, windowStart: Date): Promise<number> {
-    const row = await this.sql.one<{ hits: number }>('SELECT hits FROM rate_limit_counters WHERE key = $1 AND window_start = $2', [key, windowStart]);
-    return Number(row?.hits ?? 0);
-  }
-
-  async reset(key: string, windowStart: Date): Promise<void> {
-    await this.sql.query('DELETE FROM rate_limit_counters WHERE key = $1 AND window_start = $2', [key, windowStart]);
-  }
-
-  /** Old windows are useless; a scheduled job calls this. */
-  async purgeBefore(cutoff: Date): Promise<number> {
-    return (await this.sql.query('DELETE FROM rate_limit_counters WHERE window_start < $1', [cutoff])).rowCount;
-  }
-}
-
-export class RedisCounterStore implements CounterStore {
-  constructor(private readonly redis: Redis) {}
-
-  private keyOf(key: string, windowStart: Date): string {
-    return `guildhall:rl:${key}:${windowStart.getTime()}`;
-  }
-
-  async add(key: string, windowStart: Date, windowEnd: Date, hits: number): Promise<number> {
-    const k = this.keyOf(key, windowStart);
-    // expire a little after the window so late readers still see it; real time, since Redis owns expiry
-    const ttlMs = Math.max(1000, windowEnd.getTime() - windowStart.getTime()) + 60_000;
-    const results = await this.redis.multi().incrby(k, hits).pexpire(k, ttlMs, 'NX').exec();
-    return Number(results?.[0]?.[1] ?? 0);
-  }
-
-  async peek(key: string, windowStart: Date): Promise<number> {
-    return Number((await this.redis.get(this.keyOf(key, windowStart))) ?? 0);
-  }
-
-  async reset(key: string, windowStart: Date): Promise<void> {
-    await this.redis.del(this.keyOf(key, windowStart));
-  }
-}
+export { PostgresCounterStore, RedisCounterStore, type CounterStore } from './rate-limit-counter-store.ts';
 
 export interface LimitState {
   allowed: boolean;
@@ -73,131 +14,232 @@ export interface LimitState {
   resetAt: Date;
 }
 
-interface LocalWindow {
+interface Window {
+  start: Date;
+  end: Date;
+  resetSeconds: number;
+}
+
+interface Entry {
   windowStart: number;
   windowEnd: Date;
-  /** Total in the shared store when this instance last wrote to it. */
-  known: number;
-  /** Hits counted here but not yet written to the shared store. */
-  pending: number;
-  /** performance.now() of the last write-through. */
+  /** The shared total when this instance last changed it (it includes every hit leased here). */
+  shared: number;
+  /** Hits leased from the shared total and not used yet. */
+  unused: number;
+  /** The lease being taken, which requests wait for instead of taking their own. */
+  refill?: Promise<boolean>;
+  /** Clock time of the last hit, to give back the lease of an idle instance. */
+  lastHitAt: number;
+  /** Clock time `shared` was last read or written; a lease older than `refreshMs` re-reads it. */
   syncedAt: number;
+  /** Bumped by every change of `shared`, so a slow re-read does not overwrite a newer figure. */
+  version: number;
+  reading: boolean;
 }
 
 export interface RateLimiterOptions {
-  /** How long (real time) hits may wait in memory before being written. */
-  flushIntervalMs?: number;
-  /** Hits are written through on every request once fewer than this many remain. */
+  /** Hits leased per round trip while far from the limit; default 1% of the limit, 1 to 100. */
+  leaseSize?: (limit: number) => number;
+  /** No leases within this many hits of the limit (at least 10% of it): each hit is decided alone. */
   exactMargin?: number;
+  /** A lease unused for this long (by the injected clock) is given back. */
+  idleMs?: number;
+  /** While hits are served from a lease, the shared total is re-read in the background this often (by the clock). */
+  refreshMs?: number;
+  /** How often (real time) idle leases and ended windows are swept. */
+  sweepIntervalMs?: number;
 }
 
+const defaultLeaseSize = (limit: number) => Math.min(100, Math.max(1, Math.floor(limit / 100)));
+
 /**
- * Fixed hourly windows shared by every instance. Far from the limit, hits are counted in memory and
- * written in batches every `flushIntervalMs`, which saves a database write per request; within
- * `exactMargin` of the limit (at least 10% of it) every hit is written through, so the 429 arrives
- * at the limit. The cost: while far from the limit, the Remaining header may lag other instances'
- * traffic by up to two flush intervals.
+ * Fixed windows whose count lives in the shared store, changed only by atomic conditional adds
+ * ("add n if the total stays within the ceiling"), so no instance can allow a hit another has counted.
  *
- * A request waits for the store only when this instance's view is older than two flush intervals
- * (after a quiet spell) or near the limit: under steady traffic the periodic flush keeps the view
- * fresh, so no request pays for it and concurrent requests never queue behind the counter's row lock.
+ * Far from the limit an instance leases hits in blocks (`leaseSize`) and spends them from memory,
+ * taking the next block in the background when half is used: no request waits on the store under
+ * steady traffic. Leases stop `exactMargin` before the limit (the store refuses a block that would
+ * cross it); from there each hit is one atomic add of 1 with the limit as ceiling, so across any
+ * number of instances exactly `limit` hits are allowed. Leased hits already count in the shared
+ * total: an instance gives its unused lease back when the store refuses its next one (the limit is
+ * near), after `idleMs` without hits, and on close. Refused hits are not counted.
+ *
+ * Remaining = limit - (shared total as this instance last saw it) + its unused lease: exact for every
+ * hit decided alone; while hits are served from a lease the total is re-read in the background every
+ * `refreshMs`, so Remaining lags other instances' hits by about that much, and counts their unused
+ * leases as used.
  */
 export class RateLimiter {
-  private readonly local = new Map<string, LocalWindow>();
-  private readonly flushIntervalMs: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly leaseSize: (limit: number) => number;
   private readonly exactMargin: number;
+  private readonly idleMs: number;
+  private readonly sweepIntervalMs: number;
+  private readonly refreshMs: number;
   private timer?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly store: CounterStore,
     private readonly clock: Clock,
     options: RateLimiterOptions = {},
   ) {
-    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.leaseSize = options.leaseSize ?? defaultLeaseSize;
     this.exactMargin = options.exactMargin ?? 50;
+    this.idleMs = options.idleMs ?? 2000;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? 1000;
+    this.refreshMs = options.refreshMs ?? 1000;
   }
 
-  private window(windowSeconds: number): { start: Date; end: Date; resetSeconds: number } {
-    const now = this.clock.now().getTime();
+  private window(windowSeconds: number, now = this.clock.now().getTime()): Window {
     const size = windowSeconds * 1000;
     const start = Math.floor(now / size) * size;
     return { start: new Date(start), end: new Date(start + size), resetSeconds: Math.ceil((start + size - now) / 1000) };
   }
 
-  private state(hits: number, limit: number, w: { end: Date; resetSeconds: number }): LimitState {
-    return { allowed: hits <= limit, limit, remaining: Math.max(0, limit - hits), resetSeconds: w.resetSeconds, resetAt: w.end };
+  private entryFor(key: string, w: Window): Entry {
+    let entry = this.entries.get(key);
+    if (!entry || entry.windowStart !== w.start.getTime()) {
+      entry = { windowStart: w.start.getTime(), windowEnd: w.end, shared: 0, unused: 0, lastHitAt: 0, syncedAt: 0, version: 0, reading: false };
+      this.entries.set(key, entry);
+      this.scheduleSweep();
+    }
+    return entry;
+  }
+
+  private state(allowed: boolean, remaining: number, limit: number, w: Window): LimitState {
+    return { allowed, limit, remaining: Math.max(0, Math.min(limit, remaining)), resetSeconds: w.resetSeconds, resetAt: w.end };
   }
 
   async consume(key: string, limit: number, windowSeconds: number): Promise<LimitState> {
-    const w = this.window(windowSeconds);
-    let entry = this.local.get(key);
-    if (!entry || entry.windowStart !== w.start.getTime()) {
-      entry = { windowStart: w.start.getTime(), windowEnd: w.end, known: 0, pending: 0, syncedAt: -Infinity };
-      this.local.set(key, entry);
+    const now = this.clock.now().getTime();
+    const w = this.window(windowSeconds, now);
+    const entry = this.entryFor(key, w);
+    entry.lastHitAt = now;
+    const lease = Math.max(1, Math.floor(this.leaseSize(limit)));
+    const ceiling = limit - Math.max(this.exactMargin, Math.ceil(limit * 0.1));
+    const leasable = () => lease > 1 && entry.shared + lease <= ceiling;
+    for (;;) {
+      if (entry.unused > 0) {
+        entry.unused--;
+        if (entry.unused <= lease / 2 && !entry.refill && leasable()) void this.refill(key, entry, lease, ceiling).catch(() => {});
+        else if (entry.lastHitAt - entry.syncedAt >= this.refreshMs) this.reread(key, entry);
+        return this.state(true, limit - entry.shared + entry.unused, limit, w);
+      }
+      if (entry.refill) {
+        await entry.refill.catch(() => {});
+        continue;
+      }
+      if (!leasable()) break;
+      if (!(await this.refill(key, entry, lease, ceiling))) break; // refused: the limit is near
     }
-    const estimate = entry.known + entry.pending + 1;
-    const margin = Math.max(this.exactMargin, Math.ceil(limit * 0.1));
-    const fresh = performance.now() - entry.syncedAt < 2 * this.flushIntervalMs;
-    if (fresh && limit - estimate >= margin) {
-      entry.pending++;
-      this.scheduleFlush();
-      return this.state(estimate, limit, w);
+    const total = await this.store.take(key, w.start, w.end, 1, limit);
+    if (total === null) {
+      entry.shared = Math.max(entry.shared, limit);
+      entry.version++;
+      return this.state(false, 0, limit, w);
     }
-    const hits = entry.pending + 1;
-    entry.pending = 0;
-    entry.known = await this.store.add(key, w.start, w.end, hits);
-    entry.syncedAt = performance.now();
-    return this.state(entry.known, limit, w);
+    this.synced(entry, total);
+    return this.state(true, limit - total + entry.unused, limit, w);
+  }
+
+  /** Takes a lease; false when the store refused it because it would reach into the margin. */
+  private refill(key: string, entry: Entry, lease: number, ceiling: number): Promise<boolean> {
+    entry.refill = this.store
+      .take(key, new Date(entry.windowStart), entry.windowEnd, lease, ceiling)
+      .then((total) => {
+        if (total === null) {
+          // near the limit: give back what is left, so this instance's next hits are decided (and
+          // their Remaining reported) by the shared count alone
+          entry.shared = Math.max(entry.shared, ceiling - lease + 1);
+          entry.version++;
+          this.giveBack(key, entry);
+          return false;
+        }
+        this.synced(entry, total);
+        entry.unused += lease;
+        return true;
+      })
+      .finally(() => {
+        entry.refill = undefined;
+      });
+    return entry.refill;
+  }
+
+  private synced(entry: Entry, shared: number): void {
+    entry.shared = shared;
+    entry.syncedAt = this.clock.now().getTime();
+    entry.version++;
+  }
+
+  /** Keeps Remaining current with other instances' hits while this one spends a lease. */
+  private reread(key: string, entry: Entry): void {
+    if (entry.reading || entry.refill) return;
+    entry.reading = true;
+    const version = entry.version;
+    void this.store
+      .peek(key, new Date(entry.windowStart))
+      .then((total) => {
+        if (entry.version === version && !entry.refill) this.synced(entry, total);
+      }, () => {})
+      .finally(() => {
+        entry.reading = false;
+      });
   }
 
   async check(key: string, limit: number, windowSeconds: number): Promise<LimitState> {
     const w = this.window(windowSeconds);
     const hits = await this.store.peek(key, w.start);
-    return { ...this.state(hits, limit, w), allowed: hits < limit };
+    return this.state(hits < limit, limit - hits, limit, w);
   }
 
   async reset(key: string, windowSeconds: number): Promise<void> {
-    this.local.delete(key);
+    this.entries.delete(key);
     await this.store.reset(key, this.window(windowSeconds).start);
   }
 
-  private scheduleFlush(): void {
-    if (this.timer) return;
+  private scheduleSweep(): void {
+    if (this.timer || this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.flush();
-    }, this.flushIntervalMs);
+      void this.sweep().finally(() => {
+        if (this.entries.size > 0) this.scheduleSweep();
+      });
+    }, this.sweepIntervalMs);
     this.timer.unref();
   }
 
-  /** Writes buffered hits to the shared store (also on shutdown). */
-  async flush(): Promise<void> {
-    const writes: Promise<void>[] = [];
-    for (const [key, entry] of this.local) {
-      if (entry.pending === 0) {
-        if (entry.windowEnd.getTime() < this.clock.now().getTime()) this.local.delete(key);
+  /** Gives back the leases of keys idle for `idleMs` (all of them with `everything`) and forgets ended windows (so keys seen once do not pile up). */
+  async sweep(everything = false): Promise<void> {
+    const now = this.clock.now().getTime();
+    const releases: Promise<void>[] = [];
+    for (const [key, entry] of this.entries) {
+      if (entry.windowEnd.getTime() <= now) {
+        this.entries.delete(key);
         continue;
       }
-      const hits = entry.pending;
-      entry.pending = 0;
-      writes.push(
-        this.store.add(key, new Date(entry.windowStart), entry.windowEnd, hits).then(
-          (total) => {
-            entry.known = total;
-            entry.syncedAt = performance.now();
-          },
-          () => {
-            entry.pending += hits; // keep them for the next attempt
-          },
-        ),
-      );
+      if (entry.unused === 0 || entry.refill || (!everything && now - entry.lastHitAt < this.idleMs)) continue;
+      releases.push(this.giveBack(key, entry));
     }
-    await Promise.all(writes);
+    await Promise.all(releases);
+  }
+
+  private giveBack(key: string, entry: Entry): Promise<void> {
+    const hits = entry.unused;
+    if (hits === 0) return Promise.resolve();
+    entry.unused = 0;
+    entry.shared -= hits;
+    entry.version++;
+    // if the release fails the hits stay counted: fewer allowed this window, never more
+    return this.store.release(key, new Date(entry.windowStart), hits).catch(() => {});
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flush();
+    await Promise.all([...this.entries.values()].map((entry) => entry.refill?.catch(() => {})));
+    await this.sweep(true);
   }
 }

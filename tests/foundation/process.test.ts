@@ -35,7 +35,7 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
     database = await createTestDatabase();
     service = await startChildService({
       DATA_DIR: dataDir,
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' } : {}),
       ...DEMO,
     });
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
@@ -14,7 +15,8 @@ const env = {
   RATE_LIMIT_STANDARD: String(LIMITS.standard),
   RATE_LIMIT_PROFESSIONAL: String(LIMITS.professional),
   RATE_LIMIT_ENTERPRISE: String(LIMITS.enterprise),
-  ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+  // a prefix of its own, so parallel runs sharing the Redis never see each other's counters
+  ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}:` } : {}),
 };
 
 describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 'PostgreSQL'} counters)`, () => {
