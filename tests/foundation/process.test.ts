@@ -32,7 +32,8 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-process-'));
-    database = await createTestDatabase();
+    // Not from the migrated template: this is the first start, which migrates an empty database.
+    database = await createTestDatabase({ template: false });
     service = await startChildService({
       DATA_DIR: dataDir,
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
