@@ -7,7 +7,7 @@
 //   starts together do not all build it); every database then starts with PGlite's loadDataDir.
 // - Server: a template database guildhall_tpl_<key>, built under an advisory lock when missing, then
 //   `CREATE DATABASE ... TEMPLATE` per file.
-// <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
+// Templates also hold the job queue's schema. <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
 // template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { openDatabase } from '../../src/shared/database.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createContainer } from '../../src/container.ts';
+import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
 
@@ -37,7 +39,7 @@ function templateKey(): string {
   const hash = createHash('sha256');
   const migrations = path.join(root, 'migrations');
   for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(path.join(migrations, name)));
-  for (const file of ['src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json']) {
+  for (const file of ['src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
     hash.update(file).update(readFileSync(path.join(root, file)));
   }
   return hash.digest('hex').slice(0, 16);
@@ -45,10 +47,25 @@ function templateKey(): string {
 
 const silent = createLogger('silent');
 
+/**
+ * Migrations, then the job queue's schema and queues (pg-boss creates a table per queue), as
+ * startTestApp would. A queue added since is simply created at start: the template only saves work.
+ */
+async function prepare(db: Database): Promise<void> {
+  await migrateUp(db, silent);
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'template-secret-template-secret-0123456', DATA_DIR: 'memory://' });
+  const container = createContainer({ config, logger: silent, db, appSecret: config.appSecret! });
+  try {
+    await container.queue.start({ workers: false });
+  } finally {
+    await container.close();
+  }
+}
+
 async function buildPgliteTemplate(): Promise<Buffer> {
   const db = await openDatabase({ dataDir: 'memory://', logger: silent });
   try {
-    await migrateUp(db, silent);
+    await prepare(db);
     return Buffer.from(await (await db.dumpDataDir!()).arrayBuffer());
   } finally {
     await db.close();
@@ -129,7 +146,7 @@ async function serverTemplate(serverUrl: string): Promise<string> {
     url.pathname = `/${building}`;
     const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory://', logger: silent });
     try {
-      await migrateUp(db, silent);
+      await prepare(db);
     } finally {
       await db.close();
     }
