@@ -38,7 +38,7 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
       DATA_DIR: dataDir,
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
       ...DEMO,
-    });
+    }, 240_000); // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
   });
   after(async () => {
     service.process.kill('SIGKILL');
