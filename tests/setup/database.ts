@@ -7,7 +7,7 @@
 //   starts together do not all build it); every database then starts with PGlite's loadDataDir.
 // - Server: a template database guildhall_tpl_<key>, built under an advisory lock when missing, then
 //   `CREATE DATABASE ... TEMPLATE` per file.
-// Templates also hold the job queue's schema. <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
+// Templates also hold the job queue's schema (not its queues). <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
 // template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { loadConfig } from '../../src/config.ts';
-import { createContainer } from '../../src/container.ts';
+import { JobQueue } from '../../src/jobs/queue.ts';
 import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
@@ -39,7 +38,7 @@ function templateKey(): string {
   const hash = createHash('sha256');
   const migrations = path.join(root, 'migrations');
   for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(path.join(migrations, name)));
-  for (const file of ['src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
+  for (const file of ['tests/setup/database.ts', 'src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
     hash.update(file).update(readFileSync(path.join(root, file)));
   }
   return hash.digest('hex').slice(0, 16);
@@ -48,17 +47,17 @@ function templateKey(): string {
 const silent = createLogger('silent');
 
 /**
- * Migrations, then the job queue's schema and queues (pg-boss creates a table per queue), as
- * startTestApp would. A queue added since is simply created at start: the template only saves work.
+ * Migrations, then the job queue's schema, as a start would. Not the queues themselves: pg-boss
+ * creates a queue only if it is missing (ON CONFLICT DO NOTHING), so a queue made here with the
+ * default retry settings would keep them in a test that configures others (MAIL_RETRY_*).
  */
 async function prepare(db: Database): Promise<void> {
   await migrateUp(db, silent);
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'template-secret-template-secret-0123456', DATA_DIR: 'memory://' });
-  const container = createContainer({ config, logger: silent, db, appSecret: config.appSecret! });
+  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60 });
   try {
-    await container.queue.start({ workers: false });
+    await queue.start({ workers: false });
   } finally {
-    await container.close();
+    await queue.stop();
   }
 }
 
