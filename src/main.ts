@@ -25,12 +25,13 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const applied = await migrateUp(db, logger);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  // After migrations: they create pgvector and converge the vector schema (src/shared/vector-schema.ts).
   logger.info(
     { database: db.kind, version: db.version, vector: db.vector },
     db.vector ? 'database ready; pgvector available: semantic search enabled' : 'database ready; pgvector NOT available: semantic search degrades to keyword search',
   );
-  const applied = await migrateUp(db, logger);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
 
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
   const demo = await seedDemo(container);

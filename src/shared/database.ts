@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -5,6 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { Logger } from './logger.ts';
+import { inspectVectorSchema } from './vector-schema.ts';
 
 export interface Database {
   sequelize: Sequelize;
@@ -12,8 +14,14 @@ export interface Database {
   url: string;
   kind: 'pglite' | 'postgresql';
   version: string;
-  /** Whether the pgvector extension is installed; without it semantic search degrades to keyword search. */
+  /**
+   * Semantic search is usable: pgvector is installed and every declared vector column exists
+   * (src/shared/vector-schema.ts). Read at open, refreshed by migrateUp after it converges the vector
+   * schema; without it semantic search degrades to keyword search.
+   */
   vector: boolean;
+  /** Embedded only: a tarball of the data directory (loadable with DatabaseOptions.loadDataDir). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -24,10 +32,15 @@ export interface DatabaseOptions {
   dataDir: string;
   poolMax?: number;
   logger: Logger;
+  /** Embedded only: load pgvector into PGlite (default true; false simulates a build without it). */
+  pgvector?: boolean;
+  /** Embedded only: start from this data-directory tarball (PGlite `dumpDataDir`) when the directory is empty. */
+  loadDataDir?: Blob;
 }
 
 interface Embedded {
   url: string;
+  dump(): Promise<Blob>;
   stop(): Promise<void>;
 }
 
@@ -59,10 +72,17 @@ function keepExtendedQueriesWhole(pglite: PGlite): void {
  * PGlite is served over the Postgres wire protocol on loopback, so Sequelize, the job queue and the
  * session store all use the same `pg` driver code as against a real server.
  */
-async function startEmbedded(dataDir: string): Promise<Embedded> {
-  const inMemory = dataDir === 'memory://';
-  if (!inMemory) await mkdir(path.resolve(dataDir, 'pg'), { recursive: true });
-  const pglite = await PGlite.create({ dataDir: inMemory ? undefined : path.resolve(dataDir, 'pg'), extensions: { vector } });
+async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
+  const inMemory = options.dataDir === 'memory://';
+  const pgDir = path.resolve(options.dataDir, 'pg');
+  if (!inMemory) await mkdir(pgDir, { recursive: true });
+  // A tarball only seeds an empty directory; PGlite refuses to load one over an existing cluster.
+  const seed = options.loadDataDir && (inMemory || !existsSync(path.join(pgDir, 'PG_VERSION'))) ? options.loadDataDir : undefined;
+  const pglite = await PGlite.create({
+    dataDir: inMemory ? undefined : pgDir,
+    extensions: options.pgvector === false ? {} : { vector },
+    ...(seed ? { loadDataDir: seed } : {}),
+  });
   keepExtendedQueriesWhole(pglite);
   // maxConnections defaults to 1; a pool's second connection would be refused.
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 64 });
@@ -70,6 +90,7 @@ async function startEmbedded(dataDir: string): Promise<Embedded> {
   const address = (server as unknown as { server: { address(): { port: number } } }).server.address();
   return {
     url: `postgres://postgres@127.0.0.1:${address.port}/postgres`,
+    dump: () => pglite.dumpDataDir('none'),
     async stop() {
       await server.stop();
       await pglite.close();
@@ -77,18 +98,9 @@ async function startEmbedded(dataDir: string): Promise<Embedded> {
   };
 }
 
-async function detectVector(sequelize: Sequelize, logger: Logger): Promise<boolean> {
-  try {
-    await sequelize.query('CREATE EXTENSION IF NOT EXISTS vector');
-    return true;
-  } catch (error) {
-    logger.debug({ err: error }, 'pgvector extension unavailable');
-    return false;
-  }
-}
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const embedded = options.databaseUrl ? undefined : await startEmbedded(options.dataDir);
+  const embedded = options.databaseUrl ? undefined : await startEmbedded(options);
   const url = options.databaseUrl ?? embedded!.url;
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
@@ -100,13 +112,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   try {
     await sequelize.authenticate();
     const row = await sequelize.query<{ version: string }>("SELECT current_setting('server_version') AS version", { plain: true, type: QueryTypes.SELECT });
-    const vectorAvailable = await detectVector(sequelize, options.logger);
+    // Read only: creating the extension is a migration's job (and, when it appears later, the
+    // vector-schema step's after migrations), never a side effect of opening a connection.
+    const vectorReady = (await inspectVectorSchema(sequelize)).state === 'ready';
     return {
       sequelize,
       url,
       kind: embedded ? 'pglite' : 'postgresql',
       version: row?.version ?? 'unknown',
-      vector: vectorAvailable,
+      vector: vectorReady,
+      ...(embedded ? { dumpDataDir: () => embedded.dump() } : {}),
       async close() {
         await sequelize.close();
         await embedded?.stop();

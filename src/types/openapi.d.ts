@@ -957,10 +957,24 @@ export interface components {
                 kind: "pglite" | "postgresql";
                 version: string;
             };
-            /** @description Whether pgvector is installed. */
+            /** @description Whether pgvector is installed in the database. */
             vector: boolean;
+            /** @description The vector columns migrations declared, and whether they exist. They converge at start as soon as pgvector is installed, also when it is installed after the migrations ran. */
+            vectorSchema: {
+                /**
+                 * @description available means the server offers pgvector but the database does not have it yet.
+                 * @enum {string}
+                 */
+                extension: "installed" | "available" | "absent";
+                /**
+                 * @description ready: pgvector installed and every declared column and index exists; pending: pgvector is (or could be) installed but something is not in place yet (a restart converges it, or the operator must run CREATE EXTENSION vector); unavailable: no pgvector, keyword search only.
+                 * @enum {string}
+                 */
+                state: "ready" | "pending" | "unavailable";
+                pending: string[];
+            };
             /**
-             * @description Without pgvector, semantic search degrades to keyword search.
+             * @description Semantic only when the vector schema was ready at start; otherwise keyword search.
              * @enum {string}
              */
             search: "semantic" | "keyword";

@@ -9,7 +9,7 @@ describe('health and readiness', () => {
   });
   after(() => t.close());
 
-  it('when /health is asked, then it reports the database kind, version and vector support', async () => {
+  it('when /health is asked, then it reports the database kind, version, vector support and vector schema', async () => {
     const res = await t.http.get('/health').expect(200);
     const expectedKind = process.env.DATABASE_URL ? 'postgresql' : 'pglite';
     assert.equal(res.body.status, 'ok');
@@ -17,6 +17,11 @@ describe('health and readiness', () => {
     assert.match(res.body.database.version, /^\d+/);
     // PGlite ships pgvector; the machine's PostgreSQL server does not.
     assert.equal(res.body.vector, expectedKind === 'pglite' ? true : t.db.vector);
+    // The migrations declare no vector column yet: with pgvector the (empty) vector schema is ready.
+    assert.deepEqual(
+      res.body.vectorSchema,
+      res.body.vector ? { extension: 'installed', state: 'ready', pending: [] } : { extension: 'absent', state: 'unavailable', pending: [] },
+    );
     assert.equal(res.body.search, res.body.vector ? 'semantic' : 'keyword');
     assert.ok(res.headers['x-request-id']);
   });

@@ -32,12 +32,13 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-process-'));
-    database = await createTestDatabase();
+    // Not from the migrated template: this is the first start, which migrates an empty database.
+    database = await createTestDatabase({ template: false });
     service = await startChildService({
       DATA_DIR: dataDir,
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' } : {}),
       ...DEMO,
-    });
+    }, 240_000); // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
   });
   after(async () => {
     service.process.kill('SIGKILL');

@@ -1,29 +1,180 @@
 // Each test file gets its own database: an in-memory PGlite by default, or a fresh database on the
 // PostgreSQL server named by DATABASE_URL (created here, dropped at the end).
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+//
+// Both start as a copy of a migrated template, so no file pays for initdb and the migrations:
+// - PGlite: the first file to need it migrates an in-memory PGlite and dumps its data directory into
+//   node_modules/.cache/guildhall-tests/pglite-<key>.tar (under a lock file, so the files the runner
+//   starts together do not all build it); every database then starts with PGlite's loadDataDir.
+// - Server: a template database guildhall_tpl_<key>, built under an advisory lock when missing, then
+//   `CREATE DATABASE ... TEMPLATE` per file.
+// Templates also hold the job queue's schema (not its queues). <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
+// template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { JobQueue } from '../../src/jobs/queue.ts';
+import { openDatabase, type Database } from '../../src/shared/database.ts';
+import { createLogger } from '../../src/shared/logger.ts';
+import { migrateUp } from '../../src/shared/migrator.ts';
 
 export interface TestDatabase {
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite: the migrated template to start from (an empty data directory only). */
+  template?: Blob;
   drop(): Promise<void>;
 }
 
-/** `persistent`: survives closing the app (restart tests); PGlite then keeps it in a temporary directory. */
-export async function createTestDatabase(options: { persistent?: boolean } = {}): Promise<TestDatabase> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl && options.persistent) {
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-test-'));
-    return { dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const cacheDir = path.join(root, 'node_modules', '.cache', 'guildhall-tests');
+const useTemplate = process.env.TEST_DB_TEMPLATE !== 'off';
+
+/** Hash of everything that decides what a migrated database holds. */
+function templateKey(): string {
+  const hash = createHash('sha256');
+  const migrations = path.join(root, 'migrations');
+  for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(path.join(migrations, name)));
+  for (const file of ['tests/setup/database.ts', 'src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
+    hash.update(file).update(readFileSync(path.join(root, file)));
   }
-  if (!serverUrl) return { dataDir: 'memory://', drop: async () => undefined };
-  const name = `guildhall_test_${randomBytes(6).toString('hex')}`;
+  return hash.digest('hex').slice(0, 16);
+}
+
+const silent = createLogger('silent');
+
+/**
+ * Migrations, then the job queue's schema, as a start would. Not the queues themselves: pg-boss
+ * creates a queue only if it is missing (ON CONFLICT DO NOTHING), so a queue made here with the
+ * default retry settings would keep them in a test that configures others (MAIL_RETRY_*).
+ */
+async function prepare(db: Database): Promise<void> {
+  await migrateUp(db, silent);
+  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60 });
+  try {
+    await queue.start({ workers: false });
+  } finally {
+    await queue.stop();
+  }
+}
+
+async function buildPgliteTemplate(): Promise<Buffer> {
+  const db = await openDatabase({ dataDir: 'memory://', logger: silent });
+  try {
+    await prepare(db);
+    return Buffer.from(await (await db.dumpDataDir!()).arrayBuffer());
+  } finally {
+    await db.close();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The cached tarball, built by whichever test process takes the lock first; the others wait for it. */
+async function pgliteTemplateFile(): Promise<Buffer> {
+  const key = templateKey();
+  const file = path.join(cacheDir, `pglite-${key}.tar`);
+  const lock = `${file}.lock`;
+  await mkdir(cacheDir, { recursive: true });
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    if (existsSync(file)) return readFile(file);
+    let handle;
+    try {
+      handle = await open(lock, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (handle) {
+      try {
+        await handle.writeFile(String(process.pid));
+        await handle.close();
+        if (existsSync(file)) return readFile(file);
+        const tarball = await buildPgliteTemplate();
+        const partial = `${file}.${process.pid}.tmp`;
+        await writeFile(partial, tarball);
+        await rename(partial, file); // atomic: a reader sees the whole tarball or none
+        // Templates of other migration sets are stale now.
+        for (const old of readdirSync(cacheDir)) if (old.startsWith('pglite-') && !old.startsWith(`pglite-${key}`)) await rm(path.join(cacheDir, old), { force: true });
+        return tarball;
+      } finally {
+        await unlink(lock).catch(() => undefined);
+      }
+    }
+    // Someone else is building it. A lock left by a dead process (or very old) is taken over.
+    const holder = Number(await readFile(lock, 'utf8').catch(() => '0'));
+    const age = Date.now() - ((await stat(lock).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if ((holder && !alive(holder)) || age > 180_000) await unlink(lock).catch(() => undefined);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for the test database template (${lock})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+let pgliteTemplate: Promise<Blob> | undefined;
+function loadPgliteTemplate(): Promise<Blob> {
+  pgliteTemplate ??= pgliteTemplateFile().then((buffer) => new Blob([new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength)]));
+  return pgliteTemplate;
+}
+
+const TEMPLATE_LOCK = 482_771_0002; // arbitrary, constant: one template builder at a time on the server
+
+/** The server's template database for the current migrations, built once under an advisory lock. */
+async function serverTemplate(serverUrl: string): Promise<string> {
+  const name = `guildhall_tpl_${templateKey()}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount) return name;
+    // Built under another name and renamed when complete, so a crash never leaves a half-migrated template.
+    const building = `${name}_build`;
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${building}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${building}`;
+    const db = await openDatabase({ databaseUrl: url.toString(), dataDir: 'memory://', logger: silent });
+    try {
+      await prepare(db);
+    } finally {
+      await db.close();
+    }
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    return name;
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => undefined);
+    await admin.end();
+  }
+}
+
+/**
+ * `persistent`: survives closing the app (restart tests); PGlite then keeps it in a temporary directory.
+ * `template: false`: an empty database (the app migrates it), e.g. to start PGlite without pgvector.
+ */
+export async function createTestDatabase(options: { persistent?: boolean; template?: boolean } = {}): Promise<TestDatabase> {
+  const serverUrl = process.env.DATABASE_URL;
+  const withTemplate = useTemplate && options.template !== false;
+  if (!serverUrl) {
+    const template = withTemplate ? await loadPgliteTemplate() : undefined;
+    if (!options.persistent) return { dataDir: 'memory://', template, drop: async () => undefined };
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-test-'));
+    return { dataDir, template, drop: () => rm(dataDir, { recursive: true, force: true }) };
+  }
+  const name = `guildhall_test_${randomBytes(6).toString('hex')}`;
+  const template = withTemplate ? await serverTemplate(serverUrl) : undefined;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -44,7 +44,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, loadDataDir: testDb.template });
   await migrateUp(db, logger);
   const clock = new ManualClock(new Date());
   const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret!, dnsLookup: options.dnsLookup });
