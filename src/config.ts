@@ -124,6 +124,9 @@ export function loadConfig(env: Env = process.env): Config {
   const appSecret = optional(env, 'APP_SECRET');
   if (appSecret !== undefined && appSecret.length < 32) throw new ConfigError('APP_SECRET must be at least 32 characters');
   if (nodeEnv === 'production' && !appSecret) throw new ConfigError('APP_SECRET is required when NODE_ENV=production');
+  // Production safety: without SMTP every e-mail, generated passwords and password links included,
+  // would wait in the outbox table instead of reaching its recipient.
+  if (nodeEnv === 'production' && !optional(env, 'SMTP_URL')) throw new ConfigError('SMTP_URL is required when NODE_ENV=production (without it e-mails would stay in the outbox)');
   const allowPrivateTargets = bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false);
   // the SSRF guard's development switch must never reach production
   if (nodeEnv === 'production' && allowPrivateTargets) throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production');

@@ -19,6 +19,7 @@ describe('Admin Portal in production mode', { timeout: 180_000 }, () => {
     service = await startChildService({
       NODE_ENV: 'production',
       APP_SECRET: 'production-secret-production-secret-0123',
+      SMTP_URL: 'smtp://127.0.0.1:2525', // required in production; nothing is sent in this test
       DATA_DIR: dataDir,
       ADMIN_JS_TMP_DIR: path.join(dataDir, 'adminjs-bundle'),
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
