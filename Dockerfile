@@ -19,10 +19,9 @@ COPY migrations ./migrations
 COPY seeders ./seeders
 # type-check and compile to dist/ (the sources' .ts import specifiers become .js); the contract is
 # read at run time from beside the compiled tree
-RUN npx tsc -p tsconfig.build.json \
- && cp openapi.yaml dist/openapi.yaml
+RUN npm run build
 # the Admin Portal's custom components, bundled once now instead of at every start
-RUN npx tsx admin/build-bundle.ts /app/adminjs-bundle
+RUN npm run bundle:admin -- /app/adminjs-bundle
 
 # production dependencies only
 FROM ${NODE_IMAGE} AS prod-deps
