@@ -58,7 +58,7 @@ describe('Admin Portal in production mode', { timeout: 180_000 }, () => {
 
 // The Docker image's way: the bundle is built once at image build time (admin/build-bundle.ts) and the
 // service, told ADMIN_JS_SKIP_BUNDLE=true, serves it without bundling at start.
-describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 240_000 }, () => {
+describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 360_000 }, () => {
   let service: ChildService;
   let dataDir: string;
   let database: TestDatabase;
@@ -80,7 +80,7 @@ describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 24
       ADMIN_JS_TMP_DIR: path.join(dataDir, 'bundle'),
       ADMIN_JS_SKIP_BUNDLE: 'true',
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-    });
+    }, 240_000); // a loaded machine (the whole suite in parallel) can take minutes to start it
   });
   after(async () => {
     service?.process.kill('SIGTERM');

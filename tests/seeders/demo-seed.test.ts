@@ -24,7 +24,7 @@ async function login(port: number, email: string, password: string): Promise<num
   return res.status;
 }
 
-describe('demo data', { timeout: 300_000 }, () => {
+describe('demo data', { timeout: 900_000 }, () => {
   const dirs: string[] = [];
   const databases: TestDatabase[] = [];
 
@@ -45,13 +45,13 @@ describe('demo data', { timeout: 300_000 }, () => {
     const { dir, env } = await workspace();
     // the quick start's `.env`: read by the service, the real environment still winning (PORT=0 from the test)
     await writeFile(path.join(dir, '.env'), 'DEMO_ADMIN_EMAIL=dotenv.admin@demo.test\nDEMO_ADMIN_PASSWORD=from-the-dotenv-file\nPORT=1\n');
-    const first = await startChildService(env, 90_000, dir);
+    const first = await startChildService(env, 240_000, dir);
     assert.match(first.output(), BANNER);
     assert.match(first.output(), /Platform admin: dotenv\.admin@demo\.test \/ from-the-dotenv-file/);
     assert.match(first.output(), /Shown this once/);
     assert.equal(await login(first.port, 'dotenv.admin@demo.test', 'from-the-dotenv-file'), 200);
     await stop(first);
-    const second = await startChildService(env, 90_000, dir);
+    const second = await startChildService(env, 240_000, dir);
     assert.doesNotMatch(second.output(), BANNER);
     await stop(second);
   });
@@ -64,7 +64,7 @@ describe('demo data', { timeout: 300_000 }, () => {
   });
 
   it('when production starts on an empty database, then no demo data is created', async () => {
-    service = await startChildService(production.env, 90_000, production.dir);
+    service = await startChildService(production.env, 240_000, production.dir);
     assert.doesNotMatch(service.output(), BANNER);
     assert.equal(await login(service.port, 'admin@guildhall.local', 'anything-at-all'), 401);
     await stop(service);
@@ -82,7 +82,7 @@ describe('demo data', { timeout: 300_000 }, () => {
     const again = await seed();
     assert.doesNotMatch(again.stdout, BANNER);
     assert.match(again.stdout, /Demo data exists already/);
-    service = await startChildService(production.env, 90_000, production.dir);
+    service = await startChildService(production.env, 240_000, production.dir);
     assert.equal(await login(service.port, 'admin@guildhall.local', 'asked-for-demo-data'), 200);
     await stop(service);
   });

@@ -12,8 +12,10 @@ export async function launchBrowser(): Promise<Browser> {
   if (CHROMIUM_PATH) {
     return chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', ...COMMON_ARGS] });
   }
-  // the package's own flags fit its build (single process, SwiftShader for WebGL, no sandbox)
-  return chromium.launch({ executablePath: await chromiumPackage.executablePath(), args: [...chromiumPackage.args, ...COMMON_ARGS] });
+  // the package's own flags fit its build (SwiftShader for WebGL, no sandbox), except --single-process,
+  // meant for serverless functions: there closing one browser context takes the whole browser down
+  const args = chromiumPackage.args.filter((arg) => arg !== '--single-process');
+  return chromium.launch({ executablePath: await chromiumPackage.executablePath(), args: [...args, ...COMMON_ARGS] });
 }
 
 /** Only the app under test is reachable. */
