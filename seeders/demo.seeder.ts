@@ -1,5 +1,6 @@
-// Demo data for a first start: one organization, a platform admin, a client admin and an API key.
-// Runs only against an empty database, all in one transaction.
+// Demo data: one organization, a platform admin, a client admin and an API key, in one transaction.
+// Created on the first start in development (an empty database), or when asked (`npm run seed:demo`);
+// never by a production start. The credentials exist in plain text only in what this returns.
 import type { Container } from '../src/container.ts';
 import { ApiKey } from '../src/modules/api-keys/api-key.model.ts';
 import { Organization } from '../src/modules/organizations/organization.model.ts';
@@ -15,9 +16,23 @@ export interface DemoData {
   apiKey: string;
 }
 
+export const DEMO_ORGANIZATION_SLUG = 'demo';
+const DEFAULT_ADMIN_EMAIL = 'admin@guildhall.local';
+
+/** The development quick start: demo data on a first start, that is against a database without organizations. */
+export async function seedDemoOnFirstStart(container: Container): Promise<DemoData | null> {
+  if (container.config.nodeEnv !== 'development' || (await Organization.count()) > 0) return null;
+  return seedDemo(container);
+}
+
+/** Creates the demo data unless the demo organization exists already (then null). */
 export async function seedDemo(container: Container): Promise<DemoData | null> {
   const { config, db } = container;
-  if ((await Organization.count()) > 0) return null;
+  if (await Organization.findOne({ where: { slug: DEMO_ORGANIZATION_SLUG } })) return null;
+  const adminEmail = config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL;
+  if (await User.findOne({ where: { email: adminEmail } })) {
+    throw new Error(`A user ${adminEmail} exists already: set DEMO_ADMIN_EMAIL to another address for the demo platform admin`);
+  }
 
   const adminPassword = config.demo.adminPassword ?? randomToken(12);
   const clientAdminPassword = config.demo.adminPassword ?? randomToken(12);
@@ -26,7 +41,7 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
 
   return db.sequelize.transaction(async (transaction) => {
     const organization = await Organization.create(
-      { name: 'Demo Association', slug: 'demo', plan: 'professional', environment: config.appEnv },
+      { name: 'Demo Association', slug: DEMO_ORGANIZATION_SLUG, plan: 'professional', environment: config.appEnv },
       { transaction },
     );
     const admin = await User.create(
@@ -34,7 +49,7 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
         organizationId: null,
         firstName: 'Platform',
         lastName: 'Admin',
-        email: config.demo.adminEmail ?? 'admin@guildhall.local',
+        email: adminEmail,
         role: 'ROLE_PLATFORM_ADMIN',
         status: 'active',
         passwordHash: adminHash,
@@ -59,4 +74,23 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
     );
     return { organization, admin, adminPassword, clientAdmin, clientAdminPassword, apiKey };
   });
+}
+
+/** The one time the credentials are shown: print it to the terminal, never to the structured log. */
+export function formatDemoCredentials(demo: DemoData): string {
+  const rule = '='.repeat(72);
+  return [
+    '',
+    rule,
+    '=== Guildhall demo data created ===',
+    `Organization  : ${demo.organization.name} (${demo.organization.id})`,
+    `Platform admin: ${demo.admin.email} / ${demo.adminPassword}`,
+    `Client admin  : ${demo.clientAdmin.email} / ${demo.clientAdminPassword}`,
+    `API key       : ${demo.apiKey}`,
+    '',
+    'Shown this once: only hashes are stored. Note them now (or set DEMO_ADMIN_EMAIL,',
+    'DEMO_ADMIN_PASSWORD and DEMO_API_KEY to choose them). Admin Portal: /admin',
+    rule,
+    '',
+  ].join('\n');
 }

@@ -192,6 +192,9 @@ export function loadConfig(env: Env = process.env): Config {
   // A per-process secret would seal webhook secrets and TOTP seeds that no restart or other instance can open.
   if (!appSecret && optional(env, 'DATABASE_URL')) throw new ConfigError(appSecretRequired('DATABASE_URL is set'));
   if (!appSecret && nodeEnv === 'production') throw new ConfigError(appSecretRequired('NODE_ENV=production'));
+  // Production safety: without SMTP every e-mail, generated passwords and password links included,
+  // would wait in the outbox table instead of reaching its recipient.
+  if (nodeEnv === 'production' && !optional(env, 'SMTP_URL')) throw new ConfigError('SMTP_URL is required when NODE_ENV=production (without it e-mails would stay in the outbox)');
   const allowPrivateTargets = bool(env, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS', false);
   // the SSRF guard's development switch must never reach production
   if (nodeEnv === 'production' && allowPrivateTargets) throw new ConfigError('WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production');

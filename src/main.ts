@@ -1,4 +1,4 @@
-// config -> database -> migrations -> container -> seed -> app -> listen; workers; graceful shutdown.
+// .env -> config -> database -> migrations -> container -> seed -> app -> listen; workers; graceful shutdown.
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -8,11 +8,13 @@ import { resolveAppSecret } from './shared/app-secret.ts';
 import { openDatabase } from './shared/database.ts';
 import { createLogger } from './shared/logger.ts';
 import { migrateUp } from './shared/migrator.ts';
-import { seedDemo } from '../seeders/demo.seeder.ts';
+import { formatDemoCredentials, seedDemoOnFirstStart } from '../seeders/demo.seeder.ts';
+import { loadDotEnv } from './shared/dot-env.ts';
 
 async function main(): Promise<void> {
   let config;
   try {
+    loadDotEnv();
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -34,21 +36,9 @@ async function main(): Promise<void> {
   );
 
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
-  const demo = await seedDemo(container);
-  if (demo) {
-    // Printed once, on the first start against an empty database.
-    console.log(
-      [
-        '',
-        '=== Guildhall demo data created ===',
-        `Organization : ${demo.organization.name} (${demo.organization.id})`,
-        `Platform admin: ${demo.admin.email} / ${demo.adminPassword}`,
-        `Client admin  : ${demo.clientAdmin.email} / ${demo.clientAdminPassword}`,
-        `API key       : ${demo.apiKey}`,
-        '',
-      ].join('\n'),
-    );
-  }
+  // development quick start only; production gets demo data only when asked (npm run seed:demo)
+  const demo = await seedDemoOnFirstStart(container);
+  if (demo) console.log(formatDemoCredentials(demo));
   // The embedded default runs every job here; with JOBS_ENABLED=false `npm run worker` runs them and
   // this process does not even load the handlers.
   if (config.jobs.enabled) (await import('./jobs/registry.ts')).registerJobHandlers(container);

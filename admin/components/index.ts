@@ -1,18 +1,21 @@
 // Custom React components of the Admin Portal, bundled by AdminJS (in ADMIN_JS_TMP_DIR).
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ComponentLoader } from 'adminjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+// the sources, or the compiled files when running from the tsc build (where the image ships a prebuilt bundle)
+const source = (name: string) => path.join(here, existsSync(path.join(here, `${name}.tsx`)) ? `${name}.tsx` : `${name}.js`);
 
 export function loadComponents(loader: ComponentLoader) {
   // login with a one-time code, and the impersonation banner above every page
-  loader.override('Login', path.join(here, 'Login.tsx'));
-  loader.override('TopBar', path.join(here, 'TopBar.tsx'));
+  loader.override('Login', source('Login'));
+  loader.override('TopBar', source('TopBar'));
   return {
-    DeleteUser: loader.add('DeleteUser', path.join(here, 'DeleteUser.tsx')),
-    ImpersonateUser: loader.add('ImpersonateUser', path.join(here, 'ImpersonateUser.tsx')),
-    ExportUsers: loader.add('ExportUsers', path.join(here, 'ExportUsers.tsx')),
+    DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
+    ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),
+    ExportUsers: loader.add('ExportUsers', source('ExportUsers')),
   };
 }
 

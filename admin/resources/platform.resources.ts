@@ -1,10 +1,12 @@
-// The portal's other resources, read through the models. Nothing here writes directly: the one action
-// with a side effect (revoking an API key) calls the API's service.
+// The portal's other resources, read through the models, each with the properties PORTAL_PROPERTIES allows.
+// Nothing here writes directly: the one action with a side effect (revoking an API key) calls the API's service.
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions, ResourceWithOptions } from 'adminjs';
 import type { ModelStatic, Model } from 'sequelize';
 import type { Container } from '../../src/container.ts';
 import { portalActor } from '../portal-actor.ts';
 import { noticeOf } from '../portal-errors.ts';
+import { AllowListedResource } from './allow-listed.resource.ts';
+import { PORTAL_PROPERTIES } from './portal-properties.ts';
 import { JobRecord } from './job-record.model.ts';
 
 /** List, show and filter only. */
@@ -15,17 +17,20 @@ const READ_ONLY: ResourceOptions['actions'] = {
   bulkDelete: { isAccessible: false },
 };
 
-const readOnly = (model: ModelStatic<Model>, options: ResourceOptions = {}): ResourceWithOptions => ({
-  resource: model,
+/**
+ * Exposure is opt-in: a model appears in the portal only when listed below, and then only with the
+ * properties it names (AllowListedResource enforces that in the portal's JSON API as well).
+ */
+const readOnly = (model: ModelStatic<Model>, properties: readonly string[], options: ResourceOptions = {}): ResourceWithOptions => ({
+  resource: new AllowListedResource(model, properties),
   options: { navigation: { name: 'Platform', icon: 'Database' }, ...options, actions: { ...READ_ONLY, ...options.actions } },
 });
 
 export function platformResources(container: Container): ResourceWithOptions[] {
   const { models, services } = container;
   const history = { name: 'History', icon: 'Clock' };
-  const apiKeys = readOnly(models.ApiKey, {
+  const apiKeys = readOnly(models.ApiKey, PORTAL_PROPERTIES.api_keys, {
     listProperties: ['name', 'prefix', 'organizationId', 'createdAt', 'lastUsedAt', 'revokedAt'],
-    properties: { keyHash: { isVisible: false } },
     actions: {
       revoke: {
         actionType: 'record',
@@ -47,20 +52,16 @@ export function platformResources(container: Container): ResourceWithOptions[] {
       },
     },
   });
-  const resources: ResourceWithOptions[] = [
-    readOnly(models.Organization, { listProperties: ['name', 'slug', 'plan', 'environment', 'createdAt'] }),
+  const webhooks = { name: 'Webhooks', icon: 'Send' };
+  return [
+    readOnly(models.Organization, PORTAL_PROPERTIES.organizations, { listProperties: ['name', 'slug', 'plan', 'environment', 'createdAt'] }),
     apiKeys,
-    readOnly(models.AuditEntry, { navigation: history, sort: { sortBy: 'id', direction: 'desc' }, listProperties: ['occurredAt', 'action', 'actorId', 'impersonatorId', 'targetType', 'targetId', 'requestId'] }),
-    readOnly(models.ImpersonationSession, { navigation: history, sort: { sortBy: 'startedAt', direction: 'desc' } }),
-    readOnly(models.ImpersonationRequest, { navigation: history, sort: { sortBy: 'occurredAt', direction: 'desc' } }),
-    readOnly(models.OutboxMessage, { navigation: { name: 'Mail', icon: 'Mail' }, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['createdAt', 'template', 'toAddress', 'subject', 'status', 'attempts', 'sentAt'] }),
-    readOnly(JobRecord.initModel(container.db.sequelize), { id: 'jobs', navigation: { name: 'Jobs', icon: 'Activity' }, sort: { sortBy: 'createdOn', direction: 'desc' } }),
+    readOnly(models.AuditEntry, PORTAL_PROPERTIES.audit_log, { navigation: history, sort: { sortBy: 'id', direction: 'desc' }, listProperties: ['occurredAt', 'action', 'actorId', 'impersonatorId', 'targetType', 'targetId', 'requestId'] }),
+    readOnly(models.ImpersonationSession, PORTAL_PROPERTIES.impersonation_sessions, { navigation: history, sort: { sortBy: 'startedAt', direction: 'desc' } }),
+    readOnly(models.ImpersonationRequest, PORTAL_PROPERTIES.impersonation_requests, { navigation: history, sort: { sortBy: 'occurredAt', direction: 'desc' } }),
+    readOnly(models.OutboxMessage, PORTAL_PROPERTIES.mail_outbox, { navigation: { name: 'Mail', icon: 'Mail' }, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['createdAt', 'template', 'toAddress', 'subject', 'status', 'attempts', 'sentAt'] }),
+    readOnly(models.WebhookSubscription, PORTAL_PROPERTIES.webhook_subscriptions, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['url', 'organizationId', 'eventTypes', 'status', 'createdAt'] }),
+    readOnly(models.WebhookDelivery, PORTAL_PROPERTIES.webhook_deliveries, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['createdAt', 'subscriptionId', 'status', 'attemptCount', 'lastStatusCode', 'nextAttemptAt'] }),
+    readOnly(JobRecord.initModel(container.db.sequelize), PORTAL_PROPERTIES.jobs, { id: 'jobs', navigation: { name: 'Jobs', icon: 'Activity' }, sort: { sortBy: 'createdOn', direction: 'desc' } }),
   ];
-  // Models of other modules (members, events, courses, webhooks, deliveries...) appear read-only
-  // until a file here gives them actions that call their services.
-  const known = new Set<unknown>([models.User, models.Organization, models.ApiKey, models.AuditEntry, models.ImpersonationSession, models.ImpersonationRequest, models.OutboxMessage, models.PasswordToken]);
-  for (const model of Object.values(models) as Array<ModelStatic<Model>>) {
-    if (!known.has(model)) resources.push(readOnly(model));
-  }
-  return resources;
 }

@@ -21,9 +21,10 @@ const LOCK_KEY = 482_771_0001; // arbitrary, constant: one migrator at a time ac
 function createUmzug(db: Database, logger: Logger) {
   return new Umzug<MigrationContext>({
     migrations: {
-      glob: ['*.ts', { cwd: migrationsDir, ignore: ['*.d.ts'] }],
+      // *.js in the compiled build (Dockerfile), recorded under the source's name so both agree
+      glob: ['*.{ts,js}', { cwd: migrationsDir, ignore: ['*.d.ts'] }],
       resolve: ({ name, path: file, context }) => ({
-        name,
+        name: name.replace(/\.js$/, '.ts'),
         up: async () => (await import(file!)).up(context),
         down: async () => (await import(file!)).down(context),
       }),

@@ -309,7 +309,9 @@ export interface paths {
          * E-mail the user a password reset link
          * @description Issues a single-use token (valid `PASSWORD_RESET_TTL_SECONDS`, one hour by default), invalidates
          *     the user's earlier unused tokens and e-mails a link `<portal>/reset-password#token=<token>`; the
-         *     portal sends the token to `POST /api/auth/password-reset`.
+         *     portal sends the token to `POST /api/auth/password-reset`. Needs an MFA-verified token (403
+         *     `mfa_required`): a reset link opens someone else's account. The outbox shows the e-mail with the
+         *     link redacted.
          */
         post: operations["sendPasswordReset"];
         delete?: never;
@@ -418,9 +420,10 @@ export interface paths {
         };
         /**
          * E-mails sent or waiting (the mail outbox)
-         * @description Every e-mail the platform sends, newest first. Without `SMTP_URL` messages stay here with
-         *     status `outbox` and their full text. Once an SMTP server accepted a message its body is dropped
-         *     (it may hold a password or a reset link).
+         * @description Every e-mail the platform sends, newest first, with its text redacted: generated passwords and
+         *     password links show as `[redacted]`. Without `SMTP_URL` (development and tests only: production
+         *     refuses to start without it) messages stay here with status `outbox`. Once an SMTP server
+         *     accepted a message its full body is dropped from the database.
          */
         get: operations["listOutbox"];
         put?: never;
@@ -1290,7 +1293,7 @@ export interface components {
             /** Format: uuid */
             userId: string | null;
             subject: string;
-            /** @description Plain-text body; dropped once an SMTP server accepted the message. */
+            /** @description Plain-text body with every secret (a generated password, a password link) replaced by `[redacted]`: those are for the recipient alone. */
             text: string | null;
             /** @enum {string} */
             status: "queued" | "sent" | "failed" | "outbox";

@@ -49,6 +49,8 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     const org = await buildOrganization({ name: 'Portal Org' });
     mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@portal.test' });
     await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
+    // the first request loads AdminJS and bundles the components: pay that here, not in a test's 30 s
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200);
     browser = await launchBrowser();
     context = await browser.newContext({ acceptDownloads: true });
     await context.route(offlineOnly, (route) => route.abort());

@@ -4,18 +4,19 @@ import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildUser, PASSWORD, tokenFor } from '../factories/index.ts';
-import { buildAdmin } from '../factories/mfa.ts';
+import { buildAdmin, mfaTokenFor } from '../factories/mfa.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 describe('Password reset', () => {
   let t: TestApp;
   let token: string;
+  let plainToken: string;
   let admin: User;
 
   before(async () => {
     t = await startTestApp();
-    ({ token, admin } = await buildAdmin(t));
+    ({ mfaToken: token, token: plainToken, admin } = await buildAdmin(t));
   });
   after(() => t.close());
 
@@ -49,7 +50,8 @@ describe('Password reset', () => {
     t.clock.advance(t.config.passwords.resetTtlSeconds * 1000 + 1000);
     expectProblem(await consume(resetToken, 'a brand new password'), 422, 'invalid_reset_token');
     await login(user.email, PASSWORD).expect(200);
-    token = await tokenFor(t, admin); // the admin's own token has outlived its hour too
+    token = await mfaTokenFor(t, admin); // the admin's own token has outlived its hour too
+    plainToken = await tokenFor(t, admin);
   });
 
   it('when a second reset is requested, then the first link stops working', async () => {
@@ -58,6 +60,22 @@ describe('Password reset', () => {
     const second = await requestReset(user.id);
     expectProblem(await consume(first, 'a brand new password'), 422, 'invalid_reset_token');
     await consume(second, 'a brand new password').expect(204);
+  });
+
+  it('when an admin without a verified MFA step asks for a reset, then it is 403 mfa_required and nothing is issued', async () => {
+    const user = await buildUser();
+    expectProblem(await t.http.post(`/api/admin/users/${user.id}/reset-password`).set(bearer(plainToken)), 403, 'mfa_required');
+    assert.equal(await OutboxMessage.count({ where: { userId: user.id, template: 'password_reset' } }), 0);
+    assert.equal(await AuditEntry.count({ where: { targetId: user.id, action: 'user.password_reset_requested' } }), 0);
+  });
+
+  it('when a reset is sent, then the outbox shows its text with the link redacted', async () => {
+    const user = await buildUser();
+    const resetToken = await requestReset(user.id);
+    const res = await t.http.get(`/api/admin/outbox?to=${encodeURIComponent(user.email)}&template=password_reset`).set(bearer(plainToken)).expect(200);
+    assert.equal(res.body.data.length, 1);
+    assert.match(res.body.data[0].text, /Choose a new password with this single-use link:\n\n\[redacted\]\n/);
+    assert.ok(!JSON.stringify(res.body).includes(resetToken), 'the token is not in the outbox view');
   });
 
   it('when the token is made up or the password too short, then it is refused', async () => {

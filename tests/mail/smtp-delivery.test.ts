@@ -50,7 +50,7 @@ describe('E-mail over SMTP (a real SMTP server on loopback, sent by the mail.sen
 
   it('when a password reset is sent, then the e-mail arrives with a working single-use link', async () => {
     const user = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN', email: 'reset@mail.test' });
-    await t.http.post(`/api/admin/users/${user.id}/reset-password`).set(bearer(admin.token)).expect(202);
+    await t.http.post(`/api/admin/users/${user.id}/reset-password`).set(bearer(admin.mfaToken)).expect(202);
     const mail = await smtp.waitFor((m) => m.to.includes('reset@mail.test') && m.subject === 'Reset your Guildhall password');
     const token = /\/portal\/client\/reset-password#token=([\w-]+)/.exec(mail.text)?.[1];
     assert.ok(token);

@@ -1,5 +1,6 @@
 // Runs the real entry point (src/main.ts) as a child process, for start-up and shutdown tests.
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -11,9 +12,11 @@ export interface ChildService {
   exited: Promise<number | null>;
 }
 
-export async function startChildService(env: Record<string, string>, timeoutMs = 90_000): Promise<ChildService> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
+/** `cwd`: where the service runs (its `.env` and relative paths); the project root unless given. */
+export async function startChildService(env: Record<string, string>, timeoutMs = 90_000, cwd = root): Promise<ChildService> {
+  // tsx resolved here, so a cwd outside the project still finds it
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/main.ts')], {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

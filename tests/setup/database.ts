@@ -53,7 +53,7 @@ const silent = createLogger('silent');
  */
 async function prepare(db: Database): Promise<void> {
   await migrateUp(db, silent);
-  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60 });
+  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60, specs: [] });
   try {
     await queue.start({ workers: false });
   } finally {

@@ -9,7 +9,8 @@ export const toOutboxMessageDto = (message: OutboxMessage): OutboxMessageDto => 
   to: message.toAddress,
   userId: message.userId,
   subject: message.subject,
-  text: message.textBody,
+  // never the body itself: it may carry a generated password or a password link
+  text: message.redactedText,
   status: message.status,
   attempts: message.attempts,
   lastError: message.lastError,

@@ -24,7 +24,9 @@ export interface OutboxFilter {
 /**
  * Every e-mail is first a row in `mail_outbox`, written in the caller's transaction together with the
  * job that sends it, so a rolled-back change sends nothing and a committed one is never forgotten.
- * Without SMTP_URL the row simply stays in the outbox for administrators to read.
+ * Without SMTP_URL (development and tests only: production refuses to start without it) the row stays
+ * in the outbox. Administrators read only its redacted text: generated passwords and password links
+ * are for the recipient alone.
  */
 export class MailService {
   constructor(
@@ -45,6 +47,7 @@ export class MailService {
         subject: rendered.subject,
         textBody: rendered.text,
         htmlBody: rendered.html,
+        redactedText: rendered.redactedText,
         status: this.delivers ? 'queued' : 'outbox',
       },
       { transaction },

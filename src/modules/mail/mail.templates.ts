@@ -29,30 +29,48 @@ export interface RenderedMail {
   subject: string;
   text: string;
   html: string;
+  /** The text with every secret (generated password, password link) replaced: what administrators may read. */
+  redactedText: string;
 }
 
+/** Marks what only the recipient may read. */
+interface Secret {
+  secret: string;
+}
+type Paragraph = string | Secret | Array<string | Secret>;
+
+export const REDACTED = '[redacted]';
+
+const secret = (value: string): Secret => ({ secret: value });
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const utc = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+function flatten(paragraph: Paragraph, redact: boolean): string {
+  const parts = Array.isArray(paragraph) ? paragraph : [paragraph];
+  return parts.map((part) => (typeof part === 'string' ? part : redact ? REDACTED : part.secret)).join('');
+}
+
 /** Paragraphs in, text and HTML out; a paragraph that is a URL becomes a link in the HTML. */
-function compose(subject: string, paragraphs: string[]): RenderedMail {
-  const html = paragraphs
+function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
+  const plain = paragraphs.map((p) => flatten(p, false));
+  const html = plain
     .map((p) => (/^https?:\/\/\S+$/.test(p) ? `<p><a href="${escapeHtml(p)}">${escapeHtml(p)}</a></p>` : `<p>${escapeHtml(p)}</p>`))
     .join('\n');
   return {
     subject,
-    text: `${paragraphs.join('\n\n')}\n`,
+    text: `${plain.join('\n\n')}\n`,
     html: `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">\n${html}\n</body></html>`,
+    redactedText: `${paragraphs.map((p) => flatten(p, true)).join('\n\n')}\n`,
   };
 }
 
 function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): RenderedMail {
-  const lines = [`Hello ${data.firstName},`, `An administrator created your Guildhall account for ${data.email}.`];
+  const lines: Paragraph[] = [`Hello ${data.firstName},`, `An administrator created your Guildhall account for ${data.email}.`];
   if (data.pending) lines.push('Your account is awaiting verification; you can log in once it has been verified.');
   if (data.generatedPassword) {
-    lines.push(`Your temporary password is: ${data.generatedPassword}`, 'Please change it after your first login.');
+    lines.push(['Your temporary password is: ', secret(data.generatedPassword)], 'Please change it after your first login.');
   } else if (data.setupUrl) {
-    lines.push(`Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`, data.setupUrl);
+    lines.push(`Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`, secret(data.setupUrl));
   } else {
     lines.push('Log in with the password your administrator gave you.');
   }
@@ -64,7 +82,7 @@ function passwordReset(data: Extract<MailMessage, { template: 'password_reset' }
   return compose('Reset your Guildhall password', [
     `Hello ${data.firstName},`,
     'An administrator asked for your Guildhall password to be reset. Choose a new password with this single-use link:',
-    data.resetUrl,
+    secret(data.resetUrl),
     `The link expires at ${utc(data.expiresAt)}. If you did not expect this e-mail, contact your administrator.`,
   ]);
 }

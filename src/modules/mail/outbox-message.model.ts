@@ -14,6 +14,8 @@ export class OutboxMessage extends Model<InferAttributes<OutboxMessage>, InferCr
   declare subject: string;
   declare textBody: string | null;
   declare htmlBody: string | null;
+  /** The text with secrets replaced: the only body the API and the portal show. Kept after sending. */
+  declare redactedText: string | null;
   declare status: OutboxStatus;
   declare attempts: CreationOptional<number>;
   declare lastError: CreationOptional<string | null>;
@@ -32,6 +34,7 @@ export class OutboxMessage extends Model<InferAttributes<OutboxMessage>, InferCr
         subject: { type: DataTypes.TEXT, allowNull: false },
         textBody: { type: DataTypes.TEXT, allowNull: true },
         htmlBody: { type: DataTypes.TEXT, allowNull: true },
+        redactedText: { type: DataTypes.TEXT, allowNull: true },
         status: { type: DataTypes.TEXT, allowNull: false },
         attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
         lastError: { type: DataTypes.TEXT, allowNull: true },

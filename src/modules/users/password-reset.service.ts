@@ -1,7 +1,7 @@
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
-import { assertCan } from '../../shared/access/policy.ts';
+import { assertCan, assertMfa } from '../../shared/access/policy.ts';
 import { HOME_PORTAL } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { hashPassword, randomToken, sha256 } from '../../shared/crypto.ts';
@@ -37,9 +37,13 @@ export class PasswordResetService {
     return { url: `${portal}/reset-password#token=${token}`, expiresAt };
   }
 
-  /** POST /api/admin/users/{id}/reset-password */
+  /**
+   * POST /api/admin/users/{id}/reset-password. A reset link is a way into someone else's account, so
+   * asking for one is as sensitive as impersonating: it needs a verified MFA step.
+   */
   async requestReset(actor: Actor, userId: string): Promise<{ userId: string; expiresAt: Date }> {
     assertCan(actor, 'users:admin');
+    assertMfa(actor);
     return this.deps.sequelize.transaction(async (transaction) => {
       const user = await User.findByPk(userId, { transaction });
       if (!user) throw errors.notFound('User', userId);

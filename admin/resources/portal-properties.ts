@@ -1,0 +1,20 @@
+// What the Admin Portal shows of each model it exposes, resource by resource. A model not named here
+// is not in the portal at all; a column not named is never sent to the browser. Left out on purpose:
+// password tokens, API key hashes, webhook signing secrets (sealed or not), webhook event payloads
+// (member data), mail bodies (generated passwords, password links), pg-boss job data; and members,
+// events and courses, which the client portals serve.
+export const PORTAL_PROPERTIES = {
+  organizations: ['id', 'name', 'slug', 'plan', 'environment', 'createdAt', 'updatedAt'],
+  api_keys: ['id', 'name', 'prefix', 'organizationId', 'createdByUserId', 'createdAt', 'lastUsedAt', 'revokedAt'],
+  // before/after are the API's wire shapes of the changed record (never secrets): the point of an audit trail
+  audit_log: ['id', 'occurredAt', 'organizationId', 'actorType', 'actorId', 'impersonatorId', 'action', 'targetType', 'targetId', 'before', 'after', 'requestId'],
+  impersonation_sessions: ['id', 'adminId', 'targetUserId', 'mode', 'reason', 'startedAt', 'expiresAt', 'endedAt', 'endReason'],
+  impersonation_requests: ['id', 'sessionId', 'adminId', 'targetUserId', 'method', 'path', 'statusCode', 'requestId', 'occurredAt'],
+  // redactedText, never textBody/htmlBody
+  mail_outbox: ['id', 'createdAt', 'template', 'toAddress', 'userId', 'subject', 'redactedText', 'status', 'attempts', 'lastError', 'sentAt'],
+  webhook_subscriptions: ['id', 'organizationId', 'url', 'description', 'eventTypes', 'status', 'disabledReason', 'createdAt', 'updatedAt'],
+  // not eventId: it references webhook_events, which stay out (their payloads carry member data)
+  webhook_deliveries: ['id', 'organizationId', 'subscriptionId', 'status', 'attemptCount', 'nextAttemptAt', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'createdAt'],
+  // `output` holds the last error of a failed attempt; `data` (a job's input) stays out
+  jobs: ['id', 'name', 'state', 'output', 'retryCount', 'retryLimit', 'createdOn', 'startedOn', 'completedOn'],
+} as const satisfies Record<string, readonly string[]>;
