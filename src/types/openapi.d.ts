@@ -927,6 +927,7 @@ export interface components {
              */
             type: string;
             title: string;
+            /** Format: int32 */
             status: number;
             detail: string;
             /** @description The request path. */
@@ -943,9 +944,13 @@ export interface components {
             [key: string]: unknown;
         };
         Pagination: {
+            /** Format: int32 */
             page: number;
+            /** Format: int32 */
             itemsPerPage: number;
+            /** Format: int64 */
             totalItems: number;
+            /** Format: int64 */
             totalPages: number;
         };
         /** @enum {string} */
@@ -958,6 +963,7 @@ export interface components {
             database: {
                 /** @enum {string} */
                 kind: "pglite" | "postgresql";
+                /** @description The server's `server_version` setting. */
                 version: string;
             };
             /** @description Whether pgvector is installed in the database. */
@@ -995,7 +1001,10 @@ export interface components {
         MfaEnrollment: {
             /** @description Base32 TOTP secret (shown once). */
             secret: string;
-            /** @description `otpauth://totp/...` for authenticator apps. */
+            /**
+             * Format: uri
+             * @description `otpauth://totp/...` for authenticator apps.
+             */
             otpauthUri: string;
         };
         CurrentUser: {
@@ -1028,7 +1037,10 @@ export interface components {
             accessToken: string;
             /** @enum {string} */
             tokenType: "Bearer";
-            /** @description Seconds. */
+            /**
+             * Format: int32
+             * @description Seconds.
+             */
             expiresIn: number;
             /** Format: date-time */
             expiresAt: string;
@@ -1167,6 +1179,7 @@ export interface components {
             /** @description e.g. `api_keys`, `audit_entries`, `impersonation_sessions`. */
             type: string;
             description: string;
+            /** Format: int64 */
             count: number;
             /** @description Whether `transferTo` moves it to another user (history is never moved). */
             transferable: boolean;
@@ -1200,6 +1213,7 @@ export interface components {
             actor: {
                 /** @enum {string} */
                 type: "user" | "api_key" | "system";
+                /** @description A user or API key id (UUID), or `system`. */
                 id: string | null;
             };
             /**
@@ -1208,6 +1222,7 @@ export interface components {
              */
             impersonatorId: string | null;
             targetType: string;
+            /** @description A record id, or the request path (cut at 2000 characters) for impersonation.request. */
             targetId: string | null;
             /** @description State before the change (for impersonation.request: null). */
             before: {
@@ -1252,8 +1267,12 @@ export interface components {
             endedAt: string | null;
             /** @enum {string|null} */
             endReason: "exited" | "expired" | null;
+            /** Format: int32 */
             durationSeconds: number | null;
-            /** @description Requests made with the session's token. */
+            /**
+             * Format: int32
+             * @description Requests made with the session's token.
+             */
             requestCount: number;
         };
         ImpersonationStarted: {
@@ -1263,7 +1282,10 @@ export interface components {
             tokenType: "Bearer";
             /** Format: date-time */
             expiresAt: string;
-            /** @description Seconds. */
+            /**
+             * Format: int32
+             * @description Seconds.
+             */
             expiresIn: number;
             /**
              * Format: uri
@@ -1289,6 +1311,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             template: "welcome" | "password_reset" | "impersonation_notice";
+            /** Format: email */
             to: string;
             /** Format: uuid */
             userId: string | null;
@@ -1297,6 +1320,10 @@ export interface components {
             text: string | null;
             /** @enum {string} */
             status: "queued" | "sent" | "failed" | "outbox";
+            /**
+             * Format: int32
+             * @description At most MAIL_RETRY_LIMIT + 1 (the limit is at most 50).
+             */
             attempts: number;
             lastError: string | null;
             /** Format: date-time */
@@ -1332,9 +1359,13 @@ export interface components {
             strictly_before?: string;
         };
         IntegerRangeFilter: {
+            /** Format: int64 */
             gt?: number;
+            /** Format: int64 */
             gte?: number;
+            /** Format: int64 */
             lt?: number;
+            /** Format: int64 */
             lte?: number;
             /** @description `<low>..<high>`, both inclusive. */
             between?: string;
@@ -1446,7 +1477,10 @@ export interface components {
              * @description Where to join online.
              */
             onlineUrl: string | null;
-            /** @description Seats; null means unlimited. */
+            /**
+             * Format: int32
+             * @description Seats; null means unlimited.
+             */
             capacity: number | null;
             status: components["schemas"]["EventStatus"];
             /** Format: date-time */
@@ -1476,6 +1510,7 @@ export interface components {
             location?: string | null;
             /** Format: uri */
             onlineUrl?: string | null;
+            /** Format: int32 */
             capacity?: number | null;
             /** @default draft */
             status: components["schemas"]["EventStatus"];
@@ -1497,6 +1532,7 @@ export interface components {
             description: string | null;
             status: components["schemas"]["CourseStatus"];
             level: components["schemas"]["CourseLevel"];
+            /** Format: int32 */
             durationMinutes: number | null;
             /** @description Continuing-education credits awarded on completion. */
             credits: number;
@@ -1526,6 +1562,7 @@ export interface components {
             status: components["schemas"]["CourseStatus"];
             /** @default introductory */
             level: components["schemas"]["CourseLevel"];
+            /** Format: int32 */
             durationMinutes?: number | null;
             /**
              * @description Rounded to two decimals.
@@ -1616,8 +1653,12 @@ export interface components {
         WebhookAttempt: {
             /** Format: date-time */
             attemptedAt: string;
-            /** @description The receiver's HTTP status; null when no response came. */
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status; null when no response came.
+             */
             statusCode: number | null;
+            /** Format: int32 */
             durationMs: number;
             /** @description Why the attempt failed (timeout, refused address, non-2xx status). */
             error: string | null;
@@ -1634,11 +1675,13 @@ export interface components {
             eventId: string;
             eventType: components["schemas"]["WebhookEventType"];
             status: components["schemas"]["WebhookDeliveryStatus"];
+            /** Format: int32 */
             attemptCount: number;
             /** Format: date-time */
             nextAttemptAt: string | null;
             /** Format: date-time */
             lastAttemptAt: string | null;
+            /** Format: int32 */
             lastStatusCode: number | null;
             lastError: string | null;
             /** Format: date-time */
@@ -1684,8 +1727,12 @@ export interface components {
             data: {
                 [key: string]: unknown;
             } | null;
-            /** @description Runs so far, the first included (0 while it waits for its first run). */
+            /**
+             * Format: int32
+             * @description Runs so far, the first included (0 while it waits for its first run).
+             */
             attempts: number;
+            /** Format: int32 */
             retryLimit: number;
             /** @description Message of the last failure. */
             lastError: string | null;
@@ -1711,6 +1758,11 @@ export interface components {
         /** @description The request failed validation (`validation_failed`, `malformed_body`, `invalid_filter`, `read_only_field`). */
         BadRequest: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1729,6 +1781,11 @@ export interface components {
         /** @description Authenticated but not allowed. */
         Forbidden: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1738,6 +1795,11 @@ export interface components {
         /** @description No such record in the caller's organization. */
         NotFound: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1747,6 +1809,11 @@ export interface components {
         /** @description Conflicts with the current state (for example a duplicate unique value). */
         Conflict: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1756,6 +1823,11 @@ export interface components {
         /** @description The Accept header names no media type the operation produces. */
         NotAcceptable: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1774,6 +1846,11 @@ export interface components {
         /** @description The body is not in an accepted media type. */
         UnsupportedMediaType: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1783,6 +1860,11 @@ export interface components {
         /** @description Well-formed but cannot be carried out. */
         Unprocessable: {
             headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1795,6 +1877,9 @@ export interface components {
                 "Retry-After": components["headers"]["RetryAfter"];
                 "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                 [name: string]: unknown;
             };
             content: {
@@ -1948,6 +2033,12 @@ export interface components {
         RateLimit: string;
         /** @description Path of the created record. */
         Location: string;
+        /** @description Requests the organization's plan allows per hour (the `q` of `RateLimit-Policy`). */
+        XRateLimitLimit: number;
+        /** @description Requests left in the current hour (the `r` of `RateLimit`). */
+        XRateLimitRemaining: number;
+        /** @description Unix time (seconds) at which the current hourly window ends. */
+        XRateLimitReset: number;
     };
     pathItems: never;
 }
@@ -2020,6 +2111,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -2065,6 +2157,11 @@ export interface operations {
             /** @description The current user. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,6 +2187,11 @@ export interface operations {
             /** @description Secret generated; verify a code to activate it. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2120,6 +2222,11 @@ export interface operations {
             /** @description Code accepted. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2260,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,6 +2295,11 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2213,6 +2330,11 @@ export interface operations {
             /** @description Revoked. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2289,6 +2411,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2324,6 +2451,11 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2487,11 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2388,6 +2525,11 @@ export interface operations {
             /** @description Updated. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2423,6 +2565,11 @@ export interface operations {
             /** @description Soft-deleted; warnings list the associated data. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +2603,11 @@ export interface operations {
             /** @description Removed. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2485,6 +2637,11 @@ export interface operations {
             /** @description The e-mail is queued. */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2524,6 +2681,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2557,6 +2719,11 @@ export interface operations {
             /** @description Session started. */
             201: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,6 +2753,11 @@ export interface operations {
             /** @description Ended; the session with its end time, duration and request count. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2621,6 +2793,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2656,6 +2833,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2711,6 +2893,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2751,6 +2938,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +2974,11 @@ export interface operations {
             /** @description The member. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2816,6 +3013,11 @@ export interface operations {
             /** @description The member as stored. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2848,6 +3050,11 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2895,6 +3102,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,6 +3147,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2966,6 +3183,11 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3000,6 +3222,11 @@ export interface operations {
             /** @description The event as stored. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,6 +3259,11 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3083,6 +3315,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,6 +3360,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,6 +3396,11 @@ export interface operations {
             /** @description The course. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3188,6 +3435,11 @@ export interface operations {
             /** @description The course as stored. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,6 +3472,11 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3251,6 +3508,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3289,6 +3551,11 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3317,6 +3584,11 @@ export interface operations {
             /** @description Every event kind, with what it means. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3345,6 +3617,11 @@ export interface operations {
             /** @description The subscription. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3375,6 +3652,11 @@ export interface operations {
             /** @description Deleted. */
             204: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3407,6 +3689,11 @@ export interface operations {
             /** @description The subscription as stored. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3438,6 +3725,11 @@ export interface operations {
             /** @description The subscription with its new secret. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +3768,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +3805,11 @@ export interface operations {
             /** @description Queued. */
             202: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +3848,11 @@ export interface operations {
             200: {
                 headers: {
                     Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3574,6 +3881,11 @@ export interface operations {
             /** @description The job. */
             200: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     [name: string]: unknown;
                 };
                 content: {
