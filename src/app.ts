@@ -21,6 +21,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
+import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
@@ -70,6 +71,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   crudRoutes(api, services.courses, idempotency);
   webhookRoutes(api, services.webhooks, services.webhookDeliveries, idempotency);
   jobAdminRoutes(api, services.jobs);
+  organizationRoutes(api, services.organizations);
   app.use(api);
 
   app.use(routeNotFound());
