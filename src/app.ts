@@ -22,6 +22,7 @@ import { impersonationRoutes } from './modules/impersonation/impersonation.route
 import { mailRoutes } from './modules/mail/mail.routes.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
+import { pageRoutes } from './modules/pages/pages.routes.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
@@ -45,6 +46,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(requestContext());
   app.use(requestLog(logger));
   app.use(docsRoutes(contract));
+  app.use(pageRoutes(config));
   // AdminJS parses its own bodies and keeps its own session: before express.json and the contract
   app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
 
