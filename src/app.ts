@@ -23,6 +23,8 @@ import { jobAdminRoutes } from './modules/jobs-admin/job-admin.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
 import { mailRoutes } from './modules/mail/mail.routes.ts';
+import { organizationRoutes } from './modules/organizations/organization.routes.ts';
+import { pageRoutes } from './modules/pages/pages.routes.ts';
 import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
 
@@ -64,6 +66,7 @@ function moduleRoutes(container: Container): SurfaceRoutes {
       crudRoutes(router, services.courses, idempotency);
       webhookRoutes(router, services.webhooks, services.webhookDeliveries, idempotency);
       jobAdminRoutes(router, services.jobs);
+      organizationRoutes(router, services.organizations);
     },
   ];
   return { api, uploads: [], scim: [], sso: [], inboundWebhooks: [] };
@@ -84,6 +87,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(requestContext());
   app.use(requestLog(logger));
   app.use(docsRoutes(contract));
+  app.use(pageRoutes(config));
   // AdminJS parses its own bodies and keeps its own session: before every surface
   app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
   // The specific surfaces first; uploads answer only their own routes and pass everything else on.

@@ -14,6 +14,7 @@ import { ActivityService } from './modules/activity/activity.service.ts';
 import { AuthService } from './modules/auth/auth.service.ts';
 import { TokenService } from './modules/auth/token.service.ts';
 import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
+import { OrganizationService } from './modules/organizations/organization.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
@@ -94,6 +95,7 @@ export interface Container {
     webhookDispatcher: WebhookDispatcher;
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
+    organizations: OrganizationService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -124,6 +126,17 @@ export function createContainer(options: ContainerOptions): Container {
   models.User.addHook('afterDestroy', 'forget-credentials', (user, options) => forgetUser(String(user.get('id')), options.transaction));
   models.User.addHook('afterBulkUpdate', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
   models.User.addHook('afterBulkDestroy', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
+
+  // A plan or suspension change must reach the next request, not the next cache refresh.
+  const forgetOrganizations = (transaction?: Transaction | null) => {
+    auth.forgetUser();
+    apiKeys.forgetAll();
+    transaction?.afterCommit(() => {
+      auth.forgetUser();
+      apiKeys.forgetAll();
+    });
+  };
+  models.Organization.addHook('afterSave', 'forget-credentials', (_organization, options) => forgetOrganizations(options.transaction));
 
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds, specs: queueSpecs(config) });
   const domainEvents = new DomainEvents({ sequelize: db.sequelize, clock, queue, logger: logger.child({ module: 'domain-events' }) });
@@ -191,6 +204,7 @@ export function createContainer(options: ContainerOptions): Container {
       webhookDispatcher,
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize)),
+      organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -28,7 +28,11 @@ export function docsRoutes(contract: Contract): Router {
   });
   // a separate script file keeps the page compatible with a strict Content-Security-Policy
   router.get('/api/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send(`window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#ui' });`);
+    // "Try it out" must reach the server the docs are served from, not only the contract's example hosts
+    res.type('application/javascript').send(`fetch('/api/openapi.json').then((r) => r.json()).then((spec) => {
+  spec.servers = [{ url: location.origin, description: 'This server' }, ...(spec.servers || []).filter((s) => s.url !== location.origin)];
+  window.ui = SwaggerUIBundle({ spec, dom_id: '#ui' });
+});`);
   });
   router.get('/errors', (_req, res) => {
     const items = Object.entries(errorCatalog)

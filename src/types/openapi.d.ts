@@ -761,6 +761,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organizations (tenants), with their counts (platform admins)
+         * @description Newest first. Each organization carries its plan (which sets its hourly rate limit), its
+         *     environment, its status and the number of its users (not deleted), members and live API keys.
+         */
+        get: operations["listOrganizations"];
+        put?: never;
+        /**
+         * Create an organization (platform admins)
+         * @description The slug is unique across the platform (409 `already_exists`). Plan defaults to `standard`,
+         *     environment to `production`, status to `active`. Audited; announced as the
+         *     `organization.created` domain event.
+         */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/organizations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One organization, with its counts (platform admins) */
+        get: operations["getOrganization"];
+        /**
+         * Change an organization's name, slug, plan, environment or status (platform admins)
+         * @description Changes only the fields sent. A new plan sets the organization's hourly rate limit from the
+         *     next request on. `status: suspended` refuses the organization's users (login and tokens) and
+         *     API keys at once with 403 `organization_suspended`; `status: active` lifts it. A platform admin
+         *     cannot suspend the organization they act in (403 `cannot_modify_self`). Audited; announced as
+         *     `organization.updated` (and `organization.suspended` / `organization.reactivated`).
+         */
+        put: operations["updateOrganization"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -1305,6 +1357,67 @@ export interface components {
         ImpersonationSessionList: {
             data: components["schemas"]["ImpersonationSession"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description The organization's plan; it sets the hourly API rate limit (see the info section).
+         * @enum {string}
+         */
+        Plan: "standard" | "professional" | "enterprise";
+        /** @enum {string} */
+        Environment: "production" | "sandbox";
+        /**
+         * @description `suspended`: the organization's users and API keys are refused (403 `organization_suspended`).
+         * @enum {string}
+         */
+        OrganizationStatus: "active" | "suspended";
+        /** @description Lower-case letters, digits and hyphens; unique across the platform. */
+        OrganizationSlug: string;
+        Organization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: components["schemas"]["OrganizationSlug"];
+            plan: components["schemas"]["Plan"];
+            environment: components["schemas"]["Environment"];
+            status: components["schemas"]["OrganizationStatus"];
+            /** Format: date-time */
+            suspendedAt: string | null;
+            counts: {
+                /**
+                 * Format: int32
+                 * @description Users not deleted.
+                 */
+                users: number;
+                /** Format: int32 */
+                members: number;
+                /**
+                 * Format: int32
+                 * @description API keys not revoked.
+                 */
+                apiKeys: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        OrganizationList: {
+            data: components["schemas"]["Organization"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        OrganizationCreateRequest: {
+            name: string;
+            slug: components["schemas"]["OrganizationSlug"];
+            plan?: components["schemas"]["Plan"];
+            environment?: components["schemas"]["Environment"];
+            status?: components["schemas"]["OrganizationStatus"];
+        };
+        OrganizationUpdateRequest: {
+            name?: string;
+            slug?: components["schemas"]["OrganizationSlug"];
+            plan?: components["schemas"]["Plan"];
+            environment?: components["schemas"]["Environment"];
+            status?: components["schemas"]["OrganizationStatus"];
         };
         OutboxMessage: {
             /** Format: uuid */
@@ -3896,6 +4009,161 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Partial, case-insensitive match on the name or the slug. */
+                q?: string;
+                /** @description Exact statuses, comma-separated. */
+                status?: components["schemas"]["OrganizationStatus"][];
+                /** @description Exact plans, comma-separated. */
+                plan?: components["schemas"]["Plan"][];
+                /** @description Only organizations of this environment. */
+                environment?: components["schemas"]["Environment"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of organizations. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrganizationUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Organization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

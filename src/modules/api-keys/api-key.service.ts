@@ -22,6 +22,7 @@ export interface AuthenticatedKey {
   apiKeyId: string;
   organizationId: string;
   plan: Plan;
+  organizationSuspended: boolean;
 }
 
 interface KeyRow {
@@ -29,6 +30,7 @@ interface KeyRow {
   organization_id: string;
   last_used_at: Date | null;
   plan: Plan;
+  organization_status: string;
 }
 
 export class ApiKeyService {
@@ -93,6 +95,11 @@ export class ApiKeyService {
     this.cache.clear();
   }
 
+  /** An organization changed (plan, suspension): no key of this instance is trusted from the cache. */
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   async authenticate(secret: string): Promise<AuthenticatedKey | null> {
     const hash = sha256(secret);
     const row = await this.cache.get(hash, () => this.lookUp(hash));
@@ -103,12 +110,12 @@ export class ApiKeyService {
       // Not awaited: a lost update of a usage hint must not slow or fail the request.
       this.deps.sql.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [row.id, now]).catch(() => undefined);
     }
-    return { apiKeyId: row.id, organizationId: row.organization_id, plan: row.plan };
+    return { apiKeyId: row.id, organizationId: row.organization_id, plan: row.plan, organizationSuspended: row.organization_status === 'suspended' };
   }
 
   private lookUp(hash: string): Promise<KeyRow | undefined> {
     return this.deps.sql.one<KeyRow>(
-      `SELECT k.id, k.organization_id, k.last_used_at, o.plan
+      `SELECT k.id, k.organization_id, k.last_used_at, o.plan, o.status AS organization_status
          FROM api_keys k JOIN organizations o ON o.id = k.organization_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hash],

@@ -9,6 +9,7 @@ import { AppError, errors } from '../../shared/errors.ts';
 import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import type { ApiKeyService } from '../api-keys/api-key.service.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
 import { CredentialCache } from './credential-cache.ts';
 import { newTotpSecret, otpauthUri, verifyTotp } from './mfa.ts';
@@ -34,7 +35,10 @@ interface AuthUserRow {
   role: Role;
   status: string;
   plan: Plan | null;
+  organization_status: string | null;
 }
+
+const suspended = () => new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
 export class AuthService {
   private readonly userCache = new CredentialCache<AuthUserRow>();
@@ -73,6 +77,7 @@ export class AuthService {
       throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
     }
     if (user.status !== 'active') throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
+    if (user.organizationId && (await Organization.findByPk(user.organizationId, { attributes: ['status'] }))?.status === 'suspended') throw suspended();
 
     let mfaVerified = false;
     if (input.otp !== undefined) {
@@ -92,6 +97,7 @@ export class AuthService {
     if (bearer.startsWith('gh_')) {
       const found = await this.deps.apiKeys.authenticate(bearer);
       if (!found) throw errors.unauthenticated('The API key is not valid or has been revoked');
+      if (found.organizationSuspended) throw suspended();
       return {
         actor: { type: 'api_key', id: found.apiKeyId, organizationId: found.organizationId, role: 'API_KEY', mfaVerified: false, requestId },
         plan: found.plan,
@@ -101,6 +107,7 @@ export class AuthService {
     // The account must still exist and be active.
     const user = await this.lookUpUser(claims.sub);
     if (!user || user.status !== 'active') throw errors.unauthenticated('The account is no longer active');
+    if (user.organization_status === 'suspended') throw suspended();
     if (claims.act) await this.impersonationGuard(claims);
     const actor: Actor = {
       type: 'user',
@@ -118,7 +125,7 @@ export class AuthService {
   private lookUpUser(id: string): Promise<AuthUserRow | undefined> {
     return this.userCache.get(id, () =>
       this.deps.sql.one<AuthUserRow>(
-        `SELECT u.id, u.organization_id, u.role, u.status, o.plan
+        `SELECT u.id, u.organization_id, u.role, u.status, o.plan, o.status AS organization_status
            FROM users u LEFT JOIN organizations o ON o.id = u.organization_id
           WHERE u.id = $1 AND u.deleted_at IS NULL`,
         [id],
