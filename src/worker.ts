@@ -2,12 +2,6 @@
 // HTTP, so CPU-heavy jobs (embedding, speech, ffmpeg, CRM batches) never share the API's event loop.
 // Run the API with JOBS_ENABLED=false beside it; both need the same DATABASE_URL and APP_SECRET.
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { createContainer } from './container.ts';
-import { jobTypes } from './jobs/catalog.ts';
-import { registerJobHandlers } from './jobs/registry.ts';
-import { openDatabase } from './shared/database.ts';
-import { createLogger } from './shared/logger.ts';
-import { migrateUp } from './shared/migrator.ts';
 
 function workerConfig(): Config {
   const config = loadConfig();
@@ -29,6 +23,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // loaded once the configuration is known good, so a bad one fails in a moment
+  const [{ createContainer }, { jobTypes }, { registerJobHandlers }, { openDatabase }, { createLogger }, { migrateUp }] = await Promise.all([
+    import('./container.ts'),
+    import('./jobs/catalog.ts'),
+    import('./jobs/registry.ts'),
+    import('./shared/database.ts'),
+    import('./shared/logger.ts'),
+    import('./shared/migrator.ts'),
+  ]);
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 

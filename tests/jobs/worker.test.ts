@@ -24,6 +24,8 @@ function startWorker(env: Record<string, string>) {
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // a test file stopped by its timeout runs no after hook: do not leave a worker behind
+  process.once('exit', () => child.kill('SIGKILL'));
   const ready = async () => {
     await eventually(async () => /Guildhall worker running jobs/.test(output) || (child.exitCode !== null && Promise.reject(new Error(`worker exited:\n${output}`))), 120_000);
   };
@@ -99,9 +101,9 @@ describe('the worker process', () => {
 
   it('when started without DATABASE_URL or APP_SECRET, then it refuses with a configuration error', async () => {
     const embedded = startWorker({ DATA_DIR: dataDir, APP_SECRET: t.config.appSecret! });
+    const unsigned = startWorker({ DATA_DIR: dataDir, DATABASE_URL: t.db.url });
     assert.equal(await embedded.exited, 78);
     assert.match(embedded.output(), /DATABASE_URL is required for the worker/);
-    const unsigned = startWorker({ DATA_DIR: dataDir, DATABASE_URL: t.db.url });
     assert.equal(await unsigned.exited, 78);
     assert.match(unsigned.output(), /APP_SECRET is required/);
   });
