@@ -179,17 +179,21 @@ describe('webhook dispatcher', () => {
       const { id } = await subscription(organization.id, target.url);
       ids.push(...(await deliveries(organization.id, id, 100, new Date())));
     }
-    const one = dispatcher(systemClock, { concurrency: 16 });
-    const two = dispatcher(systemClock, { concurrency: 16 });
+    // leases far longer than any attempt, even on a loaded machine: a lease running out is a (correct) second attempt
+    const one = dispatcher(systemClock, { concurrency: 16, leaseMs: 600_000 });
+    const two = dispatcher(systemClock, { concurrency: 16, leaseMs: 600_000 });
     one.start();
     two.start();
-    await target.waitFor(300, 60_000);
-    await eventually(async () => {
-      const row = await sql().one<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status = 'succeeded'`, [ids]);
-      return row!.n === 300;
-    }, 30_000);
-    await one.stop();
-    await two.stop();
+    try {
+      await target.waitFor(300, 120_000);
+      await eventually(async () => {
+        const row = await sql().one<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status = 'succeeded'`, [ids]);
+        return row!.n === 300;
+      }, 120_000);
+    } finally {
+      await one.stop();
+      await two.stop();
+    }
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(target.received.length, 300);
     assert.equal(new Set(target.received.map((d) => d.headers['webhook-id'])).size, 300, 'no message twice');
