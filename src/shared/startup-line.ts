@@ -15,5 +15,5 @@ const SERVES: Record<Config['appEnv'], string> = {
 };
 
 export function startupLine(port: number, nodeEnv: Config['nodeEnv'], appEnv: Config['appEnv']): string {
-  return `Guildhall listening on http://localhost:${port}: ${RUNS[nodeEnv]}, ${SERVES[appEnv]}; Admin Portal at /admin, API docs at /api/docs`;
+  return `Guildhall listening on http://localhost:${port} — ${RUNS[nodeEnv]}, ${SERVES[appEnv]}; Admin Portal at /admin, API docs at /api/docs`;
 }
