@@ -78,7 +78,8 @@ async function run(): Promise<void> {
     if (!user) throw new Refusal(`No user ${email}.${email === (config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL) ? ' To create the demo admin, run npm run seed:demo.' : ''}`);
     if (!ADMIN_ROLES.has(user.role)) throw new Refusal(`${user.email} is ${user.role}, not an admin: use the password reset e-mail for other accounts.`);
 
-    const password = values.password ?? randomToken(12);
+    // never a leading '-', which would read as an option when pasted after --password
+    const password = values.password ?? randomToken(12).replace(/^-/, 'x');
     const passwordHash = await hashPassword(password);
     const mfaWasEnabled = user.mfaEnabledAt !== null;
     await db.sequelize.transaction(async (transaction) => {

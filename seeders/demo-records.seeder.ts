@@ -18,7 +18,7 @@ const EVENTS: Array<{ title: string; days: number; hours: number; status: EventS
   { title: 'Webinar: Governance Basics', days: 4, hours: 1, status: 'published', capacity: null, location: null, online: true },
   { title: 'Regional Chapter Meetup North', days: 35, hours: 2, status: 'published', capacity: 40, location: 'Newcastle Library' },
   { title: 'Regional Chapter Meetup South', days: 42, hours: 2, status: 'draft', capacity: 40, location: 'Brighton Dome Studio' },
-  { title: 'Summer Conference 2027', days: 120, hours: 16, status: 'draft', capacity: 600, location: 'ExCeL, London' },
+  { title: 'Summer Conference 2027', days: 120, hours: 8, status: 'draft', capacity: 600, location: 'ExCeL, London' },
   { title: 'Mentoring Kick-off', days: -14, hours: 2, status: 'published', capacity: 30, location: 'Online', online: true },
   { title: 'Winter Gala Dinner', days: -45, hours: 5, status: 'published', capacity: 180, location: 'Assembly Rooms, Bath' },
   { title: 'Board Elections Hustings', days: -7, hours: 2, status: 'cancelled', capacity: 100, location: 'Main Hall, Leeds' },

@@ -76,6 +76,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof Error && error.name === 'DataDirInUseError') {
+    console.error(`Guildhall failed to start: ${error.message}`);
+    process.exit(75); // EX_TEMPFAIL
+  }
   console.error('Guildhall failed to start:', error);
   process.exit(1);
 });
