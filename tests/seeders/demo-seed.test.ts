@@ -34,7 +34,7 @@ describe('demo data', { timeout: 900_000 }, () => {
     dirs.push(dir);
     const database = await createTestDatabase();
     databases.push(database);
-    return { dir, env: { DATA_DIR: path.join(dir, 'data'), ADMIN_JS_TMP_DIR: path.join(dir, 'adminjs'), ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}) } };
+    return { dir, env: { DATA_DIR: path.join(dir, 'data'), ADMIN_JS_TMP_DIR: path.join(dir, 'adminjs'), ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'demo-seed-secret-demo-seed-secret-012345' } : {}) } };
   }
   after(async () => {
     for (const database of databases) await database.drop();
