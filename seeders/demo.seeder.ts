@@ -1,4 +1,5 @@
-// Demo data: one organization, a platform admin, a client admin and an API key, in one transaction.
+// Demo data: one organization, a platform admin, a client admin, an API key and demo records (members,
+// events, courses: demo-records.seeder.ts), in one transaction.
 // Created on the first start in development (an empty database), or when asked (`npm run seed:demo`);
 // never by a production start. The credentials exist in plain text only in what this returns.
 import type { Container } from '../src/container.ts';
@@ -6,6 +7,7 @@ import { ApiKey } from '../src/modules/api-keys/api-key.model.ts';
 import { Organization } from '../src/modules/organizations/organization.model.ts';
 import { User } from '../src/modules/users/user.model.ts';
 import { hashPassword, randomToken, sha256 } from '../src/shared/crypto.ts';
+import { seedDemoRecords } from './demo-records.seeder.ts';
 
 export interface DemoData {
   organization: Organization;
@@ -14,10 +16,11 @@ export interface DemoData {
   clientAdmin: User;
   clientAdminPassword: string;
   apiKey: string;
+  records: { members: number; events: number; courses: number };
 }
 
 export const DEMO_ORGANIZATION_SLUG = 'demo';
-const DEFAULT_ADMIN_EMAIL = 'admin@guildhall.local';
+export const DEFAULT_ADMIN_EMAIL = 'admin@guildhall.local';
 
 /** The development quick start: demo data on a first start, that is against a database without organizations. */
 export async function seedDemoOnFirstStart(container: Container): Promise<DemoData | null> {
@@ -25,10 +28,17 @@ export async function seedDemoOnFirstStart(container: Container): Promise<DemoDa
   return seedDemo(container);
 }
 
-/** Creates the demo data unless the demo organization exists already (then null). */
+/**
+ * Creates the demo data unless the demo organization exists already; then it only adds the demo
+ * records that are missing (so an older demo organization gets them too) and returns null.
+ */
 export async function seedDemo(container: Container): Promise<DemoData | null> {
   const { config, db } = container;
-  if (await Organization.findOne({ where: { slug: DEMO_ORGANIZATION_SLUG } })) return null;
+  const existing = await Organization.findOne({ where: { slug: DEMO_ORGANIZATION_SLUG } });
+  if (existing) {
+    await db.sequelize.transaction((transaction) => seedDemoRecords(existing.id, transaction, container.clock.now()));
+    return null;
+  }
   const adminEmail = config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL;
   if (await User.findOne({ where: { email: adminEmail } })) {
     throw new Error(`A user ${adminEmail} exists already: set DEMO_ADMIN_EMAIL to another address for the demo platform admin`);
@@ -72,12 +82,13 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
       { organizationId: organization.id, name: 'Demo key', prefix: apiKey.slice(0, 12), keyHash: sha256(apiKey), createdByUserId: clientAdmin.id },
       { transaction },
     );
-    return { organization, admin, adminPassword, clientAdmin, clientAdminPassword, apiKey };
+    const records = await seedDemoRecords(organization.id, transaction, container.clock.now());
+    return { organization, admin, adminPassword, clientAdmin, clientAdminPassword, apiKey, records };
   });
 }
 
 /** The one time the credentials are shown: print it to the terminal, never to the structured log. */
-export function formatDemoCredentials(demo: DemoData): string {
+export function formatDemoCredentials(demo: DemoData, baseUrl = 'http://localhost:3000'): string {
   const rule = '='.repeat(72);
   return [
     '',
@@ -87,9 +98,14 @@ export function formatDemoCredentials(demo: DemoData): string {
     `Platform admin: ${demo.admin.email} / ${demo.adminPassword}`,
     `Client admin  : ${demo.clientAdmin.email} / ${demo.clientAdminPassword}`,
     `API key       : ${demo.apiKey}`,
+    `Demo records  : ${demo.records.members} members, ${demo.records.events} events, ${demo.records.courses} courses`,
+    '',
+    `Admin Portal  : ${baseUrl}/admin (log in as the platform admin)`,
+    `Try the API   : export GUILDHALL_API_KEY=${demo.apiKey}`,
+    `                curl -s -H "Authorization: Bearer $GUILDHALL_API_KEY" ${baseUrl}/api/members`,
     '',
     'Shown this once: only hashes are stored. Note them now (or set DEMO_ADMIN_EMAIL,',
-    'DEMO_ADMIN_PASSWORD and DEMO_API_KEY to choose them). Admin Portal: /admin',
+    'DEMO_ADMIN_PASSWORD and DEMO_API_KEY to choose them). Lost them? npm run reset-admin',
     rule,
     '',
   ].join('\n');

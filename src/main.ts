@@ -10,6 +10,7 @@ import { createLogger } from './shared/logger.ts';
 import { migrateUp } from './shared/migrator.ts';
 import { formatDemoCredentials, seedDemoOnFirstStart } from '../seeders/demo.seeder.ts';
 import { loadDotEnv } from './shared/dot-env.ts';
+import { startupLine } from './shared/startup-line.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
   // development quick start only; production gets demo data only when asked (npm run seed:demo)
   const demo = await seedDemoOnFirstStart(container);
-  if (demo) console.log(formatDemoCredentials(demo));
+  if (demo) console.log(formatDemoCredentials(demo, config.baseUrl));
   // The embedded default runs every job here; with JOBS_ENABLED=false `npm run worker` runs them and
   // this process does not even load the handlers.
   if (config.jobs.enabled) (await import('./jobs/registry.ts')).registerJobHandlers(container);
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info({ port, env: config.appEnv }, `Guildhall listening on http://localhost:${port} (docs at /api/docs)`);
+    logger.info({ port, env: config.appEnv, nodeEnv: config.nodeEnv }, startupLine(port, config.nodeEnv, config.appEnv));
   });
 
   let stopping = false;
@@ -75,6 +76,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
+  if (error instanceof Error && error.name === 'DataDirInUseError') {
+    console.error(`Guildhall failed to start: ${error.message}`);
+    process.exit(75); // EX_TEMPFAIL
+  }
   console.error('Guildhall failed to start:', error);
   process.exit(1);
 });

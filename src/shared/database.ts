@@ -6,6 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { Logger } from './logger.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import { inspectVectorSchema } from './vector-schema.ts';
 
 export interface Database {
@@ -76,12 +77,16 @@ async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
   const inMemory = options.dataDir === 'memory://';
   const pgDir = path.resolve(options.dataDir, 'pg');
   if (!inMemory) await mkdir(pgDir, { recursive: true });
+  const unlock = inMemory ? async () => undefined : await lockDataDir(options.dataDir);
   // A tarball only seeds an empty directory; PGlite refuses to load one over an existing cluster.
   const seed = options.loadDataDir && (inMemory || !existsSync(path.join(pgDir, 'PG_VERSION'))) ? options.loadDataDir : undefined;
   const pglite = await PGlite.create({
     dataDir: inMemory ? undefined : pgDir,
     extensions: options.pgvector === false ? {} : { vector },
     ...(seed ? { loadDataDir: seed } : {}),
+  }).catch(async (error: unknown) => {
+    await unlock();
+    throw error;
   });
   keepExtendedQueriesWhole(pglite);
   // maxConnections defaults to 1; a pool's second connection would be refused.
@@ -94,6 +99,7 @@ async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
     async stop() {
       await server.stop();
       await pglite.close();
+      await unlock();
     },
   };
 }

@@ -34,7 +34,7 @@ describe('demo data', { timeout: 900_000 }, () => {
     dirs.push(dir);
     const database = await createTestDatabase();
     databases.push(database);
-    return { dir, env: { DATA_DIR: path.join(dir, 'data'), ADMIN_JS_TMP_DIR: path.join(dir, 'adminjs'), ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}) } };
+    return { dir, env: { DATA_DIR: path.join(dir, 'data'), ADMIN_JS_TMP_DIR: path.join(dir, 'adminjs'), ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'demo-seed-secret-demo-seed-secret-012345' } : {}) } };
   }
   after(async () => {
     for (const database of databases) await database.drop();
@@ -49,6 +49,8 @@ describe('demo data', { timeout: 900_000 }, () => {
     assert.match(first.output(), BANNER);
     assert.match(first.output(), /Platform admin: dotenv\.admin@demo\.test \/ from-the-dotenv-file/);
     assert.match(first.output(), /Shown this once/);
+    // the start-up line names both settings in words that do not read as a contradiction
+    assert.match(first.output(), /Guildhall listening on http:\/\/localhost:\d+ — development mode \(NODE_ENV=development\), serving the live API environment \(APP_ENV=production, gh_live_ keys\)/);
     assert.equal(await login(first.port, 'dotenv.admin@demo.test', 'from-the-dotenv-file'), 200);
     await stop(first);
     const second = await startChildService(env, 240_000, dir);
@@ -64,8 +66,9 @@ describe('demo data', { timeout: 900_000 }, () => {
   });
 
   it('when production starts on an empty database, then no demo data is created', async () => {
-    service = await startChildService(production.env, 240_000, production.dir);
+    service = await startChildService({ ...production.env, APP_ENV: 'sandbox' }, 240_000, production.dir);
     assert.doesNotMatch(service.output(), BANNER);
+    assert.match(service.output(), /production mode \(NODE_ENV=production\), serving the sandbox API environment \(APP_ENV=sandbox, gh_test_ keys\)/);
     assert.equal(await login(service.port, 'admin@guildhall.local', 'anything-at-all'), 401);
     await stop(service);
   });
