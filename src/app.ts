@@ -1,7 +1,7 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 // Each kind of caller has its own surface (router, body parsing, credential, error format) over one
 // shared translation of errors; see http/surfaces/ and docs/pending/surfaces.md.
-import express, { type Express, type Router } from 'express';
+import express, { type Express } from 'express';
 import { adminPortal } from '../admin/mount.ts';
 import type { Container } from './container.ts';
 import { requestContext } from './http/context.ts';
@@ -15,18 +15,9 @@ import { inboundWebhookSurface, type InboundWebhookRoutes } from './http/surface
 import { scimSurface, type DirectoryTokenVerifier, type ScimRoutes } from './http/surfaces/scim.surface.ts';
 import { ssoSurface, type SsoRoutes } from './http/surfaces/sso.surface.ts';
 import { uploadSurface, type UploadQuota, type UploadRoutes } from './http/surfaces/upload.surface.ts';
-import { activityRoutes } from './modules/activity/activity.routes.ts';
-import { apiKeyRoutes } from './modules/api-keys/api-key.routes.ts';
-import { authRoutes } from './modules/auth/auth.routes.ts';
-import { crudRoutes } from './modules/crud/crud.routes.ts';
-import { jobAdminRoutes } from './modules/jobs-admin/job-admin.routes.ts';
-import { healthRoutes } from './modules/health/health.routes.ts';
-import { impersonationRoutes } from './modules/impersonation/impersonation.routes.ts';
-import { mailRoutes } from './modules/mail/mail.routes.ts';
-import { organizationRoutes } from './modules/organizations/organization.routes.ts';
+import { modules } from './modules.ts';
 import { pageRoutes } from './modules/pages/pages.routes.ts';
-import { passwordResetRoutes, userAdminRoutes } from './modules/users/user.routes.ts';
-import { webhookRoutes } from './modules/webhooks/webhook.routes.ts';
+import type { ModuleManifest, RouteContext } from './shared/module-manifest.ts';
 
 /** Where each surface is mounted (documented in the README's surface table). */
 export const SURFACE_PREFIXES = { uploads: '/api', scim: '/scim/v2', sso: '/auth', inboundWebhooks: '/webhooks', api: '/' } as const;
@@ -47,29 +38,16 @@ export interface AppOptions {
   uploadQuota?: UploadQuota;
 }
 
-/** The modules' routes, by surface. */
+/** The modules' routes, by surface, in the order of the module list (src/modules.ts). */
 function moduleRoutes(container: Container): SurfaceRoutes {
-  const { db, logger, services } = container;
-  const idempotency = idempotent(services.idempotency, logger);
-  const api: ApiRoutes[] = [
-    (router: Router) => {
-      healthRoutes(router, db);
-      authRoutes(router, services.auth);
-      apiKeyRoutes(router, services.apiKeys);
-      passwordResetRoutes(router, services.passwords);
-      userAdminRoutes(router, services.users, services.userDeletion, services.passwords);
-      activityRoutes(router, services.activity);
-      impersonationRoutes(router, services.impersonation);
-      mailRoutes(router, services.mail);
-      crudRoutes(router, services.members, idempotency);
-      crudRoutes(router, services.events, idempotency);
-      crudRoutes(router, services.courses, idempotency);
-      webhookRoutes(router, services.webhooks, services.webhookDeliveries, idempotency);
-      jobAdminRoutes(router, services.jobs);
-      organizationRoutes(router, services.organizations);
-    },
-  ];
-  return { api, uploads: [], scim: [], sso: [], inboundWebhooks: [] };
+  const context: RouteContext = { container, idempotency: idempotent(container.services.idempotency, container.logger) };
+  const manifests: readonly ModuleManifest[] = modules;
+  const on = <S extends keyof SurfaceRoutes>(surface: S): SurfaceRoutes[S] =>
+    manifests.flatMap((m) => {
+      const routes = m.routes?.[surface];
+      return routes ? [routes(context)] : [];
+    }) as SurfaceRoutes[S];
+  return { api: on('api'), uploads: on('uploads'), scim: on('scim'), sso: on('sso'), inboundWebhooks: on('inboundWebhooks') };
 }
 
 export function createApp(container: Container, options: AppOptions = {}): Express {

@@ -8,6 +8,7 @@ import { queueSpecs } from './jobs/catalog.ts';
 import { Pipelines } from './jobs/pipeline/pipelines.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { initModels, type Models } from './models.ts';
+import { modules } from './modules.ts';
 import { ApiKeyService } from './modules/api-keys/api-key.service.ts';
 import { AuditService } from './modules/audit/audit.service.ts';
 import { ActivityService } from './modules/activity/activity.service.ts';
@@ -38,12 +39,12 @@ import { WebhookDeliveryService } from './modules/webhooks/webhook-delivery.serv
 import { WebhookDeliverer } from './modules/webhooks/webhook.deliverer.ts';
 import { WebhookDispatcher } from './modules/webhooks/webhook.dispatcher.ts';
 import { WebhookSender } from './modules/webhooks/webhook.sender.ts';
-import { WebhookPublisher } from './modules/webhooks/webhook.publisher.ts';
 import { WebhookSecrets } from './modules/webhooks/webhook.secrets.ts';
 import { WebhookService } from './modules/webhooks/webhook.service.ts';
 import { WebhookTargetGuard, systemDnsLookup, type DnsLookup } from './modules/webhooks/webhook.target-guard.ts';
 import { systemClock, type Clock } from './shared/clock.ts';
 import { DomainEvents } from './shared/domain-events/domain-events.ts';
+import type { ModuleManifest } from './shared/module-manifest.ts';
 import { deriveKey } from './shared/crypto.ts';
 import type { Database } from './shared/database.ts';
 import type { Logger } from './shared/logger.ts';
@@ -141,7 +142,6 @@ export function createContainer(options: ContainerOptions): Container {
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds, specs: queueSpecs(config) });
   const domainEvents = new DomainEvents({ sequelize: db.sequelize, clock, queue, logger: logger.child({ module: 'domain-events' }) });
   domainEvents.declare(domainEventCatalog);
-  domainEvents.subscribe(new WebhookPublisher({ queue }));
   const { sequelize } = db;
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
   const mail = new MailService({ queue, clock, retryLimit: config.mail.retryLimit, mailer });
@@ -217,6 +217,10 @@ export function createContainer(options: ContainerOptions): Container {
       redis?.disconnect();
     },
   };
+  // each module's reactions to other modules' events (the webhooks module's publisher, inline)
+  for (const manifest of modules as readonly ModuleManifest[]) {
+    for (const subscriber of manifest.subscribers?.(container) ?? []) domainEvents.subscribe(subscriber);
+  }
   queue.runAlongside(webhookDispatcher);
   return container;
 }

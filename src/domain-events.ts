@@ -1,10 +1,11 @@
-// Every module's domain event catalog. Each module owns its file (`<domain>.domain-events.ts`); the
-// public kinds among them are the contract's `webhooks:` section (webhook.catalog.ts).
-import { courseEvents } from './modules/courses/course.domain-events.ts';
-import { eventEvents } from './modules/events/event.domain-events.ts';
-import { memberEvents } from './modules/members/member.domain-events.ts';
-import { organizationEvents } from './modules/organizations/organization.domain-events.ts';
+// Every module's domain event catalog, from the manifests (src/modules.ts). Each module owns its file
+// (`<domain>.domain-events.ts`); the public kinds among them are the contract's `webhooks:` section
+// (webhook.catalog.ts).
+import { modules, type AppModule } from './modules.ts';
+import type { EventsOf, ModuleManifest, UnionToIntersection } from './shared/module-manifest.ts';
 
-export const moduleEventCatalogs = [memberEvents, eventEvents, courseEvents, organizationEvents] as const;
+type ModuleEventCatalog = EventsOf<AppModule>;
 
-export const domainEventCatalog = { ...memberEvents, ...eventEvents, ...courseEvents, ...organizationEvents };
+export const moduleEventCatalogs: readonly ModuleEventCatalog[] = (modules as readonly ModuleManifest[]).flatMap((m) => (m.events ? [m.events as ModuleEventCatalog] : []));
+
+export const domainEventCatalog = Object.assign({}, ...moduleEventCatalogs) as UnionToIntersection<ModuleEventCatalog>;

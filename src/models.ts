@@ -1,50 +1,28 @@
-// Every Sequelize model, initialised against one connection, with its associations.
+// Every Sequelize model, initialised against one connection, with its associations. The models come
+// from the module manifests (src/modules.ts); associations across modules are made here.
 import type { Sequelize } from 'sequelize';
-import { ApiKey } from './modules/api-keys/api-key.model.ts';
-import { AuditEntry } from './modules/audit/audit-entry.model.ts';
-import { ImpersonationRequest } from './modules/impersonation/impersonation-request.model.ts';
-import { ImpersonationSession } from './modules/impersonation/impersonation-session.model.ts';
-import { OutboxMessage } from './modules/mail/outbox-message.model.ts';
-import { Course } from './modules/courses/course.model.ts';
-import { Event } from './modules/events/event.model.ts';
-import { Member } from './modules/members/member.model.ts';
+import { modules, type AppModule } from './modules.ts';
 import { Organization } from './modules/organizations/organization.model.ts';
-import { PasswordToken } from './modules/users/password-token.model.ts';
+import { ApiKey } from './modules/api-keys/api-key.model.ts';
 import { User } from './modules/users/user.model.ts';
-import { WebhookAttempt, WebhookDelivery } from './modules/webhooks/webhook-delivery.model.ts';
-import { WebhookEvent } from './modules/webhooks/webhook-event.model.ts';
-import { WebhookSubscription } from './modules/webhooks/webhook-subscription.model.ts';
-import { PipelineRun, PipelineStepRecord } from './jobs/pipeline/pipeline-run.model.ts';
-import { DomainEventRecord } from './shared/domain-events/domain-event.model.ts';
+import type { ModelsOf, ModuleManifest, UnionToIntersection } from './shared/module-manifest.ts';
 
-export function initModels(sequelize: Sequelize) {
-  const models = {
-    Organization: Organization.initModel(sequelize),
-    User: User.initModel(sequelize),
-    ApiKey: ApiKey.initModel(sequelize),
-    AuditEntry: AuditEntry.initModel(sequelize),
-    PasswordToken: PasswordToken.initModel(sequelize),
-    ImpersonationSession: ImpersonationSession.initModel(sequelize),
-    ImpersonationRequest: ImpersonationRequest.initModel(sequelize),
-    OutboxMessage: OutboxMessage.initModel(sequelize),
-    Member: Member.initModel(sequelize),
-    Event: Event.initModel(sequelize),
-    Course: Course.initModel(sequelize),
-    WebhookSubscription: WebhookSubscription.initModel(sequelize),
-    WebhookEvent: WebhookEvent.initModel(sequelize),
-    WebhookDelivery: WebhookDelivery.initModel(sequelize),
-    WebhookAttempt: WebhookAttempt.initModel(sequelize),
-    DomainEvent: DomainEventRecord.initModel(sequelize),
-    PipelineRun: PipelineRun.initModel(sequelize),
-    PipelineStep: PipelineStepRecord.initModel(sequelize),
-  };
+type ModelClasses = UnionToIntersection<ModelsOf<AppModule>>;
+
+export type Models = { [K in keyof ModelClasses]: ModelClasses[K] extends { initModel(sequelize: Sequelize): infer R } ? R : never };
+
+export function initModels(sequelize: Sequelize): Models {
+  const manifests: readonly ModuleManifest[] = modules;
+  const models: Record<string, unknown> = {};
+  for (const manifest of manifests) {
+    for (const [name, model] of Object.entries(manifest.models ?? {})) {
+      if (name in models) throw new Error(`Model ${name} is declared by two modules`);
+      models[name] = model.initModel(sequelize);
+    }
+  }
+  for (const manifest of manifests) manifest.associate?.();
   User.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
   Organization.hasMany(User, { as: 'users', foreignKey: 'organizationId' });
   ApiKey.belongsTo(Organization, { as: 'organization', foreignKey: 'organizationId' });
-  WebhookDelivery.belongsTo(WebhookSubscription, { as: 'subscription', foreignKey: 'subscriptionId' });
-  WebhookDelivery.belongsTo(WebhookEvent, { as: 'event', foreignKey: 'eventId' });
-  WebhookDelivery.hasMany(WebhookAttempt, { as: 'attempts', foreignKey: 'deliveryId' });
-  return models;
+  return models as Models;
 }
-
-export type Models = ReturnType<typeof initModels>;

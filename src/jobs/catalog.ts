@@ -1,30 +1,19 @@
-// Every job type: name -> payload, retry policy, schedule. Services and the queue import this (for
-// enqueue's types and the queues to create); it builds no handler and needs no container, so the API
+// Every job type: name -> payload, retry policy, schedule, from the module manifests (src/modules.ts).
+// Services and the queue import this (for enqueue's types and the queues to create); it builds no handler and needs no container, so the API
 // process can enqueue without loading what the jobs run. Handlers are bound in registry.ts.
 import type { Config } from '../config.ts';
-import { idempotencyPurgeJob } from '../modules/idempotency/idempotency-purge.job.ts';
-import { impersonationCloseExpiredJob } from '../modules/impersonation/impersonation-close-expired.job.ts';
-import { mailSendJob } from '../modules/mail/mail-send.job.ts';
-import { webhookDeliveryJob, webhookPurgeJob } from '../modules/webhooks/webhook-delivery.job.ts';
-import { domainEventDeliverJob, domainEventsPurgeJob } from '../shared/domain-events/domain-event-deliver.job.ts';
-import { rateLimitPurgeJob } from '../shared/rate-limit-purge.job.ts';
+import { modules, type AppModule } from '../modules.ts';
+import type { BoundJob, JobsOf, ModuleManifest } from '../shared/module-manifest.ts';
 import { queueSpecOf, type AnyJobType, type QueueSpec } from './job.ts';
-import { pipelinePurgeJob } from './pipeline/pipeline-purge.job.ts';
 
-/** Grouped by owner; a module manifest will contribute its own list. */
-export const jobTypes = [
-  mailSendJob,
-  impersonationCloseExpiredJob,
-  idempotencyPurgeJob,
-  rateLimitPurgeJob,
-  webhookDeliveryJob,
-  webhookPurgeJob,
-  domainEventDeliverJob,
-  domainEventsPurgeJob,
-  pipelinePurgeJob,
-] as const;
+type BoundJobs = JobsOf<AppModule>;
 
-type JobTypes = (typeof jobTypes)[number];
+/** Each module's job types with the container's part their handlers need (registry.ts binds them), in the list's order. */
+export const boundJobs: readonly BoundJobs[] = (modules as readonly ModuleManifest[]).flatMap((m) => (m.jobs ?? []) as readonly BoundJob[] as readonly BoundJobs[]);
+
+export const jobTypes: readonly JobTypes[] = boundJobs.map((job) => job.type);
+
+type JobTypes = BoundJobs['type'];
 
 export type JobName = JobTypes['name'];
 

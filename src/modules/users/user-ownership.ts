@@ -1,25 +1,17 @@
 // What belongs to a user, for the deletion warning and the transfer of ownership. Modules whose rows
-// name a user as owner add a line to OWNED; history is listed but never moved.
+// name a user declare them in their manifest (`ownedUserData`); history is listed but never moved.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { modules } from '../../modules.ts';
+import type { ModuleManifest, OwnedUserData } from '../../shared/module-manifest.ts';
 import type { AssociatedDataDto } from './user.mapper.ts';
 
-interface Owned {
-  type: string;
-  description: string;
-  table: string;
-  column: string;
+/** Every module's declarations, transferable rows first; read when used, so the list may import this module. */
+export function ownedUserData(): OwnedUserData[] {
+  const declared = (modules as readonly ModuleManifest[]).flatMap((m) => m.ownedUserData ?? []);
+  return [...declared.filter((d) => d.transferable), ...declared.filter((d) => !d.transferable)];
 }
 
-/** Rows another user can take over. */
-const OWNED: Owned[] = [{ type: 'api_keys', description: 'API keys created by the user (they stay active)', table: 'api_keys', column: 'created_by_user_id' }];
-
-/** History kept as it is: it describes what happened, so it keeps naming the user. */
-const HISTORY: Array<Owned & { cast?: string }> = [
-  { type: 'audit_entries', description: 'Audit trail entries of actions by the user (kept)', table: 'audit_log', column: 'actor_id', cast: '::text' },
-  { type: 'impersonation_sessions', description: 'Impersonation sessions of which the user was the target (kept)', table: 'impersonation_sessions', column: 'target_user_id' },
-];
-
-async function countOf(sequelize: Sequelize, item: Owned & { cast?: string }, userId: string, transaction?: Transaction): Promise<number> {
+async function countOf(sequelize: Sequelize, item: OwnedUserData, userId: string, transaction?: Transaction): Promise<number> {
   const [row] = await sequelize.query<{ count: string }>(`SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`, {
     bind: [userId],
     type: QueryTypes.SELECT,
@@ -30,13 +22,14 @@ async function countOf(sequelize: Sequelize, item: Owned & { cast?: string }, us
 
 export async function associatedDataOf(sequelize: Sequelize, userId: string, transaction?: Transaction): Promise<AssociatedDataDto[]> {
   const result: AssociatedDataDto[] = [];
-  for (const item of OWNED) result.push({ type: item.type, description: item.description, count: await countOf(sequelize, item, userId, transaction), transferable: true });
-  for (const item of HISTORY) result.push({ type: item.type, description: item.description, count: await countOf(sequelize, item, userId, transaction), transferable: false });
+  for (const item of ownedUserData()) {
+    result.push({ type: item.type, description: item.description, count: await countOf(sequelize, item, userId, transaction), transferable: item.transferable });
+  }
   return result;
 }
 
 export async function transferOwnership(sequelize: Sequelize, fromUserId: string, toUserId: string, transaction: Transaction): Promise<void> {
-  for (const item of OWNED) {
+  for (const item of ownedUserData().filter((d) => d.transferable)) {
     await sequelize.query(`UPDATE ${item.table} SET ${item.column} = $2 WHERE ${item.column} = $1`, { bind: [fromUserId, toUserId], transaction });
   }
 }

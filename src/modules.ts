@@ -1,0 +1,39 @@
+// The one list of modules. Models, surface routes (in this order), job types, domain event kinds,
+// subscribers and what a user owns are derived from it; see shared/module-manifest.ts.
+import { activityModule } from './modules/activity/activity.module.ts';
+import { apiKeysModule } from './modules/api-keys/api-keys.module.ts';
+import { auditModule } from './modules/audit/audit.module.ts';
+import { authModule } from './modules/auth/auth.module.ts';
+import { coursesModule } from './modules/courses/courses.module.ts';
+import { eventsModule } from './modules/events/events.module.ts';
+import { healthModule } from './modules/health/health.module.ts';
+import { idempotencyModule } from './modules/idempotency/idempotency.module.ts';
+import { impersonationModule } from './modules/impersonation/impersonation.module.ts';
+import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
+import { mailModule } from './modules/mail/mail.module.ts';
+import { membersModule } from './modules/members/members.module.ts';
+import { organizationsModule } from './modules/organizations/organizations.module.ts';
+import { usersModule } from './modules/users/users.module.ts';
+import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
+import { platformModule } from './shared/platform.module.ts';
+
+export const modules = [
+  healthModule,
+  authModule,
+  apiKeysModule,
+  usersModule,
+  auditModule,
+  activityModule,
+  mailModule,
+  impersonationModule,
+  membersModule,
+  eventsModule,
+  coursesModule,
+  webhooksModule,
+  jobsAdminModule,
+  organizationsModule,
+  idempotencyModule,
+  platformModule,
+] as const;
+
+export type AppModule = (typeof modules)[number];

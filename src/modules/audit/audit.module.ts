@@ -1,0 +1,10 @@
+import { defineModule } from '../../shared/module-manifest.ts';
+import { AuditEntry } from './audit-entry.model.ts';
+
+export const auditModule = defineModule({
+  name: 'audit',
+  models: { AuditEntry },
+  ownedUserData: [
+    { type: 'audit_entries', description: 'Audit trail entries of actions by the user (kept)', table: 'audit_log', column: 'actor_id', cast: '::text', transferable: false },
+  ],
+});

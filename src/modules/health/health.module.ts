@@ -1,0 +1,7 @@
+import { defineModule } from '../../shared/module-manifest.ts';
+import { healthRoutes } from './health.routes.ts';
+
+export const healthModule = defineModule({
+  name: 'health',
+  routes: { api: ({ container }) => (router) => healthRoutes(router, container.db) },
+});
