@@ -76,13 +76,10 @@ export class JobQueue {
     this.started = true;
     for (const spec of this.specs.values()) {
       if (starting) {
-        await this.boss.createQueue(spec.name, {
-          name: spec.name,
-          retryLimit: spec.retry.limit,
-          retryDelay: spec.retry.delaySeconds,
-          retryBackoff: spec.retry.backoff,
-          expireInSeconds: spec.expireInSeconds,
-        });
+        const policy = { name: spec.name, retryLimit: spec.retry.limit, retryDelay: spec.retry.delaySeconds, retryBackoff: spec.retry.backoff, expireInSeconds: spec.expireInSeconds };
+        await this.boss.createQueue(spec.name, policy);
+        // createQueue leaves an existing queue as it was: a changed policy (MAIL_RETRY_*) must reach it too
+        await this.boss.updateQueue(spec.name, policy);
         if (spec.schedule) await this.boss.schedule(spec.name, spec.schedule, {}, { tz: 'UTC' });
       }
       if (workers && !this.working) for (let i = 0; i < spec.concurrency; i++) await this.work(spec, this.handlers.get(spec.name)!);
