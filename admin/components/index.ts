@@ -16,6 +16,9 @@ export function loadComponents(loader: ComponentLoader) {
     DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
     ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),
     ExportUsers: loader.add('ExportUsers', source('ExportUsers')),
+    // the dashboard and the platform resources' views
+    Dashboard: loader.add('Dashboard', source('Dashboard')),
+    ChangePlan: loader.add('ChangePlan', source('ChangePlan')),
   };
 }
 

@@ -54,7 +54,6 @@ export function platformResources(container: Container): ResourceWithOptions[] {
   });
   const webhooks = { name: 'Webhooks', icon: 'Send' };
   return [
-    readOnly(models.Organization, PORTAL_PROPERTIES.organizations, { listProperties: ['name', 'slug', 'plan', 'environment', 'createdAt'] }),
     apiKeys,
     readOnly(models.AuditEntry, PORTAL_PROPERTIES.audit_log, { navigation: history, sort: { sortBy: 'id', direction: 'desc' }, listProperties: ['occurredAt', 'action', 'actorId', 'impersonatorId', 'targetType', 'targetId', 'requestId'] }),
     readOnly(models.ImpersonationSession, PORTAL_PROPERTIES.impersonation_sessions, { navigation: history, sort: { sortBy: 'startedAt', direction: 'desc' } }),

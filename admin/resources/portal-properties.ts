@@ -4,7 +4,8 @@
 // (member data), mail bodies (generated passwords, password links), pg-boss job data; and members,
 // events and courses, which the client portals serve.
 export const PORTAL_PROPERTIES = {
-  organizations: ['id', 'name', 'slug', 'plan', 'environment', 'createdAt', 'updatedAt'],
+  // served by OrganizationService (not the model adapter): with its status and counts
+  organizations: ['id', 'name', 'slug', 'plan', 'environment', 'createdAt', 'updatedAt', 'status', 'suspendedAt', 'userCount', 'memberCount', 'apiKeyCount'],
   api_keys: ['id', 'name', 'prefix', 'organizationId', 'createdByUserId', 'createdAt', 'lastUsedAt', 'revokedAt'],
   // before/after are the API's wire shapes of the changed record (never secrets): the point of an audit trail
   audit_log: ['id', 'occurredAt', 'organizationId', 'actorType', 'actorId', 'impersonatorId', 'action', 'targetType', 'targetId', 'before', 'after', 'requestId'],
