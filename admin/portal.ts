@@ -55,7 +55,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
     resources: [
       { resource: new UsersResource(container), options: usersOptions(container, components) },
       { resource: new OrganizationsResource(container), options: organizationsOptions(container, components) },
-      ...platformResources(container),
+      ...platformResources(container, components),
     ],
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
@@ -66,6 +66,10 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
         en: {
           resources: {
             users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } },
+            audit_log: { properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
+            mail_outbox: { properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
+            jobs: { properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },
+            impersonation_sessions: { properties: { adminId: 'Admin', targetUserId: 'Target user', startedAt: 'Started', endedAt: 'Ended', expiresAt: 'Expires', endReason: 'End reason', actionCount: 'Actions performed' } },
             organizations: { properties: ORGANIZATION_PROPERTY_LABELS, actions: { changePlan: 'Change plan', suspend: 'Suspend', reactivate: 'Reactivate', usersOfOrganization: 'Users of this organization' } },
           },
         },

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // The organization's Change plan action: pick a plan, save through OrganizationService.
 import React, { useState } from 'react';
+import { useNavigate } from 'react-router';
 import { ApiClient, useNotice, type ActionProps } from 'adminjs';
 import { Box, Button, FormGroup, H3, Label, Text } from '@adminjs/design-system';
 
@@ -10,12 +11,13 @@ const PLANS = ['standard', 'professional', 'enterprise'];
 const ChangePlan: React.FC<ActionProps> = ({ record, resource }) => {
   const [plan, setPlan] = useState(String(record?.params.plan ?? 'standard'));
   const addNotice = useNotice();
+  const navigate = useNavigate();
   if (!record) return null;
   const save = async () => {
     const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'changePlan', method: 'post', data: { plan } });
     const data = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (data.notice) addNotice(data.notice);
-    if (data.redirectUrl && data.notice?.type === 'success') window.location.assign(data.redirectUrl);
+    if (data.redirectUrl && data.notice?.type === 'success') navigate(data.redirectUrl);
   };
   return (
     <Box variant="white" p="xl">

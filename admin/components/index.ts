@@ -19,6 +19,9 @@ export function loadComponents(loader: ComponentLoader) {
     // the dashboard and the platform resources' views
     Dashboard: loader.add('Dashboard', source('Dashboard')),
     ChangePlan: loader.add('ChangePlan', source('ChangePlan')),
+    RecordLink: loader.add('RecordLink', source('RecordLink')),
+    JsonValue: loader.add('JsonValue', source('JsonValue')),
+    MailPreview: loader.add('MailPreview', source('MailPreview')),
   };
 }
 

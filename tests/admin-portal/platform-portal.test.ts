@@ -10,6 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
+import { ImpersonationRequest } from '../../src/modules/impersonation/impersonation-request.model.ts';
+import { ImpersonationSession } from '../../src/modules/impersonation/impersonation-session.model.ts';
+import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { Organization } from '../../src/modules/organizations/organization.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
@@ -28,6 +31,8 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   let page: Page;
   let admin: User;
   let org: Organization;
+  let mary: User;
+  let nora: User;
   let bundleDir: string;
 
   async function login(target: Page, email: string, otp: string): Promise<void> {
@@ -52,7 +57,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     ({ admin } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal' }));
     org = await buildOrganization({ name: 'Acme Guild', plan: 'enterprise' });
     await buildOrganization({ name: 'Small Guild', plan: 'standard' });
-    await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@platform.test' });
+    mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@platform.test' });
     await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@platform.test', status: 'suspended' });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200);
     browser = await launchBrowser();
@@ -91,7 +96,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   });
 
   it('when an admin without MFA opens the dashboard, then they can enrol there with the secret shown and a code', async () => {
-    const nora = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', firstName: 'Nora', lastName: 'Nomfa', email: 'nora@platform.test' });
+    nora = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', firstName: 'Nora', lastName: 'Nomfa', email: 'nora@platform.test' });
     const other = await browser.newContext();
     await other.route(offlineOnly, (route) => route.abort());
     const visitor = await other.newPage();
@@ -160,7 +165,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   it('when an organization is suspended and reactivated from its page, then the service changes its status each time', async () => {
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
     await page.click('[data-testid=action-suspend]');
-    await page.click('[data-testid=modal] button:has-text("Confirm"), [role=dialog] button:has-text("Confirm")');
+    await page.getByRole('button', { name: /^confirm$/i }).click();
     await page.locator('text=Acme Guild: suspended').first().waitFor();
     await org.reload();
     assert.equal(org.status, 'suspended');
@@ -168,7 +173,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
     assert.equal(await page.locator('[data-testid=action-suspend]').count(), 0, 'a suspended organization offers Reactivate instead');
     await page.click('[data-testid=action-reactivate]');
-    await page.click('[data-testid=modal] button:has-text("Confirm"), [role=dialog] button:has-text("Confirm")');
+    await page.getByRole('button', { name: /^confirm$/i }).click();
     await page.locator('text=Acme Guild: reactivated').first().waitFor();
     await org.reload();
     assert.equal(org.status, 'active');
@@ -180,5 +185,93 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.waitForURL(new RegExp(`/admin/resources/users\\?filters\\.organizationId=${org.id}`));
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);
     assert.match((await page.textContent('tbody')) ?? '', /Mary Member.*Carl Client|Carl Client.*Mary Member/s);
+  });
+
+  it('when an audit entry is opened, then Before and After show the changed record, and who and what are names linking to their pages', async () => {
+    const [entry] = (await t.db.sequelize.query(`SELECT id::text AS id FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' ORDER BY id LIMIT 1`, { type: 'SELECT' })) as Array<{ id: string }>;
+    await page.goto(`${base}/admin/resources/audit_log/records/${entry!.id}/show`);
+    await page.waitForSelector('[data-testid=json-before]');
+    await shot(page, 'audit-entry');
+    assert.match((await page.textContent('[data-testid=json-before]')) ?? '', /"plan": "enterprise"/);
+    assert.match((await page.textContent('[data-testid=json-after]')) ?? '', /"plan": "professional"/);
+    const actor = page.locator('[data-testid=link-actorId]');
+    assert.equal(await actor.textContent(), 'Petra Portal');
+    assert.ok((await actor.getAttribute('href'))!.endsWith(`/admin/resources/users/records/${admin.id}/show`));
+    const target = page.locator('[data-testid=link-targetId]');
+    assert.equal(await target.textContent(), 'Acme Guild');
+    assert.ok((await target.getAttribute('href'))!.endsWith(`/admin/resources/organizations/records/${org.id}/show`));
+  });
+
+  it('when the audit log is filtered by a user, then only the entries that user made are listed, by name', async () => {
+    const made = await count(`SELECT count(*)::int AS n FROM audit_log WHERE actor_id = '${nora.id}'`);
+    assert.ok(made >= 2, 'Nora enrolled in MFA');
+    await page.goto(`${base}/admin/resources/audit_log?filters.user=${nora.id}`);
+    await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, made);
+    const rows = await page.$$eval('tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    assert.ok(rows.every((row) => row.includes('Nora Nomfa') && !row.includes('Petra Portal')), rows.join('\n'));
+  });
+
+  it('when impersonation sessions are listed, then each shows the admin and target by name, duration and the number of actions performed', async () => {
+    const now = t.clock.now().getTime();
+    const session = await ImpersonationSession.create({ adminId: admin.id, targetUserId: mary.id, mode: 'read_only', reason: 'support ticket', startedAt: new Date(now - 5 * 60_000), expiresAt: new Date(now + 10 * 60_000), endedAt: new Date(now - 60_000), endReason: 'exited' });
+    for (const path of ['/api/members', '/api/events']) {
+      await ImpersonationRequest.create({ sessionId: session.id, adminId: admin.id, targetUserId: mary.id, method: 'GET', path, statusCode: 200, requestId: `req-${path}`, occurredAt: new Date(now - 3 * 60_000) });
+    }
+    await page.goto(`${base}/admin/resources/impersonation_sessions`);
+    await page.waitForSelector('tbody tr');
+    await shot(page, 'impersonation-sessions');
+    const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
+    assert.deepEqual(headers, ['Admin', 'Target user', 'Mode', 'Started', 'Ended', 'Duration', 'Actions performed', 'End reason']);
+    const row = ((await page.textContent('tbody tr')) ?? '').replace(/\s+/g, ' ');
+    assert.match(row, /Petra Portal.*Mary Member.*read_only.*4 min 00 s.*2.*exited/);
+    await page.goto(`${base}/admin/resources/impersonation_sessions/records/${session.id}/show`);
+    await page.locator('h2:has-text("Mary Member"), h1:has-text("Mary Member")').first().waitFor();
+  });
+
+  it('when a failed job is retried and then cancelled from its page, then the jobs service does it in pg-boss and audits it', async () => {
+    const boss = t.container.queue.pgBoss;
+    const id = (await boss.send('webhook.deliver', { deliveryId: '00000000-0000-4000-8000-000000000000', attempt: 0 }))!;
+    await boss.fail('webhook.deliver', id, { message: 'connect ECONNREFUSED 10.0.0.1:443' });
+    await page.goto(`${base}/admin/resources/jobs?filters.state=failed`);
+    await page.waitForSelector('tbody tr');
+    assert.match((await page.textContent('tbody')) ?? '', /webhook\.deliver.*failed.*connect ECONNREFUSED/s);
+    await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
+    await shot(page, 'job-failed');
+    await page.click('[data-testid=action-retry]');
+    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.locator('text=Job webhook.deliver: queued to run again').first().waitFor();
+    const state = async () => ((await t.db.sequelize.query(`SELECT state::text AS state FROM pgboss.job WHERE id = '${id}'`, { plain: true })) as { state: string }).state;
+    assert.equal(await state(), 'retry');
+    await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
+    assert.equal(await page.locator('[data-testid=action-retry]').count(), 0, 'only a failed job offers Retry');
+    await page.click('[data-testid=action-cancel]');
+    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.locator('text=Job webhook.deliver: cancelled').first().waitFor();
+    assert.equal(await state(), 'cancelled');
+    assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE target_id = '${id}' AND action IN ('job.retried', 'job.cancelled') AND actor_id = '${admin.id}'`), 2);
+  });
+
+  it('when an outbox message is opened, then To, Subject and Status come first and the redacted text is previewed as escaped text', async () => {
+    const message = await OutboxMessage.create({
+      template: 'welcome',
+      toAddress: 'mary@platform.test',
+      userId: mary.id,
+      subject: 'Welcome to Guildhall',
+      textBody: 'Your temporary password is: hunter2-secret',
+      htmlBody: '<p>Your temporary password is: <b>hunter2-secret</b></p>',
+      redactedText: 'Hello Mary,\n<b>not bold</b><img src=x onerror="window.__pwned=1">\nYour temporary password is: [redacted]',
+      status: 'queued',
+      attempts: 0,
+    });
+    await page.goto(`${base}/admin/resources/mail_outbox/records/${message.id}/show`);
+    await page.waitForSelector('[data-testid=mail-preview]');
+    await shot(page, 'outbox-message');
+    const labels = await page.$$eval('section label, [data-css="mail_outbox-show"] label, label', (ls) => ls.map((l) => l.textContent?.trim() ?? '').filter(Boolean));
+    assert.deepEqual(labels.slice(0, 4), ['To', 'Subject', 'Status', 'Message (secrets removed)']);
+    const preview = page.locator('[data-testid=mail-preview]');
+    assert.match((await preview.textContent()) ?? '', /<b>not bold<\/b><img src=x onerror="window.__pwned=1">/);
+    assert.equal(await preview.locator('b, img').count(), 0, 'markup is shown as text, not rendered');
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.ok(!((await page.content()).includes('hunter2-secret')), 'the stored bodies never reach the page');
   });
 });
