@@ -66,11 +66,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
         en: {
           resources: {
             users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } },
-            audit_log: { properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
-            mail_outbox: { properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
-            jobs: { properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },
-            impersonation_sessions: { properties: { adminId: 'Admin', targetUserId: 'Target user', startedAt: 'Started', endedAt: 'Ended', expiresAt: 'Expires', endReason: 'End reason', actionCount: 'Actions performed' } },
-            organizations: { properties: ORGANIZATION_PROPERTY_LABELS, actions: { changePlan: 'Change plan', suspend: 'Suspend', reactivate: 'Reactivate', usersOfOrganization: 'Users of this organization' } },
+            audit_log: { actions: { list: 'Audit log', show: 'Audit entry' }, properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
+            mail_outbox: { actions: { list: 'Mail outbox', show: 'Outbox message' }, properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
+            jobs: { actions: { list: 'Jobs', show: 'Job', retry: 'Retry', cancel: 'Cancel job' }, properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },
+            impersonation_sessions: { actions: { list: 'Impersonation sessions', show: 'Impersonation session' }, properties: { adminId: 'Admin', targetUserId: 'Target user', startedAt: 'Started', endedAt: 'Ended', expiresAt: 'Expires', endReason: 'End reason', actionCount: 'Actions performed' } },
+            organizations: { properties: ORGANIZATION_PROPERTY_LABELS, actions: { list: 'Organizations', show: 'Organization', new: 'New organization', edit: 'Edit organization', changePlan: 'Change plan', suspend: 'Suspend', reactivate: 'Reactivate', usersOfOrganization: 'Users of this organization' } },
           },
         },
       },

@@ -21,6 +21,17 @@ interface Figures {
 
 const api = new ApiClient();
 
+// The navigation opens on the Platform group (Users first) the first time; after that AdminJS keeps
+// the groups the admin opened or closed in localStorage ('sidebarElements'). This runs when the
+// components bundle loads, before the sidebar first renders.
+try {
+  if (typeof window !== 'undefined' && window.localStorage.getItem('sidebarElements') === null) {
+    window.localStorage.setItem('sidebarElements', JSON.stringify({ Platform: true }));
+  }
+} catch {
+  // storage disabled: AdminJS's default (groups closed)
+}
+
 const Card: React.FC<{ title: string; testId: string; children: React.ReactNode }> = ({ title, testId, children }) => (
   <Box data-testid={testId} variant="white" p="lg" m="default" style={{ minWidth: 260, flex: '1 1 260px' }}>
     <H4>{title}</H4>

@@ -2,10 +2,11 @@
 // A JSON column (an audit entry's before and after) shown as indented JSON. AdminJS flattens nested
 // params (before.name, before.plan, ...); this puts them back together. React escapes the text.
 import React from 'react';
-import { flat, type BasePropertyProps } from 'adminjs';
+import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
 import { Box, Label } from '@adminjs/design-system';
 
 const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => {
+  const { translateProperty } = useTranslation();
   const value = record ? flat.get(record.params, property.path) : undefined;
   if (where === 'list') {
     // a job's output: its error message, else the JSON, cut short
@@ -14,7 +15,7 @@ const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => 
   }
   return (
     <Box mb="xl" data-testid={`json-${property.path}`}>
-      <Label>{property.label}</Label>
+      <Label>{translateProperty(property.path, property.resourceId)}</Label>
       <pre style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}>{value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}</pre>
     </Box>
   );

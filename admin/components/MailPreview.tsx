@@ -2,14 +2,15 @@
 // An outbox message's redacted text (generated passwords and password links removed) as a mail
 // preview. Plain text only, escaped by React: stored HTML is never rendered.
 import React from 'react';
-import { type BasePropertyProps } from 'adminjs';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { Box, Label } from '@adminjs/design-system';
 
 const MailPreview: React.FC<BasePropertyProps> = ({ property, record }) => {
+  const { translateProperty } = useTranslation();
   const text = String(record?.params[property.path] ?? '');
   return (
     <Box mb="xl">
-      <Label>{property.label}</Label>
+      <Label>{translateProperty(property.path, property.resourceId)}</Label>
       <Box data-testid="mail-preview" p="lg" style={{ border: '1px solid #dde1ee', borderRadius: 4, background: '#fff', maxWidth: 720 }}>
         <div style={{ whiteSpace: 'pre-wrap', fontFamily: 'system-ui, sans-serif', lineHeight: 1.5 }}>{text || '—'}</div>
       </Box>

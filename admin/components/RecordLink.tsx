@@ -3,7 +3,7 @@
 // impersonation sessions). The name comes with the record (<x>Name for <x>Id); without one, the id.
 import React from 'react';
 import { useSelector } from 'react-redux';
-import { type BasePropertyProps } from 'adminjs';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { Box, Label, Link, Text } from '@adminjs/design-system';
 
 const TARGETS: Record<string, string> = {
@@ -16,6 +16,7 @@ const TARGETS: Record<string, string> = {
 const FIXED: Record<string, string> = { actorId: 'users', impersonatorId: 'users', adminId: 'users', targetUserId: 'users', organizationId: 'organizations', userId: 'users' };
 
 const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) => {
+  const { translateProperty } = useTranslation();
   const rootPath = useSelector((state: { paths: { rootPath: string } }) => state.paths.rootPath);
   const path = property.path;
   const id = record?.params[path] as string | undefined;
@@ -29,7 +30,7 @@ const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) =>
   if (where !== 'show') return content;
   return (
     <Box mb="xl">
-      <Label>{property.label}</Label>
+      <Label>{translateProperty(property.path, property.resourceId)}</Label>
       {content}
     </Box>
   );

@@ -22,6 +22,7 @@ export function loadComponents(loader: ComponentLoader) {
     RecordLink: loader.add('RecordLink', source('RecordLink')),
     JsonValue: loader.add('JsonValue', source('JsonValue')),
     MailPreview: loader.add('MailPreview', source('MailPreview')),
+    ConfirmAction: loader.add('ConfirmAction', source('ConfirmAction')),
   };
 }
 

@@ -40,14 +40,18 @@ export function platformResources(container: Container, components: PortalCompon
         icon: 'XCircle',
         variant: 'danger',
         guard: 'Revoke this API key? It stops working at once.',
+        // a page that asks and then POSTs: AdminJS would run a component-less action with a GET
+        component: components.ConfirmAction,
         isAccessible: ({ record }) => !record?.params.revokedAt,
-        handler: async (_request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
           const record = context.record!;
+          if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
           try {
             // a platform admin acts inside the key's organization, as with the Guildhall-Organization header
             await services.apiKeys.revoke(await portalActor(context.currentAdmin, String(record.params.organizationId)), String(record.id()));
             const fresh = await context.resource.findOne(String(record.id()), context);
-            return { record: (fresh ?? record).toJSON(context.currentAdmin), notice: { message: 'API key revoked', type: 'success' } };
+            const redirectUrl = context.h.recordActionUrl({ resourceId: 'api_keys', recordId: String(record.id()), actionName: 'show' });
+            return { record: (fresh ?? record).toJSON(context.currentAdmin), redirectUrl, notice: { message: 'API key revoked', type: 'success' } };
           } catch (error) {
             return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
           }
@@ -122,17 +126,17 @@ function sessionOptions(navigation: ResourceOptions['navigation'], components: P
   };
 }
 
-const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'];
-
 /** Jobs with state, attempts and last error; Retry and Cancel go through the jobs-admin service (audited). */
 function jobOptions(container: Container, components: PortalComponents): ResourceOptions {
   const { jobs } = container.services;
-  const command = (name: 'retry' | 'cancel', done: string) => async (_request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+  const command = (name: 'retry' | 'cancel', done: string) => async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
     const record = context.record!;
+    if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
     try {
       const job = await jobs[name](await portalActor(context.currentAdmin), String(record.id()));
       const fresh = await context.resource.findOne(String(record.id()), context);
-      return { record: (fresh ?? record).toJSON(context.currentAdmin), notice: { message: `Job ${job.name}: ${done}`, type: 'success' } };
+      const redirectUrl = context.h.recordActionUrl({ resourceId: 'jobs', recordId: String(record.id()), actionName: 'show' });
+      return { record: (fresh ?? record).toJSON(context.currentAdmin), redirectUrl, notice: { message: `Job ${job.name}: ${done}`, type: 'success' } };
     } catch (error) {
       return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
     }
@@ -146,14 +150,13 @@ function jobOptions(container: Container, components: PortalComponents): Resourc
     showProperties: ['name', 'state', 'retryCount', 'retryLimit', 'createdOn', 'startedOn', 'completedOn', 'output'],
     filterProperties: ['name', 'state', 'createdOn'],
     properties: {
-      state: { availableValues: JOB_STATES.map((value) => ({ value, label: value })) },
       output: { type: 'mixed', components: { list: components.JsonValue, show: components.JsonValue } },
     },
     actions: {
       retry: {
         actionType: 'record',
         icon: 'RotateCw',
-        component: false,
+        component: components.ConfirmAction,
         guard: 'Run this job again?',
         isAccessible: ({ record }) => record?.params.state === 'failed',
         handler: command('retry', 'queued to run again'),
@@ -162,7 +165,7 @@ function jobOptions(container: Container, components: PortalComponents): Resourc
         actionType: 'record',
         icon: 'XCircle',
         variant: 'danger',
-        component: false,
+        component: components.ConfirmAction,
         guard: 'Cancel this job? It will not run (again).',
         isAccessible: ({ record }) => ['created', 'retry', 'active'].includes(String(record?.params.state)),
         handler: command('cancel', 'cancelled'),

@@ -122,6 +122,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin/resources/organizations`);
     await page.waitForSelector('tbody tr');
     await shot(page, 'organizations-list');
+    await page.getByRole('heading', { name: /^Organizations/ }).waitFor();
     const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
     assert.deepEqual(headers, ['Name', 'Slug', 'Plan', 'Environment', 'Status', 'Users', 'Members', 'Active API keys', 'Created']);
     const acme = page.locator('tbody tr', { hasText: 'Acme Guild' });
@@ -162,10 +163,14 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' AND after->>'plan' = 'professional'`), 1);
   });
 
-  it('when an organization is suspended and reactivated from its page, then the service changes its status each time', async () => {
+  it('when an organization is suspended and reactivated from its page, then the service changes its status each time (and a bare GET of the action changes nothing)', async () => {
+    // what a link from another site could make the admin's browser do: the action acts only on POST
+    assert.equal((await page.request.get(`${base}/admin/api/resources/organizations/records/${org.id}/suspend`)).status(), 200);
+    await org.reload();
+    assert.equal(org.status, 'active');
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
     await page.click('[data-testid=action-suspend]');
-    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.click('[data-testid=confirm-action]');
     await page.locator('text=Acme Guild: suspended').first().waitFor();
     await org.reload();
     assert.equal(org.status, 'suspended');
@@ -173,7 +178,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
     assert.equal(await page.locator('[data-testid=action-suspend]').count(), 0, 'a suspended organization offers Reactivate instead');
     await page.click('[data-testid=action-reactivate]');
-    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.click('[data-testid=confirm-action]');
     await page.locator('text=Acme Guild: reactivated').first().waitFor();
     await org.reload();
     assert.equal(org.status, 'active');
@@ -194,6 +199,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await shot(page, 'audit-entry');
     assert.match((await page.textContent('[data-testid=json-before]')) ?? '', /"plan": "enterprise"/);
     assert.match((await page.textContent('[data-testid=json-after]')) ?? '', /"plan": "professional"/);
+    await page.getByRole('heading', { name: 'Audit entry', exact: true }).waitFor();
     const actor = page.locator('[data-testid=link-actorId]');
     assert.equal(await actor.textContent(), 'Petra Portal');
     assert.ok((await actor.getAttribute('href'))!.endsWith(`/admin/resources/users/records/${admin.id}/show`));
@@ -225,7 +231,8 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     const row = ((await page.textContent('tbody tr')) ?? '').replace(/\s+/g, ' ');
     assert.match(row, /Petra Portal.*Mary Member.*read_only.*4 min 00 s.*2.*exited/);
     await page.goto(`${base}/admin/resources/impersonation_sessions/records/${session.id}/show`);
-    await page.locator('h2:has-text("Mary Member"), h1:has-text("Mary Member")').first().waitFor();
+    await page.getByRole('heading', { name: 'Impersonation session', exact: true }).waitFor();
+    assert.match(((await page.textContent('section, main, body')) ?? '').replace(/\s+/g, ' '), /Admin\s*Petra Portal.*Target user\s*Mary Member.*support ticket/);
   });
 
   it('when a failed job is retried and then cancelled from its page, then the jobs service does it in pg-boss and audits it', async () => {
@@ -238,14 +245,14 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
     await shot(page, 'job-failed');
     await page.click('[data-testid=action-retry]');
-    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.click('[data-testid=confirm-action]');
     await page.locator('text=Job webhook.deliver: queued to run again').first().waitFor();
     const state = async () => ((await t.db.sequelize.query(`SELECT state::text AS state FROM pgboss.job WHERE id = '${id}'`, { plain: true })) as { state: string }).state;
     assert.equal(await state(), 'retry');
     await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
     assert.equal(await page.locator('[data-testid=action-retry]').count(), 0, 'only a failed job offers Retry');
     await page.click('[data-testid=action-cancel]');
-    await page.getByRole('button', { name: /^confirm$/i }).click();
+    await page.click('[data-testid=confirm-action]');
     await page.locator('text=Job webhook.deliver: cancelled').first().waitFor();
     assert.equal(await state(), 'cancelled');
     assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE target_id = '${id}' AND action IN ('job.retried', 'job.cancelled') AND actor_id = '${admin.id}'`), 2);
@@ -267,11 +274,29 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.waitForSelector('[data-testid=mail-preview]');
     await shot(page, 'outbox-message');
     const labels = await page.$$eval('section label, [data-css="mail_outbox-show"] label, label', (ls) => ls.map((l) => l.textContent?.trim() ?? '').filter(Boolean));
-    assert.deepEqual(labels.slice(0, 4), ['To', 'Subject', 'Status', 'Message (secrets removed)']);
+    assert.deepEqual(labels.slice(labels.indexOf('To'), labels.indexOf('To') + 4), ['To', 'Subject', 'Status', 'Message (secrets removed)']);
     const preview = page.locator('[data-testid=mail-preview]');
     assert.match((await preview.textContent()) ?? '', /<b>not bold<\/b><img src=x onerror="window.__pwned=1">/);
     assert.equal(await preview.locator('b, img').count(), 0, 'markup is shown as text, not rendered');
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
     assert.ok(!((await page.content()).includes('hunter2-secret')), 'the stored bodies never reach the page');
+  });
+
+  it('when an admin logs in for the first time, then the navigation opens on the Platform group with Users first, and a group they open stays open after a reload', async () => {
+    const wide = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    await wide.route(offlineOnly, (route) => route.abort());
+    const visitor = await wide.newPage();
+    visitor.setDefaultTimeout(60_000);
+    await login(visitor, admin.email, totpCode(mfaSecretOf(admin)!, t.clock.now()));
+    const link = (resource: string) => visitor.locator(`nav a[href$="/admin/resources/${resource}"], section a[href$="/admin/resources/${resource}"]`).first();
+    await link('users').waitFor({ state: 'visible' });
+    await shot(visitor, 'navigation');
+    assert.equal(await link('audit_log').isVisible(), false, 'other groups start closed');
+    await visitor.getByText('History', { exact: true }).first().click();
+    await link('audit_log').waitFor({ state: 'visible' });
+    await visitor.reload();
+    await link('audit_log').waitFor({ state: 'visible' });
+    assert.equal(await link('users').isVisible(), true);
+    await wide.close();
   });
 });
