@@ -3,7 +3,7 @@
 // params (before.name, before.plan, ...); this puts them back together. React escapes the text.
 import React from 'react';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
-import { Box, Label } from '@adminjs/design-system';
+import { ValueGroup } from '@adminjs/design-system';
 
 const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => {
   const { translateProperty } = useTranslation();
@@ -14,10 +14,9 @@ const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => 
     return <span title={message}>{message.length > 80 ? `${message.slice(0, 79)}…` : message}</span>;
   }
   return (
-    <Box mb="xl" data-testid={`json-${property.path}`}>
-      <Label>{translateProperty(property.path, property.resourceId)}</Label>
-      <pre style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}>{value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}</pre>
-    </Box>
+    <ValueGroup label={translateProperty(property.path, property.resourceId)}>
+      <pre data-testid={`json-${property.path}`} style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}>{value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}</pre>
+    </ValueGroup>
   );
 };
 

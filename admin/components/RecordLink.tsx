@@ -4,7 +4,7 @@
 import React from 'react';
 import { useSelector } from 'react-redux';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
-import { Box, Label, Link, Text } from '@adminjs/design-system';
+import { Link, Text, ValueGroup } from '@adminjs/design-system';
 
 const TARGETS: Record<string, string> = {
   user: 'users',
@@ -28,12 +28,7 @@ const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) =>
     <Text>{name ?? id}</Text>
   );
   if (where !== 'show') return content;
-  return (
-    <Box mb="xl">
-      <Label>{translateProperty(property.path, property.resourceId)}</Label>
-      {content}
-    </Box>
-  );
+  return <ValueGroup label={translateProperty(property.path, property.resourceId)}>{content}</ValueGroup>;
 };
 
 export default RecordLink;

@@ -72,7 +72,7 @@ export function platformResources(container: Container, components: PortalCompon
       listProperties: ['toAddress', 'subject', 'status', 'template', 'attempts', 'createdAt', 'sentAt'],
       // To, Subject and Status first, then the message as the recipient reads it (redacted)
       showProperties: ['toAddress', 'subject', 'status', 'redactedText', 'template', 'userId', 'attempts', 'lastError', 'createdAt', 'sentAt'],
-      properties: { redactedText: { components: { show: components.MailPreview } }, userId: { components: { list: components.RecordLink, show: components.RecordLink } } },
+      properties: { redactedText: { components: { show: components.MailPreview } }, userId: { type: 'reference', reference: 'users' } },
     }),
     readOnly(models.WebhookSubscription, PORTAL_PROPERTIES.webhook_subscriptions, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['url', 'organizationId', 'eventTypes', 'status', 'createdAt'] }),
     readOnly(models.WebhookDelivery, PORTAL_PROPERTIES.webhook_deliveries, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['createdAt', 'subscriptionId', 'status', 'attemptCount', 'lastStatusCode', 'nextAttemptAt'] }),

@@ -237,7 +237,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
 
   it('when a failed job is retried and then cancelled from its page, then the jobs service does it in pg-boss and audits it', async () => {
     const boss = t.container.queue.pgBoss;
-    const id = (await boss.send('webhook.deliver', { deliveryId: '00000000-0000-4000-8000-000000000000', attempt: 0 }))!;
+    const id = (await boss.send('webhook.deliver', { deliveryId: '00000000-0000-4000-8000-000000000000', attempt: 0 }, { retryLimit: 0 }))!;
     await boss.fail('webhook.deliver', id, { message: 'connect ECONNREFUSED 10.0.0.1:443' });
     await page.goto(`${base}/admin/resources/jobs?filters.state=failed`);
     await page.waitForSelector('tbody tr');
