@@ -241,7 +241,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await boss.fail('webhook.deliver', id, { message: 'connect ECONNREFUSED 10.0.0.1:443' });
     await page.goto(`${base}/admin/resources/jobs?filters.state=failed`);
     await page.waitForSelector('tbody tr');
-    assert.match((await page.textContent('tbody')) ?? '', /webhook\.deliver.*failed.*connect ECONNREFUSED/s);
+    assert.match((await page.textContent('tbody')) ?? '', /webhook\.deliver.*failed.*connect ECONNREFUSED/is);
     await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
     await shot(page, 'job-failed');
     await page.click('[data-testid=action-retry]');
