@@ -43,11 +43,13 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
     grouped(sql, 'SELECT plan AS key, count(*)::int AS n FROM organizations GROUP BY plan'),
     counted(sql, 'SELECT count(*)::int AS n FROM impersonation_sessions WHERE ended_at IS NULL AND expires_at > $1', [now]),
     sql.rows<DashboardFigures['recentAudit'][number]>(
-      `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_id::text AS "actorId",
-              CASE WHEN u.id IS NULL THEN NULL ELSE u.first_name || ' ' || u.last_name END AS "actorName",
-              a.target_type AS "targetType", a.target_id::text AS "targetId"
-         FROM audit_log a LEFT JOIN users u ON a.actor_type = 'user' AND u.id::text = a.actor_id::text
-        ORDER BY a.occurred_at DESC, a.id DESC LIMIT 10`,
+      // the newest ten by primary key (an index scan backwards), then each actor's name by primary key
+      `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_id AS "actorId",
+              u.first_name || ' ' || u.last_name AS "actorName", a.target_type AS "targetType", a.target_id AS "targetId"
+         FROM (SELECT * FROM audit_log ORDER BY id DESC LIMIT 10) a
+         LEFT JOIN LATERAL (SELECT first_name, last_name FROM users
+                          WHERE id = CASE WHEN a.actor_type = 'user' AND a.actor_id ~* '^[0-9a-f-]{36}$' THEN a.actor_id::uuid END) u ON true
+        ORDER BY a.id DESC`,
     ),
     counted(sql, "SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('failed', 'retry')"),
     counted(sql, "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'failed' OR (status = 'pending' AND attempt_count > 0)"),
