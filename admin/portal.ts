@@ -11,9 +11,13 @@ import type { Container } from '../src/container.ts';
 import { loadComponents } from './components/index.ts';
 import type { PortalAdmin } from './portal-actor.ts';
 import { portalRoutes } from './portal.routes.ts';
+import { dashboardRoutes } from './dashboard.routes.ts';
+import { dashboardHandler } from './resources/dashboard.handler.ts';
 import { platformResources } from './resources/platform.resources.ts';
 import { usersOptions, USER_PROPERTY_LABELS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
+import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/organizations.options.ts';
+import { OrganizationsResource } from './resources/organizations.resource.ts';
 
 let adapterRegistered = false;
 
@@ -48,12 +52,28 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
   const admin = new AdminJS({
     rootPath: '/admin',
     componentLoader,
-    resources: [{ resource: new UsersResource(container), options: usersOptions(container, components) }, ...platformResources(container)],
+    resources: [
+      { resource: new UsersResource(container), options: usersOptions(container, components) },
+      { resource: new OrganizationsResource(container), options: organizationsOptions(container, components) },
+      ...platformResources(container, components),
+    ],
+    dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
     settings: { defaultPerPage: 25 },
     locale: {
       language: 'en',
-      translations: { en: { resources: { users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } } } } },
+      translations: {
+        en: {
+          resources: {
+            users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } },
+            audit_log: { actions: { list: 'Audit log', show: 'Audit entry' }, properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
+            mail_outbox: { actions: { list: 'Mail outbox', show: 'Outbox message' }, properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
+            jobs: { actions: { list: 'Jobs', show: 'Job', retry: 'Retry', cancel: 'Cancel job' }, properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },
+            impersonation_sessions: { actions: { list: 'Impersonation sessions', show: 'Impersonation session' }, properties: { adminId: 'Admin', targetUserId: 'Target user', startedAt: 'Started', endedAt: 'Ended', expiresAt: 'Expires', endReason: 'End reason', actionCount: 'Actions performed' } },
+            organizations: { properties: ORGANIZATION_PROPERTY_LABELS, actions: { list: 'Organizations', show: 'Organization', new: 'New organization', edit: 'Edit organization', changePlan: 'Change plan', suspend: 'Suspend', reactivate: 'Reactivate', usersOfOrganization: 'Users of this organization' } },
+          },
+        },
+      },
     },
   });
   const { config } = container;
@@ -77,5 +97,6 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
   );
   // after AdminJS's own routes, so its session and login check apply to these too
   router.use(portalRoutes(container));
+  router.use(dashboardRoutes(container));
   return router;
 }

@@ -203,7 +203,7 @@ export function createContainer(options: ContainerOptions): Container {
       webhookDeliveries: new WebhookDeliveryService({ sequelize, clock, audit, subscriptions: webhooks, wake: () => webhookDispatcher.wake() }),
       webhookDispatcher,
       idempotency: new IdempotencyStore({ sequelize, clock }),
-      jobs: new JobAdminService(new JobAdminRepository(sequelize)),
+      jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
     },
     onClose(cleanup) {

@@ -16,6 +16,13 @@ export function loadComponents(loader: ComponentLoader) {
     DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
     ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),
     ExportUsers: loader.add('ExportUsers', source('ExportUsers')),
+    // the dashboard and the platform resources' views
+    Dashboard: loader.add('Dashboard', source('Dashboard')),
+    ChangePlan: loader.add('ChangePlan', source('ChangePlan')),
+    RecordLink: loader.add('RecordLink', source('RecordLink')),
+    JsonValue: loader.add('JsonValue', source('JsonValue')),
+    MailPreview: loader.add('MailPreview', source('MailPreview')),
+    ConfirmAction: loader.add('ConfirmAction', source('ConfirmAction')),
   };
 }
 

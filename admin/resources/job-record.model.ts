@@ -7,7 +7,8 @@ export class JobRecord extends Model {
       {
         id: { type: DataTypes.UUID, primaryKey: true },
         name: { type: DataTypes.TEXT },
-        state: { type: DataTypes.TEXT },
+        // pg-boss's job_state enum: declared as one so the portal's filter compares with = (LIKE has no enum operator)
+        state: { type: DataTypes.ENUM('created', 'retry', 'active', 'completed', 'cancelled', 'failed') },
         data: { type: DataTypes.JSONB },
         output: { type: DataTypes.JSONB, comment: 'the last error of a failed attempt, or the result' },
         retryCount: { type: DataTypes.INTEGER, field: 'retry_count' },

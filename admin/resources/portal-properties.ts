@@ -4,11 +4,14 @@
 // (member data), mail bodies (generated passwords, password links), pg-boss job data; and members,
 // events and courses, which the client portals serve.
 export const PORTAL_PROPERTIES = {
-  organizations: ['id', 'name', 'slug', 'plan', 'environment', 'createdAt', 'updatedAt'],
+  // served by OrganizationService (not the model adapter): with its status and counts
+  organizations: ['id', 'name', 'slug', 'plan', 'environment', 'createdAt', 'updatedAt', 'status', 'suspendedAt', 'userCount', 'memberCount', 'apiKeyCount'],
   api_keys: ['id', 'name', 'prefix', 'organizationId', 'createdByUserId', 'createdAt', 'lastUsedAt', 'revokedAt'],
   // before/after are the API's wire shapes of the changed record (never secrets): the point of an audit trail
-  audit_log: ['id', 'occurredAt', 'organizationId', 'actorType', 'actorId', 'impersonatorId', 'action', 'targetType', 'targetId', 'before', 'after', 'requestId'],
-  impersonation_sessions: ['id', 'adminId', 'targetUserId', 'mode', 'reason', 'startedAt', 'expiresAt', 'endedAt', 'endReason'],
+  // ...and the names of the users and organizations referenced, computed per page (AUDIT_NAMES)
+  audit_log: ['id', 'occurredAt', 'organizationId', 'actorType', 'actorId', 'impersonatorId', 'action', 'targetType', 'targetId', 'before', 'after', 'requestId', 'actorName', 'impersonatorName', 'targetName', 'organizationName'],
+  // ...with the names, duration and number of actions computed per page (SESSION_FIGURES)
+  impersonation_sessions: ['id', 'adminId', 'targetUserId', 'mode', 'reason', 'startedAt', 'expiresAt', 'endedAt', 'endReason', 'adminName', 'targetUserName', 'duration', 'actionCount'],
   impersonation_requests: ['id', 'sessionId', 'adminId', 'targetUserId', 'method', 'path', 'statusCode', 'requestId', 'occurredAt'],
   // redactedText, never textBody/htmlBody
   mail_outbox: ['id', 'createdAt', 'template', 'toAddress', 'userId', 'subject', 'redactedText', 'status', 'attempts', 'lastError', 'sentAt'],

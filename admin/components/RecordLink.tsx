@@ -1,0 +1,34 @@
+/// <reference lib="dom" />
+// An id column shown as the name of what it references, linked to its page (audit entries,
+// impersonation sessions). The name comes with the record (<x>Name for <x>Id); without one, the id.
+import React from 'react';
+import { useSelector } from 'react-redux';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
+import { Link, Text, ValueGroup } from '@adminjs/design-system';
+
+const TARGETS: Record<string, string> = {
+  user: 'users',
+  organization: 'organizations',
+  api_key: 'api_keys',
+  webhook_subscription: 'webhook_subscriptions',
+  impersonation_session: 'impersonation_sessions',
+};
+const FIXED: Record<string, string> = { actorId: 'users', impersonatorId: 'users', adminId: 'users', targetUserId: 'users', organizationId: 'organizations', userId: 'users' };
+
+const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) => {
+  const { translateProperty } = useTranslation();
+  const rootPath = useSelector((state: { paths: { rootPath: string } }) => state.paths.rootPath);
+  const path = property.path;
+  const id = record?.params[path] as string | undefined;
+  const name = record?.params[path.replace(/Id$/, 'Name')] as string | undefined;
+  const resource = path === 'targetId' ? TARGETS[String(record?.params.targetType)] : path === 'actorId' && record?.params.actorType !== 'user' ? undefined : FIXED[path];
+  const content = !id ? <Text>—</Text> : resource ? (
+    <Link data-testid={`link-${path}`} href={`${rootPath}/resources/${resource}/records/${id}/show`}>{name ?? id}</Link>
+  ) : (
+    <Text>{name ?? id}</Text>
+  );
+  if (where !== 'show') return content;
+  return <ValueGroup label={translateProperty(property.path, property.resourceId)}>{content}</ValueGroup>;
+};
+
+export default RecordLink;
