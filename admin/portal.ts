@@ -12,7 +12,7 @@ import { loadComponents } from './components/index.ts';
 import type { PortalAdmin } from './portal-actor.ts';
 import { portalRoutes } from './portal.routes.ts';
 import { platformResources } from './resources/platform.resources.ts';
-import { usersOptions, USER_PROPERTY_LABELS } from './resources/users.options.ts';
+import { usersOptions, USERS_TRANSLATIONS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
 
 let adapterRegistered = false;
@@ -53,7 +53,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
     settings: { defaultPerPage: 25 },
     locale: {
       language: 'en',
-      translations: { en: { resources: { users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } } } } },
+      translations: { en: { resources: { users: USERS_TRANSLATIONS } } },
     },
   });
   const { config } = container;

@@ -16,6 +16,15 @@ export function loadComponents(loader: ComponentLoader) {
     DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
     ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),
     ExportUsers: loader.add('ExportUsers', source('ExportUsers')),
+    // the users resource: list, forms, badges, dates, filters, permanent delete, activity
+    UsersList: loader.add('UsersList', source('UsersList')),
+    UserEdit: loader.add('UserEdit', source('UserEdit')),
+    UserFormField: loader.add('UserFormField', source('UserFormField')),
+    UserBadge: loader.add('UserBadge', source('UserBadge')),
+    UserDate: loader.add('UserDate', source('UserDate')),
+    MultiValueFilter: loader.add('MultiValueFilter', source('MultiValueFilter')),
+    PurgeUser: loader.add('PurgeUser', source('PurgeUser')),
+    UserActivity: loader.add('UserActivity', source('UserActivity')),
   };
 }
 
