@@ -3,6 +3,7 @@
 // of the organization's other active users), then
 // soft-deletes through the same service as DELETE /api/admin/users/{id}.
 import React, { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { ApiClient, useNotice, type ActionProps } from 'adminjs';
 import { Box, Button, FormGroup, H3, Label, Text } from '@adminjs/design-system';
 
@@ -25,6 +26,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   const [heirs, setHeirs] = useState<Heir[]>([]);
   const [transferTo, setTransferTo] = useState('');
   const addNotice = useNotice();
+  const navigate = useNavigate();
 
   useEffect(() => {
     if (!record) return;
@@ -41,7 +43,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
     const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'post', data: { transferTo } });
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (body.notice) addNotice(body.notice);
-    if (body.redirectUrl) window.location.href = body.redirectUrl;
+    if (body.redirectUrl) navigate(body.redirectUrl);
   };
 
   return (

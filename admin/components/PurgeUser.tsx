@@ -2,6 +2,7 @@
 // Permanent delete of a soft-deleted user (the spec's soft-deleted -> removed): irreversible, so the
 // admin types the user's e-mail address again to confirm.
 import React, { useState } from 'react';
+import { useNavigate } from 'react-router';
 import { ApiClient, useNotice, type ActionProps } from 'adminjs';
 import { Box, Button, FormGroup, H3, Input, Label, MessageBox, Text } from '@adminjs/design-system';
 
@@ -11,6 +12,7 @@ const PurgeUser: React.FC<ActionProps> = ({ record, resource }) => {
   const [confirmEmail, setConfirmEmail] = useState('');
   const [error, setError] = useState<string | null>(null);
   const addNotice = useNotice();
+  const navigate = useNavigate();
   if (!record) return null;
   const email = String(record.params.email ?? '');
 
@@ -19,7 +21,7 @@ const PurgeUser: React.FC<ActionProps> = ({ record, resource }) => {
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (body.notice) addNotice(body.notice);
     if (body.notice?.type === 'error') setError(body.notice.message);
-    if (body.redirectUrl) window.location.href = body.redirectUrl;
+    if (body.redirectUrl) navigate(body.redirectUrl);
   };
 
   return (

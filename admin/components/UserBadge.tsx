@@ -2,8 +2,8 @@
 // Status and role as coloured badges: Active green, Pending amber, Suspended red, Inactive grey;
 // platform admins stand out from the organization roles.
 import React from 'react';
-import type { BasePropertyProps } from 'adminjs';
-import { Badge } from '@adminjs/design-system';
+import { useTranslation, type BasePropertyProps } from 'adminjs';
+import { Badge, FormGroup, Label } from '@adminjs/design-system';
 
 const COLOURS: Record<string, { bg: string; color: string }> = {
   active: { bg: '#dff5e6', color: '#0b6b2f' },
@@ -16,15 +16,23 @@ const COLOURS: Record<string, { bg: string; color: string }> = {
 };
 const ROLE_DEFAULT = { bg: '#eef0f4', color: '#2f3242' };
 
-const UserBadge: React.FC<BasePropertyProps> = ({ property, record }) => {
+const UserBadge: React.FC<BasePropertyProps> = ({ property, resource, record, where }) => {
+  const { translateProperty } = useTranslation();
   const value = String(record?.params?.[property.path] ?? '');
   if (!value) return null;
   const label = property.availableValues?.find((v) => v.value === value)?.label ?? value;
   const colours = COLOURS[value] ?? ROLE_DEFAULT;
-  return (
+  const badge = (
     <Badge data-testid={`badge-${property.path}-${value}`} size="sm" style={{ background: colours.bg, color: colours.color, border: 'none', fontWeight: 600 }}>
       {label}
     </Badge>
+  );
+  if (where !== 'show') return badge;
+  return (
+    <FormGroup>
+      <Label>{translateProperty(property.label, resource.id)}</Label>
+      {badge}
+    </FormGroup>
   );
 };
 
