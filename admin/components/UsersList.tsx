@@ -68,7 +68,7 @@ const UsersList: React.FC<ActionProps> = (props) => {
       {rows === 0 && (filterKeys.length > 0 || deleted) && (
         <MessageBox data-testid="no-users-match" mb="lg" variant="info">
           <Text>
-            {deleted && filterKeys.length === 0 ? 'No deleted users.' : 'No users match these filters.'}{' '}
+            {deleted && filterKeys.length === 0 ? 'No deleted users.' : 'Nothing to show with these filters.'}{' '}
             {filterKeys.length > 0 && <Link data-testid="clear-filters" href="#" onClick={(e: React.MouseEvent) => { e.preventDefault(); clearFilters(); }}>Clear filters</Link>}
           </Text>
         </MessageBox>

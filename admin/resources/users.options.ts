@@ -38,7 +38,7 @@ export const USERS_TRANSLATIONS = {
     exportCsv: 'Export CSV',
     impersonate: 'Impersonate',
   },
-  messages: { noRecordsInResource: 'No users match these filters', noRecords: 'No users' },
+  messages: { noRecords: 'No users match these filters', noRecordsInResource: 'Clear the filters to see every user, or create one.' },
 };
 
 type RecordParams = { params: Record<string, unknown> } | undefined;
