@@ -5,7 +5,7 @@
 import React, { useEffect } from 'react';
 import { useNavigate } from 'react-router';
 import { BasePropertyComponent, useRecord, type ActionProps } from 'adminjs';
-import { Box, Button, DrawerContent, DrawerFooter, MessageBox } from '@adminjs/design-system';
+import { Box, Button, DrawerContent, DrawerFooter, H3, MessageBox } from '@adminjs/design-system';
 
 const NEW_ONLY = ['password', 'generatePassword'];
 const EDIT_ONLY = ['confirmPrivilegeChange'];
@@ -33,6 +33,7 @@ const UserEdit: React.FC<ActionProps> = (props) => {
   return (
     <Box as="form" onSubmit={onSubmit} flex flexDirection="column" data-css={`users-${action.name}-form`}>
       <DrawerContent>
+        {!isNew && initialRecord && <H3 data-testid="user-title" mb="lg">{String(initialRecord.params.name ?? '')}</H3>}
         {formError && <MessageBox data-testid="form-error" mb="xl" variant="danger" message={formError} />}
         {properties.map((property) => (
           <BasePropertyComponent key={property.propertyPath} where="edit" onChange={handleChange} property={property} resource={resource} record={record} />

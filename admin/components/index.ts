@@ -19,6 +19,7 @@ export function loadComponents(loader: ComponentLoader) {
     // the users resource: list, forms, badges, dates, filters, permanent delete, activity
     UsersList: loader.add('UsersList', source('UsersList')),
     UserEdit: loader.add('UserEdit', source('UserEdit')),
+    UserShow: loader.add('UserShow', source('UserShow')),
     UserFormField: loader.add('UserFormField', source('UserFormField')),
     UserBadge: loader.add('UserBadge', source('UserBadge')),
     UserDate: loader.add('UserDate', source('UserDate')),

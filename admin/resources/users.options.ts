@@ -103,6 +103,7 @@ export function usersOptions(container: Container, components: PortalComponents)
       // a soft-deleted user is read-only: no Edit, Impersonate, Delete or password reset, only Permanent delete
       edit: { isVisible: ({ record }) => !isDeleted(record), component: components.UserEdit },
       new: { component: components.UserEdit },
+      show: { component: components.UserShow },
       delete: {
         actionType: 'record',
         icon: 'Trash2',

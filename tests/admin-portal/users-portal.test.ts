@@ -170,6 +170,7 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   it('when the activity log of a user is opened, then it lists what happened to them', async () => {
     await page.goto(`${base}/admin/resources/users/records/${mary.id}/activity`);
     await page.locator('[data-testid=user-activity] tbody tr').first().waitFor();
+    assert.equal((await page.locator('[data-testid=user-activity] h3').first().textContent())?.trim(), 'Activity of Mary Member');
     await shot('activity');
     assert.match((await page.locator('[data-testid=user-activity]').textContent()) ?? '', /user\.password_reset_requested/);
   });
@@ -190,6 +191,7 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.match(await rowsText(), /Carl Client/);
     await page.goto(`${base}/admin/resources/users/records/${carl.id}/show`);
     await page.locator('[data-testid=show-deletedAt]').waitFor();
+    assert.equal((await page.locator('[data-testid=user-title]').textContent())?.trim(), 'Carl ClientDeleted', 'named, and marked deleted');
     assert.match((await page.locator('[data-testid=show-deletedAt]').textContent()) ?? '', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
     assert.equal(await page.locator('[data-testid=action-edit]').count(), 0);
     assert.equal(await page.locator('[data-testid=action-impersonate]').count(), 0);
@@ -279,6 +281,7 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await shot('new-form');
     await page.goto(`${base}/admin/resources/users/records/${mary.id}/edit`);
     await page.locator('input[name=firstName]').waitFor();
+    assert.equal((await page.locator('[data-testid=user-title]').textContent())?.trim(), 'Mary Member');
     assert.equal(await page.locator('[data-css="users-edit-password"]').count(), 0);
     assert.equal(await page.locator('[data-css="users-edit-confirmPrivilegeChange"]').count(), 1);
   });
