@@ -33,6 +33,13 @@ export function portalRoutes(container: Container): Router {
     pipeline(csv, res, (error) => error && next(error));
   });
 
+  // how many rows the export link of the users list will write (and whether the list is empty)
+  router.get('/export/users.count', async (req, res) => {
+    const { filter, sort } = listState(req.query);
+    const page = await services.users.list(await portalActor(adminOf(req)), filter, sort, { page: 1, itemsPerPage: 1 });
+    res.json({ rows: page.pagination.totalItems });
+  });
+
   router.get('/impersonation/current', async (req, res) => {
     const actor = await portalActor(adminOf(req));
     const open = await services.impersonation.list(actor, { adminId: actor.id, status: 'active' }, { page: 1, itemsPerPage: 1 });

@@ -14,7 +14,7 @@ import { portalRoutes } from './portal.routes.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { dashboardHandler } from './resources/dashboard.handler.ts';
 import { platformResources } from './resources/platform.resources.ts';
-import { usersOptions, USER_PROPERTY_LABELS } from './resources/users.options.ts';
+import { usersOptions, USERS_TRANSLATIONS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
 import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/organizations.options.ts';
 import { OrganizationsResource } from './resources/organizations.resource.ts';
@@ -65,7 +65,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       translations: {
         en: {
           resources: {
-            users: { properties: USER_PROPERTY_LABELS, actions: { exportCsv: 'Export CSV', impersonate: 'Impersonate' } },
+            users: USERS_TRANSLATIONS,
             audit_log: { actions: { list: 'Audit log', show: 'Audit entry' }, properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
             mail_outbox: { actions: { list: 'Mail outbox', show: 'Outbox message' }, properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
             jobs: { actions: { list: 'Jobs', show: 'Job', retry: 'Retry', cancel: 'Cancel job' }, properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },

@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
-// The Delete action: shows what is associated with the user, offers a transfer of ownership, then
+// The Delete action: shows what is associated with the user, offers a transfer of ownership (a picker
+// of the organization's other active users), then
 // soft-deletes through the same service as DELETE /api/admin/users/{id}.
 import React, { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { ApiClient, useNotice, type ActionProps } from 'adminjs';
-import { Box, Button, FormGroup, H3, Input, Label, Text } from '@adminjs/design-system';
+import { Box, Button, FormGroup, H3, Label, Text } from '@adminjs/design-system';
 
 interface AssociatedData {
   type: string;
@@ -12,17 +14,28 @@ interface AssociatedData {
   transferable: boolean;
 }
 
+interface Heir {
+  id: string;
+  label: string;
+}
+
 const api = new ApiClient();
 
 const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   const [data, setData] = useState<AssociatedData[]>([]);
+  const [heirs, setHeirs] = useState<Heir[]>([]);
   const [transferTo, setTransferTo] = useState('');
   const addNotice = useNotice();
+  const navigate = useNavigate();
 
   useEffect(() => {
     if (!record) return;
     api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'get' })
-      .then((res) => setData(((res.data as { associatedData?: AssociatedData[] }).associatedData ?? []).filter((d) => d.count > 0)));
+      .then((res) => {
+        const body = res.data as { associatedData?: AssociatedData[]; heirs?: Heir[] };
+        setData((body.associatedData ?? []).filter((d) => d.count > 0));
+        setHeirs(body.heirs ?? []);
+      });
   }, [record?.id]);
   if (!record) return null;
 
@@ -30,7 +43,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
     const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'post', data: { transferTo } });
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (body.notice) addNotice(body.notice);
-    if (body.redirectUrl) window.location.href = body.redirectUrl;
+    if (body.redirectUrl) navigate(body.redirectUrl);
   };
 
   return (
@@ -45,8 +58,12 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
       )}
       {data.some((d) => d.transferable) && (
         <FormGroup>
-          <Label htmlFor="transferTo">Transfer ownership first to user id (same organization, optional)</Label>
-          <Input id="transferTo" value={transferTo} onChange={(e: React.ChangeEvent<HTMLInputElement>) => setTransferTo(e.target.value)} width="100%" />
+          <Label htmlFor="transferTo">Transfer ownership first to (optional)</Label>
+          <select id="transferTo" name="transferTo" value={transferTo} onChange={(e) => setTransferTo(e.target.value)} style={{ width: '100%', padding: 8 }}>
+            <option value="">Nobody: keep the data with the deleted user</option>
+            {heirs.map((h) => <option key={h.id} value={h.id}>{h.label}</option>)}
+          </select>
+          <Text mt="sm" variant="sm">Active users of the same organization.</Text>
         </FormGroup>
       )}
       <Button data-testid="confirm-delete" variant="danger" onClick={confirm}>Delete user</Button>

@@ -51,7 +51,7 @@ const ImpersonateUser: React.FC<ActionProps> = ({ record, resource }) => {
       )}
       {started && (
         <Box data-testid="impersonation-started">
-          <Text mb="default">Active until {new Date(started.expiresAt).toLocaleTimeString()}.</Text>
+          <Text mb="default">Active until {started.expiresAt.slice(0, 16).replace('T', ' ')} UTC.</Text>
           <Link href={`${started.redirectUrl}#access_token=${started.token}`} target="_blank" rel="noreferrer">Open the user&apos;s portal</Link>
           <FormGroup mt="lg">
             <Label>Token (for API calls as the user)</Label>

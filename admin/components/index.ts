@@ -23,6 +23,16 @@ export function loadComponents(loader: ComponentLoader) {
     JsonValue: loader.add('JsonValue', source('JsonValue')),
     MailPreview: loader.add('MailPreview', source('MailPreview')),
     ConfirmAction: loader.add('ConfirmAction', source('ConfirmAction')),
+    // the users resource: list, forms, badges, dates, filters, permanent delete, activity
+    UsersList: loader.add('UsersList', source('UsersList')),
+    UserEdit: loader.add('UserEdit', source('UserEdit')),
+    UserShow: loader.add('UserShow', source('UserShow')),
+    UserFormField: loader.add('UserFormField', source('UserFormField')),
+    UserBadge: loader.add('UserBadge', source('UserBadge')),
+    UserDate: loader.add('UserDate', source('UserDate')),
+    MultiValueFilter: loader.add('MultiValueFilter', source('MultiValueFilter')),
+    PurgeUser: loader.add('PurgeUser', source('PurgeUser')),
+    UserActivity: loader.add('UserActivity', source('UserActivity')),
   };
 }
 

@@ -18,12 +18,17 @@ const SORT_KEYS: Record<string, UserSortKey> = {
   createdAt: 'createdAt',
 };
 
+/**
+ * A date range is whole UTC days, inclusive, as in the API: the portal's date picker sends the chosen
+ * day as midnight (2026-11-23T00:00:00.000Z), so only the day is kept, and "to" runs to its last millisecond.
+ */
 function range(value: unknown): DateRange | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const { from, to } = value as { from?: string; to?: string };
   const parse = (text: string | undefined, endOfDay: boolean) => {
-    if (!text) return undefined;
-    const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z` : text);
+    const day = text?.match(/^(\d{4}-\d{2}-\d{2})/)?.[1];
+    if (!day) return undefined;
+    const date = new Date(`${day}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`);
     return Number.isNaN(date.getTime()) ? undefined : date;
   };
   const result = { from: parse(from, false), to: parse(to, true) };
@@ -31,15 +36,21 @@ function range(value: unknown): DateRange | undefined {
 }
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
+/** Multi-value filters arrive as "a,b" (the portal's multi-select keeps them in one query value) or an array. */
+const values = (value: unknown): string[] => (Array.isArray(value) ? value.flatMap(values) : (text(value)?.split(',').map((v) => v.trim()).filter(Boolean) ?? []));
+const STATUSES: UserStatus[] = ['active', 'pending', 'suspended', 'inactive'];
 
 export function portalUserFilter(filters: PortalFilters): UserListFilter {
-  const group = text(filters.roleGroup);
+  const roles = values(filters.roleGroup).flatMap((group) => ROLE_FILTER_GROUPS[group]?.roles ?? []);
+  const statuses = values(filters.status).filter((s): s is UserStatus => STATUSES.includes(s as UserStatus));
   return {
     name: text(filters.name),
     email: text(filters.email),
-    roles: group && ROLE_FILTER_GROUPS[group] ? ROLE_FILTER_GROUPS[group].roles : undefined,
+    search: text(filters.q),
+    roles: roles.length ? roles : undefined,
     organizationId: text(filters.organizationId),
-    statuses: text(filters.status) ? [text(filters.status) as UserStatus] : undefined,
+    statuses: statuses.length ? statuses : undefined,
+    deleted: filters.deleted === true || filters.deleted === 'true',
     lastLoginAt: range(filters.lastLoginAt),
     createdAt: range(filters.createdAt),
   };

@@ -6,8 +6,8 @@ import type { Role } from '../../src/shared/access/roles.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import type { UserRow } from '../../src/modules/users/user-query.repository.ts';
 import { portalActor } from '../portal-actor.ts';
-import { refusalsAsNotices } from '../portal-errors.ts';
 import { portalUserFilter, portalUserSort } from './users.filter.ts';
+import { userFormRefusals } from './users.refusals.ts';
 
 const property = (path: string, type: ConstructorParameters<typeof BaseProperty>[0]['type'], options: { isId?: boolean; isSortable?: boolean; position: number }) =>
   new BaseProperty({ path, type, isId: options.isId ?? false, isSortable: options.isSortable ?? false, position: options.position });
@@ -29,6 +29,10 @@ const USER_PROPERTIES = [
   property('password', 'password', { position: 13 }),
   property('generatePassword', 'boolean', { position: 14 }),
   property('confirmPrivilegeChange', 'boolean', { position: 15 }),
+  property('deletedAt', 'datetime', { position: 16 }),
+  // filters only: the Deleted users view and the quick search box
+  property('deleted', 'boolean', { position: 17 }),
+  property('q', 'string', { position: 18 }),
 ];
 
 export function toUserParams(row: UserRow): ParamsType {
@@ -45,6 +49,7 @@ export function toUserParams(row: UserRow): ParamsType {
     mfaEnabled: row.mfaEnabledAt !== null,
     lastLoginAt: row.lastLoginAt,
     createdAt: row.createdAt,
+    deletedAt: row.deletedAt,
   };
 }
 
@@ -109,7 +114,7 @@ export class UsersResource extends BaseResource {
 
   override async create(params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
     const actor = await portalActor(context?.currentAdmin);
-    const row = await refusalsAsNotices(() =>
+    const row = await userFormRefusals(() =>
       this.container.services.users.create(actor, {
         firstName: String(params.firstName ?? ''),
         lastName: String(params.lastName ?? ''),
@@ -127,7 +132,7 @@ export class UsersResource extends BaseResource {
 
   override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {
     const actor = await portalActor(context?.currentAdmin);
-    const row = await refusalsAsNotices(() =>
+    const row = await userFormRefusals(() =>
       this.container.services.users.update(actor, id, {
         firstName: optional(params.firstName),
         lastName: optional(params.lastName),
@@ -144,7 +149,7 @@ export class UsersResource extends BaseResource {
 
   override async delete(id: string, context?: ActionContext): Promise<void> {
     const actor = await portalActor(context?.currentAdmin);
-    await refusalsAsNotices(() => this.container.services.userDeletion.softDelete(actor, id));
+    await userFormRefusals(() => this.container.services.userDeletion.softDelete(actor, id));
   }
 }
 

@@ -11,6 +11,8 @@ import { findUserRow, type UserRow } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
 import { User } from './user.model.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface UserDeletion {
   user: UserRow;
   associatedData: AssociatedDataDto[];
@@ -26,6 +28,8 @@ export class UserDeletionService {
     assertMfa(actor);
     if (id === actor.id) throw new AppError('cannot_delete_self', 'You cannot delete your own account');
     const transferredTo = options.transferTo ?? null;
+    // checked before any query: a malformed id would otherwise reach PostgreSQL as a uuid cast error (a 500)
+    if (transferredTo && !UUID.test(transferredTo)) throw errors.unprocessable('transferTo must be another active user of the same organization');
     const associatedData = await this.deps.sequelize.transaction(async (transaction) => {
       const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
       if (!user) throw errors.notFound('User', id);

@@ -17,6 +17,8 @@ export interface UserListFilter {
   name?: string;
   /** Partial, case-insensitive match. */
   email?: string;
+  /** Quick search (Admin Portal): partial, case-insensitive match on the name or the e-mail. */
+  search?: string;
   roles?: Role[];
   organizationId?: string;
   statuses?: UserStatus[];
@@ -73,6 +75,10 @@ export function whereOf(scope: UserScope, filter: UserListFilter, binds: Binds):
   const clauses = [scope.sql(binds, 'u'), filter.deleted ? 'u.deleted_at IS NOT NULL' : 'u.deleted_at IS NULL'];
   if (filter.name) clauses.push(`(u.first_name || ' ' || u.last_name) ILIKE ${binds.add(containing(filter.name))}`);
   if (filter.email) clauses.push(`u.email ILIKE ${binds.add(containing(filter.email))}`);
+  if (filter.search) {
+    const pattern = binds.add(containing(filter.search));
+    clauses.push(`((u.first_name || ' ' || u.last_name) ILIKE ${pattern} OR u.email ILIKE ${pattern})`);
+  }
   if (filter.roles?.length) clauses.push(`u.role = ANY(${binds.add(filter.roles)}::text[])`);
   if (filter.statuses?.length) clauses.push(`u.status = ANY(${binds.add(filter.statuses)}::text[])`);
   if (filter.organizationId) clauses.push(`u.organization_id = ${binds.add(filter.organizationId)}`);
