@@ -6,6 +6,7 @@ import { createContainer } from './container.ts';
 import { createHttpServer } from './http/server.ts';
 import { resolveAppSecret } from './shared/app-secret.ts';
 import { openDatabase } from './shared/database.ts';
+import { onShutdownSignal } from './shared/graceful-shutdown.ts';
 import { createLogger } from './shared/logger.ts';
 import { migrateUp } from './shared/migrator.ts';
 import { formatDemoCredentials, seedDemoOnFirstStart } from '../seeders/demo.seeder.ts';
@@ -53,26 +54,13 @@ async function main(): Promise<void> {
     logger.info({ port, env: config.appEnv, nodeEnv: config.nodeEnv }, startupLine(port, config.nodeEnv, config.appEnv));
   });
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const forced = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 25_000);
-    forced.unref();
+  onShutdownSignal(logger, 'shutting down: no new connections, finishing in-flight requests', async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     await closed;
     await container.close();
     await db.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
 main().catch((error) => {

@@ -2,6 +2,7 @@
 // HTTP, so CPU-heavy jobs (embedding, speech, ffmpeg, CRM batches) never share the API's event loop.
 // Run the API with JOBS_ENABLED=false beside it; both need the same DATABASE_URL and APP_SECRET.
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { onShutdownSignal } from './shared/graceful-shutdown.ts';
 
 function workerConfig(): Config {
   const config = loadConfig();
@@ -43,23 +44,10 @@ async function main(): Promise<void> {
   await container.queue.start({ workers: true });
   logger.info({ jobTypes: jobTypes.length }, 'Guildhall worker running jobs');
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new jobs, finishing running ones');
-    const forced = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 25_000);
-    forced.unref();
+  onShutdownSignal(logger, 'shutting down: no new jobs, finishing running ones', async () => {
     await container.close(); // the queue stops gracefully first: running jobs complete
     await db.close();
-    logger.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
 main().catch((error) => {
