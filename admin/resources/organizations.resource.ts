@@ -1,12 +1,13 @@
 // Organizations in the Admin Portal: not a model adapter but the API's OrganizationService, so the
 // list carries its counts and every change (create, edit, plan, suspension) is audited and announced
 // exactly as through the API.
-import { BaseProperty, BaseRecord, BaseResource, ValidationError, type ActionContext, type Filter, type ParamsType } from 'adminjs';
+import { BaseProperty, BaseRecord, ValidationError, type ActionContext, type Filter, type ParamsType } from 'adminjs';
 import type { AppEnv, Plan } from '../../src/config.ts';
 import type { Container } from '../../src/container.ts';
 import type { OrganizationStatus } from '../../src/modules/organizations/organization.model.ts';
 import type { OrganizationFilter, OrganizationRow } from '../../src/modules/organizations/organization.repository.ts';
 import { AppError } from '../../src/shared/errors.ts';
+import { ServiceResource } from './service.resource.ts';
 import { portalActor } from '../portal-actor.ts';
 import { refusalsAsNotices } from '../portal-errors.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
@@ -60,28 +61,9 @@ function validate(params: Record<string, unknown>, creating: boolean): void {
   if (Object.keys(fields).length) throw new ValidationError(fields, { message: 'Check the highlighted fields', type: 'validation_failed' });
 }
 
-export class OrganizationsResource extends BaseResource {
-  constructor(private readonly container: Container) {
-    super(container);
-  }
-
-  static override isAdapterFor(): boolean {
-    return false;
-  }
-  override databaseName(): string {
-    return 'guildhall';
-  }
-  override databaseType(): string {
-    return 'postgresql';
-  }
-  override id(): string {
-    return 'organizations';
-  }
-  override properties(): BaseProperty[] {
-    return ORGANIZATION_PROPERTIES;
-  }
-  override property(path: string): BaseProperty | null {
-    return ORGANIZATION_PROPERTIES.find((p) => p.path() === path) ?? null;
+export class OrganizationsResource extends ServiceResource {
+  constructor(container: Container) {
+    super(container, 'organizations', ORGANIZATION_PROPERTIES);
   }
 
   private get service() {

@@ -1,10 +1,11 @@
 // The Users resource of the Admin Portal: not a generic model adapter but the API's own datagrid
 // service, so the portal's list, filters, sorting, counts and every change obey the same rules.
-import { BaseProperty, BaseRecord, BaseResource, type ActionContext, type Filter, type ParamsType } from 'adminjs';
+import { BaseProperty, BaseRecord, type ActionContext, type Filter, type ParamsType } from 'adminjs';
 import type { Container } from '../../src/container.ts';
 import type { Role } from '../../src/shared/access/roles.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import type { UserRow } from '../../src/modules/users/user-query.repository.ts';
+import { ServiceResource } from './service.resource.ts';
 import { portalActor } from '../portal-actor.ts';
 import { portalUserFilter, portalUserSort } from './users.filter.ts';
 import { userFormRefusals } from './users.refusals.ts';
@@ -58,29 +59,9 @@ const optional = (value: unknown) => (blank(value) ? undefined : String(value));
 const nullable = (value: unknown) => (blank(value) ? null : String(value));
 const yes = (value: unknown) => value === true || value === 'true';
 
-export class UsersResource extends BaseResource {
-  constructor(private readonly container: Container) {
-    super(container);
-  }
-
-  static override isAdapterFor(): boolean {
-    return false;
-  }
-
-  override databaseName(): string {
-    return 'guildhall';
-  }
-  override databaseType(): string {
-    return 'postgresql';
-  }
-  override id(): string {
-    return 'users';
-  }
-  override properties(): BaseProperty[] {
-    return USER_PROPERTIES;
-  }
-  override property(path: string): BaseProperty | null {
-    return USER_PROPERTIES.find((p) => p.path() === path) ?? null;
+export class UsersResource extends ServiceResource {
+  constructor(container: Container) {
+    super(container, 'users', USER_PROPERTIES);
   }
 
   override async count(filter: Filter, context?: ActionContext): Promise<number> {
