@@ -47,6 +47,32 @@ export interface Config {
   domainEvents: { retentionDays: number };
   pipelines: { retentionDays: number };
   http: HttpSettings;
+  library: LibrarySettings;
+  ai: AiSettings;
+}
+
+/** The resource library: sizes, storage, resumable uploads. */
+export interface LibrarySettings {
+  /** Largest file accepted (500 MiB by default); a bigger upload is cut off with 413 and nothing is kept. */
+  maxFileBytes: number;
+  /** Local storage root (DATA_DIR/files) when S3 is not configured. */
+  localRoot: string;
+  /** S3-compatible object storage, when S3_BUCKET is set. */
+  s3?: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
+  /** Unfinished resumable (tus) uploads expire after this long and are removed by a job. */
+  uploadExpiryHours: number;
+  /** Temporary storage keys older than this are leftovers of a crash; the sweeper removes them. */
+  tempMaxAgeMinutes: number;
+}
+
+/** Claude, embeddings and generated media. */
+export interface AiSettings {
+  anthropic?: { apiKey: string; baseUrl?: string; model: string; timeoutMs: number };
+  embeddings: { provider: 'use-lite' } | { provider: 'openai'; url: string; apiKey?: string; model: string };
+  /** Podcasts and infographics are generated only from sources under this many pages (else 422). */
+  generationMaxPages: number;
+  /** ffmpeg binary; the one bundled by @ffmpeg-installer/ffmpeg when unset. */
+  ffmpegPath?: string;
 }
 
 /** The listening server and the proxy in front of it (surfaces work). */
@@ -271,5 +297,49 @@ export function loadConfig(env: Env = process.env): Config {
     domainEvents: { retentionDays: int(env, 'DOMAIN_EVENTS_RETENTION_DAYS', 30, 1, 3650) },
     pipelines: { retentionDays: int(env, 'PIPELINE_RUNS_RETENTION_DAYS', 30, 1, 3650) },
     http: httpSettings(env),
+    library: librarySettings(env, str(env, 'DATA_DIR', './data')),
+    ai: aiSettings(env),
+  };
+}
+
+function librarySettings(env: Env, dataDir: string): LibrarySettings {
+  const bucket = optional(env, 'S3_BUCKET');
+  return {
+    maxFileBytes: int(env, 'LIBRARY_MAX_FILE_BYTES', 500 * 1024 * 1024, 1024, 5 * 1024 ** 3),
+    localRoot: str(env, 'LIBRARY_STORAGE_DIR', `${dataDir}/files`),
+    s3: bucket
+      ? {
+          bucket,
+          endpoint: optionalUrl(env, 'S3_ENDPOINT'),
+          region: str(env, 'S3_REGION', 'us-east-1'),
+          accessKeyId: optional(env, 'S3_ACCESS_KEY_ID'),
+          secretAccessKey: optional(env, 'S3_SECRET_ACCESS_KEY'),
+          // MinIO and most self-hosted S3 servers address buckets by path, AWS by host name
+          forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', optional(env, 'S3_ENDPOINT') !== undefined),
+        }
+      : undefined,
+    uploadExpiryHours: int(env, 'LIBRARY_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 30),
+    tempMaxAgeMinutes: int(env, 'LIBRARY_TEMP_MAX_AGE_MINUTES', 60, 1, 7 * 24 * 60),
+  };
+}
+
+function aiSettings(env: Env): AiSettings {
+  const apiKey = optional(env, 'ANTHROPIC_API_KEY');
+  const provider = oneOf(env, 'EMBEDDINGS_PROVIDER', ['use-lite', 'openai'] as const, 'use-lite');
+  return {
+    anthropic: apiKey
+      ? {
+          apiKey,
+          baseUrl: optionalUrl(env, 'ANTHROPIC_BASE_URL'),
+          model: str(env, 'ANTHROPIC_MODEL', 'claude-sonnet-4-5'),
+          timeoutMs: int(env, 'ANTHROPIC_TIMEOUT_MS', 30_000, 1000, 600_000),
+        }
+      : undefined,
+    embeddings:
+      provider === 'openai'
+        ? { provider, url: url(env, 'EMBEDDINGS_URL'), apiKey: optional(env, 'EMBEDDINGS_API_KEY'), model: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small') }
+        : { provider },
+    generationMaxPages: int(env, 'GENERATION_MAX_PAGES', 50, 1, 10_000),
+    ffmpegPath: optional(env, 'FFMPEG_PATH'),
   };
 }

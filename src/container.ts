@@ -20,6 +20,10 @@ import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
+import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
+import type { Embedder } from './integrations/embeddings/embedder.ts';
+import { createFileStorage } from './integrations/storage/create-file-storage.ts';
+import type { FileStorage } from './integrations/storage/file-storage.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { courseResource } from './modules/courses/course.definition.ts';
 import type { CourseDto, CourseInput } from './modules/courses/course.mapper.ts';
@@ -75,6 +79,10 @@ export interface Container {
   pipelines: Pipelines;
   limiter: RateLimiter;
   counterStore: CounterStore;
+  /** Library files: local disk or S3-compatible storage. */
+  storage: FileStorage;
+  /** Text embeddings for the AI's retrieval (loaded on first use, in the process that embeds). */
+  embedder: Embedder;
   /** Secrets derived from APP_SECRET for one purpose each. */
   keys: { adminSession: string };
   services: {
@@ -184,6 +192,8 @@ export function createContainer(options: ContainerOptions): Container {
     pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
     limiter,
     counterStore,
+    storage: createFileStorage(config.library),
+    embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,

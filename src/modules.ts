@@ -9,6 +9,7 @@ import { eventsModule } from './modules/events/events.module.ts';
 import { healthModule } from './modules/health/health.module.ts';
 import { idempotencyModule } from './modules/idempotency/idempotency.module.ts';
 import { impersonationModule } from './modules/impersonation/impersonation.module.ts';
+import { libraryModule } from './modules/library/library.module.ts';
 import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
 import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
@@ -32,6 +33,7 @@ export const modules = [
   webhooksModule,
   jobsAdminModule,
   organizationsModule,
+  libraryModule,
   idempotencyModule,
   platformModule,
 ] as const;

@@ -24,6 +24,7 @@ export const errorCatalog = {
   cannot_modify_self: { status: 403, title: 'Cannot change own role or status', description: 'Users cannot change their own role or status; another administrator must do it.' },
   cannot_delete_self: { status: 403, title: 'Cannot delete own account', description: 'Users cannot delete their own account.' },
   organization_suspended: { status: 403, title: 'Organization suspended', description: 'The organization this credential belongs to is suspended by the platform; its users and API keys are refused until a platform admin reactivates it.' },
+  resource_locked: { status: 403, title: 'Resource locked', description: 'You can see this library resource but not open it: its access level needs an active membership, a premium membership or a purchase (`accessLevel` says which).' },
   impersonation_forbidden: { status: 403, title: 'Impersonation not allowed', description: 'Platform admins and users of equal or higher privilege than the administrator cannot be impersonated.' },
   not_found: { status: 404, title: 'Not found', description: 'No such record exists, or it belongs to another organization.' },
   route_not_found: { status: 404, title: 'Route not found', description: 'No operation exists at this path. See /api/openapi.yaml.' },

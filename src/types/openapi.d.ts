@@ -968,9 +968,164 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "resource.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A library resource was published */
+        post: operations["onResourcePublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A library resource's metadata or file changed */
+        post: operations["onResourceUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A library resource was deleted with its files */
+        post: operations["onResourceDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
+        /**
+         * @description The one stored access level of a library resource. The spec's two vocabularies are labels of it:
+         *
+         *     | stored | management (A) | library (B) | who sees it | who opens its file |
+         *     |---|---|---|---|---|
+         *     | public | Public | Public | everyone, anonymous visitors of the public catalogue too | everyone |
+         *     | preview | Partially Gated | Member | everyone (details and preview) | active members, staff |
+         *     | members | Fully Gated | Member | active members, staff | active members, staff |
+         *     | premium | Fully Gated | Premium | active premium members, staff | active premium members, staff |
+         *     | paid | Paid | Paid | everyone of the organization | active members with an entitlement, staff |
+         *
+         *     Staff: client users (published), client admins and API keys (drafts too).
+         * @enum {string}
+         */
+        AccessLevel: "public" | "preview" | "members" | "premium" | "paid";
+        /**
+         * @description The stored level or a label of either vocabulary (matched ignoring case, spaces, `-` and `_`).
+         * @enum {string}
+         */
+        AccessLevelInput: "public" | "preview" | "members" | "premium" | "paid" | "Public" | "Partially Gated" | "Fully Gated" | "Paid" | "Member" | "Premium" | "partially_gated" | "fully_gated" | "member";
+        AccessLabels: {
+            /** @enum {string} */
+            management: "Public" | "Partially Gated" | "Fully Gated" | "Paid";
+            /** @enum {string} */
+            library: "Public" | "Member" | "Premium" | "Paid";
+        };
+        /** @description The price of a paid resource. The amount is a decimal string (money is never a float), with the currency's minor digits on output. */
+        Price: {
+            /** @example 12.50 */
+            amount: string;
+            /**
+             * @description ISO 4217 code.
+             * @example EUR
+             */
+            currency: string;
+        };
+        ResourceCategoryRef: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        ResourceFile: {
+            /** @description The file name as uploaded. */
+            name: string;
+            /** @description Decided from the content, not from the name or the client's header. */
+            contentType: string;
+            /** Format: int64 */
+            sizeBytes: number;
+            sha256: string;
+            /** Format: int32 */
+            version: number;
+            /** Format: date-time */
+            uploadedAt: string;
+        };
+        Resource: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The description or excerpt. */
+            description: string | null;
+            /** @enum {string} */
+            type: "document" | "video" | "audio" | "image";
+            /** @enum {string} */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "mp4" | "webm" | "mp3" | "wav" | "png" | "jpeg" | "svg";
+            accessLevel: components["schemas"]["AccessLevel"];
+            accessLabels: components["schemas"]["AccessLabels"];
+            price: components["schemas"]["Price"] | null;
+            /** @enum {string} */
+            status: "draft" | "published";
+            /** Format: date-time */
+            publishedAt: string | null;
+            tags: string[];
+            categories: components["schemas"]["ResourceCategoryRef"][];
+            /** Format: int32 */
+            currentVersion: number;
+            file: components["schemas"]["ResourceFile"];
+            stats: {
+                /** Format: int64 */
+                views: number;
+                /** Format: int64 */
+                downloads: number;
+            };
+            /** @description Whether the caller may open the file (download, chat, generated media); false means a 403 `resource_locked` on download. */
+            canOpen: boolean;
+            links: {
+                /** Format: uri-reference */
+                download: string;
+                /** Format: uri-reference */
+                thumbnail: string | null;
+                /** Format: uri-reference */
+                featuredImage: string | null;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ResourceEventPayload: {
+            /** @enum {string} */
+            type: "resource.published" | "resource.updated" | "resource.deleted";
+            /** Format: date-time */
+            timestamp: string;
+            data: components["schemas"]["Resource"];
+        };
         /** @description RFC 7807 Problem Details. */
         Problem: {
             /**
@@ -1698,7 +1853,7 @@ export interface components {
          * @description An event kind of the catalog (see the `webhooks` section).
          * @enum {string}
          */
-        WebhookEventType: "member.created" | "member.updated" | "member.deleted" | "event.created" | "event.updated" | "event.deleted" | "course.created" | "course.updated" | "course.deleted";
+        WebhookEventType: "member.created" | "member.updated" | "member.deleted" | "event.created" | "event.updated" | "event.deleted" | "course.created" | "course.updated" | "course.deleted" | "resource.published" | "resource.updated" | "resource.deleted";
         WebhookEventTypeList: {
             data: {
                 type: components["schemas"]["WebhookEventType"];
@@ -4384,6 +4539,78 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CourseEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onResourcePublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onResourceUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onResourceDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceEventPayload"];
             };
         };
         responses: {

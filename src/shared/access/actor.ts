@@ -10,12 +10,13 @@ export interface ImpersonationContext {
 
 /**
  * The kinds of principal. `directory`: a customer's directory provisioning over SCIM with its own
- * token; `identity_service`: the SSO/directory identity service calling our inbound webhooks.
+ * token; `identity_service`: the SSO/directory identity service calling our inbound webhooks;
+ * `anonymous`: a visitor of an organization's public library catalogue (no credential).
  */
-export type PrincipalType = 'user' | 'api_key' | 'system' | 'directory' | 'identity_service';
+export type PrincipalType = 'user' | 'api_key' | 'system' | 'directory' | 'identity_service' | 'anonymous';
 
 /** Machine principals act under a role of their own, granted only what their module needs. */
-export type PrincipalRole = Role | 'API_KEY' | 'SYSTEM' | 'DIRECTORY' | 'IDENTITY_SERVICE';
+export type PrincipalRole = Role | 'API_KEY' | 'SYSTEM' | 'DIRECTORY' | 'IDENTITY_SERVICE' | 'ANONYMOUS';
 
 /**
  * Who is acting. Services receive it first, check permissions against it, and record it in the
@@ -58,4 +59,13 @@ export const identityServiceActor = (organizationId: string | null = null): Acto
   organizationId,
   role: 'IDENTITY_SERVICE',
   mfaVerified: true,
+});
+
+/** A visitor without a credential reading one organization's public catalogue; `id` tells visitors apart for unique counts (a hash, never an address). */
+export const anonymousActor = (organizationId: string, visitorKey: string): Actor => ({
+  type: 'anonymous',
+  id: visitorKey,
+  organizationId,
+  role: 'ANONYMOUS',
+  mfaVerified: false,
 });

@@ -47,6 +47,8 @@ const GRANTS: Record<PrincipalRole, readonly Permission[]> = {
   // directory and identity-service principals are granted by their own modules when they arrive
   DIRECTORY: [],
   IDENTITY_SERVICE: [],
+  // the public library catalogue: what the library's access policy lets everyone see
+  ANONYMOUS: ['resources:read'],
 };
 
 export function can(actor: Actor, permission: Permission): boolean {

@@ -45,6 +45,10 @@ const KINDS = {
     tenant: true,
     audience: { attribute: 'status', column: 'status', values: VISIBLE_COURSE_STATUSES },
   },
+  // The library's rows: tenant and permission here; which levels, drafts and entitlements a reader
+  // sees is the library's one policy (modules/library/resource.access.ts), which starts from this scope.
+  resource: { permissions: { read: 'resources:read', write: 'resources:write' }, tenant: true },
+  resourceCategory: { permissions: { read: 'resources:read', write: 'categories:manage' }, tenant: true },
   webhook: { permissions: { read: 'webhooks:manage', write: 'webhooks:manage' }, tenant: true },
   apiKey: { permissions: { read: 'apiKeys:read', write: 'apiKeys:manage' }, tenant: true },
   user: { permissions: { read: 'users:read', write: 'users:admin' }, tenant: false },

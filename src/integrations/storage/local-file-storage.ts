@@ -1,0 +1,90 @@
+// Local disk storage under one root (DATA_DIR/files). Writes go to a unique `.part` file renamed into
+// place when complete, so a reader never sees half a file and a failed write leaves nothing at the key.
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { errors } from '../../shared/errors.ts';
+import { assertSafeKey, type ByteRange, type FileStorage, type StoredObject } from './file-storage.ts';
+
+export class LocalFileStorage implements FileStorage {
+  readonly kind = 'local' as const;
+
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    assertSafeKey(key);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, body: Readable): Promise<{ sizeBytes: number }> {
+    const target = this.pathOf(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const part = `${target}.${randomUUID()}.part`;
+    try {
+      await pipeline(body, createWriteStream(part, { flags: 'wx' }));
+      const { size } = await fs.stat(part);
+      await fs.rename(part, target);
+      return { sizeBytes: size };
+    } catch (error) {
+      await fs.rm(part, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const file = this.pathOf(key);
+    const handle = await fs.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? errors.notFound('file', key) : error;
+    });
+    // the stream owns the handle from here and closes it when done or destroyed
+    return createReadStream('', { fd: handle, ...(range ? { start: range.start, end: range.end } : {}) });
+  }
+
+  async stat(key: string): Promise<StoredObject | null> {
+    try {
+      const stats = await fs.stat(this.pathOf(key));
+      return stats.isFile() ? { key, sizeBytes: stats.size, modifiedAt: stats.mtime } : null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.rename(this.pathOf(from), target);
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredObject> {
+    const start = path.join(this.root, prefix);
+    const walk = async function* (dir: string, root: string, prefix: string): AsyncGenerator<StoredObject> {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) yield* walk(full, root, prefix);
+        else if (entry.isFile()) {
+          const key = path.relative(root, full).split(path.sep).join('/');
+          if (!key.startsWith(prefix)) continue;
+          const stats = await fs.stat(full);
+          yield { key, sizeBytes: stats.size, modifiedAt: stats.mtime };
+        }
+      }
+    };
+    // a prefix may end inside a name (`tmp/`) or name a folder; walk the folder it names
+    yield* walk(prefix.endsWith('/') ? start : path.dirname(start), this.root, prefix);
+  }
+}
