@@ -2,7 +2,7 @@
 // for any name), ETag and Last-Modified with conditional requests (304), Accept-Ranges and one byte
 // range (206, or 416 with `Content-Range: bytes */size`), so a video plays and seeks in a browser.
 // Used by downloads, old versions, thumbnails and generated media alike; works for any FileStorage.
-import contentDisposition from 'content-disposition';
+import { create as contentDisposition } from 'content-disposition';
 import fresh from 'fresh';
 import type { Request, Response } from 'express';
 import parseRange from 'range-parser';
