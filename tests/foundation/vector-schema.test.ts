@@ -30,7 +30,7 @@ describe('vector schema', () => {
       await db.sequelize.query('CREATE TABLE passages (id integer PRIMARY KEY, body text NOT NULL)');
       await declareVectorColumn(db.sequelize, { table: 'passages', column: 'embedding', dimensions: 3 });
       const status = await convergeVectorSchema(db.sequelize, logger);
-      assert.deepEqual(status, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding'] });
+      assert.deepEqual(status, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding', 'resource_passages.embedding'] });
       const [columns] = await db.sequelize.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'passages' AND column_name = 'embedding'");
       assert.equal(columns.length, 0);
     } finally {
@@ -42,7 +42,7 @@ describe('vector schema', () => {
     try {
       const health = await t.http.get('/health').expect(200);
       assert.equal(health.body.vector, false);
-      assert.deepEqual(health.body.vectorSchema, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding'] });
+      assert.deepEqual(health.body.vectorSchema, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding', 'resource_passages.embedding'] });
       assert.equal(health.body.search, 'keyword');
     } finally {
       await t.close();

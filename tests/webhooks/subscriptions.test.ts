@@ -119,6 +119,7 @@ describe('webhook subscriptions', () => {
     const kinds = await t.http.get('/api/webhooks/event-types').set(bearer(secret)).expect(200);
     assert.deepEqual(kinds.body.data.map((k: { type: string }) => k.type), [
       'member.created', 'member.updated', 'member.deleted', 'event.created', 'event.updated', 'event.deleted', 'course.created', 'course.updated', 'course.deleted',
+      'resource.published', 'resource.updated', 'resource.deleted',
     ]);
   });
 
