@@ -63,7 +63,7 @@ describe('the module list', () => {
 
     const owned = manifests.flatMap((m) => m.ownedUserData ?? []);
     assert.deepEqual(ownedUserData().map((d) => d.type).sort(), owned.map((d) => d.type).sort());
-    assert.deepEqual(ownedUserData().map((d) => d.type), ['api_keys', 'audit_entries', 'impersonation_sessions']);
+    assert.deepEqual(ownedUserData().map((d) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions']);
   });
 
   it('when modules declare error codes and permissions, then each is defined once and owned by one module', () => {
