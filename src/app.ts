@@ -1,11 +1,12 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 // Each kind of caller has its own surface (router, body parsing, credential, error format) over one
 // shared translation of errors; see http/surfaces/ and docs/pending/surfaces.md.
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import { adminPortal } from '../admin/mount.ts';
 import type { Container } from './container.ts';
 import { requestContext } from './http/context.ts';
 import { bracketAwareQueryParser } from './http/query-parser.ts';
+import { sequence } from './http/dispatch.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { loadContract, type Contract } from './http/openapi.ts';
 import { idempotent } from './http/idempotency.ts';
@@ -38,6 +39,17 @@ export interface AppOptions {
   uploadQuota?: UploadQuota;
 }
 
+/**
+ * A JSON API call that no earlier handler could answer: under /api/ but not the contract and docs
+ * (docs.routes.ts), and not a POST or PUT (the only methods of the upload surface). Everything else
+ * takes the full way through app.use() below, in order.
+ */
+const API_CALL = /^\/api\/(?!docs|openapi\.)/i; // case-insensitive, as Express's routing is
+
+function straightToApi(req: Request): boolean {
+  return req.method !== 'POST' && req.method !== 'PUT' && API_CALL.test(req.url);
+}
+
 /** The modules' routes, by surface, in the order of the module list (src/modules.ts). */
 function moduleRoutes(container: Container): SurfaceRoutes {
   const context: RouteContext = { container, idempotency: idempotent(container.services.idempotency, container.logger) };
@@ -62,8 +74,11 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
   app.set('query parser', bracketAwareQueryParser(app.get('query parser fn')));
 
-  app.use(requestContext());
-  app.use(requestLog(logger));
+  const api = apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] });
+  app.use(sequence([requestContext(), requestLog(logger)]));
+  // Most calls are JSON API calls that nothing before the API surface answers: they go straight to it
+  // instead of entering the docs, pages, portal and the other surfaces' routers first.
+  app.use((req, res, next) => (straightToApi(req) ? api(req, res, next) : next()));
   app.use(docsRoutes(contract));
   app.use(pageRoutes(config));
   // AdminJS parses its own bodies and keeps its own session: before every surface
@@ -73,6 +88,6 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.use(SURFACE_PREFIXES.scim, scimSurface(container, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
   app.use(SURFACE_PREFIXES.sso, ssoSurface(container, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
   app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(container, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
-  app.use(SURFACE_PREFIXES.api, apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] }));
+  app.use(SURFACE_PREFIXES.api, api);
   return app;
 }

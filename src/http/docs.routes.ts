@@ -2,11 +2,10 @@ import { Router, static as serveStatic } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { errorCatalog, type ErrorCode } from '../shared/errors.ts';
+import { escapeHtml } from '../shared/html.ts';
 import type { Contract } from './openapi.ts';
 
 const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>

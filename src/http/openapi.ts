@@ -35,6 +35,51 @@ function memoisePathToRegexp(): void {
 }
 memoisePathToRegexp();
 
+type MutatorParameter = { $ref?: string; in?: string; content?: unknown; schema?: { $ref?: string; type?: unknown } };
+type Mutator = { _apiDocs: { components?: { parameters?: Record<string, MutatorParameter> } }; modifyRequest(req: Request): void };
+
+/**
+ * Before validating, express-openapi-validator rewrites the request for the contract's parameter
+ * styles (exploded arrays, deepObject, JSON in parameters), building a mutator and re-parsing the
+ * URL with the legacy url.parse on every request: most of its cost on a light GET. Without a query
+ * string, and when every path, header and cookie parameter is a plain scalar without `content`,
+ * that rewrite changes nothing, so it is skipped; the validation itself (the compiled AJV schemas of
+ * the operation, run on every request) is untouched. Which operations qualify is decided once per
+ * operation.
+ */
+function skipIdleParameterRewrite(): void {
+  const modulePath = require.resolve('express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js', {
+    paths: [require.resolve('express-openapi-validator')],
+  });
+  const { RequestParameterMutator } = require(modulePath) as { RequestParameterMutator: { prototype: Mutator & { idleSkipped?: boolean } } };
+  const prototype = RequestParameterMutator.prototype;
+  if (prototype.idleSkipped) return;
+  const original = prototype.modifyRequest;
+  const idle = new WeakMap<object, boolean>();
+  const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+  const idleWithoutQuery = (mutator: Mutator, schema: { parameters?: MutatorParameter[] }): boolean => {
+    let known = idle.get(schema);
+    if (known === undefined) {
+      const shared = mutator._apiDocs.components?.parameters ?? {};
+      known = (schema.parameters ?? []).every((declared) => {
+        const parameter = declared.$ref ? shared[declared.$ref.replace(/^.+\//, '')] : declared;
+        if (!parameter || parameter.content) return false;
+        if (parameter.in === 'query') return true; // absent when there is no query string
+        return !parameter.schema?.$ref && typeof parameter.schema?.type === 'string' && SCALARS.has(parameter.schema.type);
+      });
+      idle.set(schema, known);
+    }
+    return known;
+  };
+  prototype.modifyRequest = function modifyRequest(this: Mutator, req: Request) {
+    const schema = (req as Request & { openapi?: { schema?: { parameters?: MutatorParameter[] } } }).openapi?.schema;
+    if (schema && !req.originalUrl.includes('?') && idleWithoutQuery(this, schema)) return;
+    original.call(this, req);
+  };
+  prototype.idleSkipped = true;
+}
+skipIdleParameterRewrite();
+
 export const CONTRACT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 
 export interface Contract {

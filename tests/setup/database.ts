@@ -7,8 +7,10 @@
 //   starts together do not all build it); every database then starts with PGlite's loadDataDir.
 // - Server: a template database guildhall_tpl_<key>, built under an advisory lock when missing, then
 //   `CREATE DATABASE ... TEMPLATE` per file.
-// Templates also hold the job queue's schema (not its queues). <key> hashes the migrations folder and the code that runs them, so a changed migration builds a new
-// template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
+// Templates also hold the job queue's schema and its queues with their default policies (a start
+// re-applies a test's own policy with updateQueue, so MAIL_RETRY_* still reach them). <key> hashes
+// the migrations folder, the code that runs them and the job catalog, so a changed migration or
+// queue builds a new template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -16,6 +18,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.ts';
+import { queueSpecs } from '../../src/jobs/catalog.ts';
 import { JobQueue } from '../../src/jobs/queue.ts';
 import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
@@ -41,19 +45,24 @@ function templateKey(): string {
   for (const file of ['tests/setup/database.ts', 'src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
     hash.update(file).update(readFileSync(path.join(root, file)));
   }
+  hash.update(JSON.stringify(defaultQueueSpecs()));
   return hash.digest('hex').slice(0, 16);
 }
 
 const silent = createLogger('silent');
 
+/** The job catalog's queues as the test app configures them by default (tests/setup/test-app.ts). */
+const defaultQueueSpecs = () =>
+  queueSpecs(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'test-secret-test-secret-test-secret-0123', DATA_DIR: 'memory://' }));
+
 /**
- * Migrations, then the job queue's schema, as a start would. Not the queues themselves: pg-boss
- * creates a queue only if it is missing (ON CONFLICT DO NOTHING), so a queue made here with the
- * default retry settings would keep them in a test that configures others (MAIL_RETRY_*).
+ * Migrations, then the job queue's schema, queues (pg-boss 10 makes a partition table per queue: the
+ * slowest part of a start) and schedules, as a start would. A test that configures other retry
+ * settings still gets them: JobQueue.start applies each policy with updateQueue.
  */
 async function prepare(db: Database): Promise<void> {
   await migrateUp(db, silent);
-  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60, specs: [] });
+  const queue = new JobQueue({ url: db.url, logger: silent, pollingIntervalSeconds: 60, specs: defaultQueueSpecs() });
   try {
     await queue.start({ workers: false });
   } finally {

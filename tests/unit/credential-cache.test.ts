@@ -64,4 +64,14 @@ describe('CredentialCache', () => {
     assert.equal(await cache.get('k', async () => undefined), undefined);
     assert.equal(await cache.get('k', async () => 'created since'), 'created since');
   });
+
+  it('when the cache is full, then the least recently used credential makes room and the busy ones stay', async () => {
+    const cache = new CredentialCache<string>({ maxEntries: 2 });
+    await cache.get('a', async () => 'A');
+    await cache.get('b', async () => 'B');
+    await cache.get('a', async () => 'unused'); // a is now the most recently used
+    await cache.get('c', async () => 'C');
+    assert.equal(await cache.get('a', async () => 'reloaded'), 'A', 'kept');
+    assert.equal(await cache.get('b', async () => 'reloaded'), 'reloaded', 'evicted');
+  });
 });

@@ -46,6 +46,14 @@ describe('webhook target guard (SSRF)', () => {
       ['::ffff:7f00:1', 'loopback'],
       ['::ffff:169.254.169.254', 'link-local'],
       ['64:ff9b::a00:1', 'private'],
+      ['64:ff9b:1::1', 'private'],
+      ['::ffff:0:a00:1', 'private'],
+      ['2002:a00:1::1', 'private'],
+      ['2002:5db8:d822::1', 'public'],
+      ['2001:db8::1', 'reserved'],
+      ['2001::1', 'reserved'],
+      ['fe80::1%eth0', 'link-local'],
+      ['127.1', 'reserved'],
       ['not-an-ip', 'reserved'],
     ];
     for (const [address, expected] of cases) assert.equal(classifyAddress(address), expected, address);

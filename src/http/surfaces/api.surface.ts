@@ -8,6 +8,7 @@ import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { contractPhases, rejectMisshapenQuery, requireCredential, type Contract } from '../openapi.ts';
 import { routeNotFound } from '../problem.ts';
 import { afterCredential, apiCredential } from './credential.ts';
+import { routeTable, sequence } from '../dispatch.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import { problemJson } from './renderers.ts';
 
@@ -25,18 +26,22 @@ export function apiSurface(container: Container, { contract, routes }: ApiSurfac
   const contractCheck = contractPhases(contract, config.validateResponses);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] });
   const surface = Router();
-  surface.use(contractCheck.findOperation);
-  surface.use(apiCredential(container));
-  surface.use(requireCredential(contract));
-  surface.use(...afterCredential(container));
-  surface.use(rejectMisshapenQuery(contract));
-  surface.use(bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }));
-  surface.use(((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())) as RequestHandler); // most GETs have none
-  surface.use(contractCheck.validate);
+  // The chain runs as one router layer, and the routing table jumps to the operation's route (see
+  // http/dispatch.ts): the walk through layers and routes was a sixth of a light request's CPU.
+  surface.use(
+    sequence([
+      contractCheck.findOperation,
+      apiCredential(container),
+      requireCredential(contract),
+      ...afterCredential(container),
+      rejectMisshapenQuery(contract),
+      bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }),
+      ((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())) as RequestHandler, // most GETs have none
+      contractCheck.validate,
+    ]),
+  );
   // One routing table for every operation: a request walks it once instead of entering a router per module.
-  const table = Router();
-  for (const register of routes) register(table);
-  surface.use(table);
+  surface.use(routeTable((table) => routes.forEach((register) => register(table))));
   surface.use(routeNotFound());
   surface.use(surfaceErrorHandler(render, logger));
   return surface;

@@ -1,5 +1,6 @@
 // One renderer per format; all take the shared HttpFailure.
 import type { Response } from 'express';
+import { escapeHtml } from '../../shared/html.ts';
 import { problemType } from '../problem.ts';
 import type { ErrorRenderer, HttpFailure } from './failure.ts';
 
@@ -67,7 +68,6 @@ export function sendScim(res: Response, body: unknown): void {
   res.send(JSON.stringify(body));
 }
 
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Browsers on the SSO surface get a page a person can read, with the request id to quote to support. */
 export function htmlErrorPage(): ErrorRenderer {

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Remembers, for a couple of seconds, what a bearer credential resolved to, so a burst of requests
  * does not look the same user or key up each time. Changes made through this process invalidate
@@ -6,9 +8,11 @@
  * Under steady traffic no request waits for a lookup: past half its lifetime an entry is refreshed
  * in the background while callers keep getting it, and callers that miss at the same moment share
  * one lookup (32 connections expiring together would otherwise send 32 identical queries).
+ * At most `maxEntries` credentials are kept; past that the least recently used one makes room
+ * (lru-cache), so a flood of distinct credentials never empties the cache of the busy ones.
  */
 export class CredentialCache<T> {
-  private readonly entries = new Map<string, { value: T; loadedAt: number }>();
+  private readonly entries: LRUCache<string, { value: T; loadedAt: number }>;
   private readonly loading = new Map<string, Promise<T | undefined>>();
   /** Bumped by every invalidation, so a lookup that started before it cannot store what it read. */
   private generation = 0;
@@ -21,6 +25,8 @@ export class CredentialCache<T> {
     this.ttlMs = options.ttlMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? (() => performance.now());
+    // ages are kept here, by the injected clock (tests move it), not by lru-cache's own timer
+    this.entries = new LRUCache({ max: this.maxEntries });
   }
 
   /** The remembered value for `key`, or what `load` finds (undefined: nothing to remember). */
@@ -52,7 +58,6 @@ export class CredentialCache<T> {
 
   private remember(key: string, value: T): void {
     if (this.ttlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, loadedAt: this.now() });
   }
 

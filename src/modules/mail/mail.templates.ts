@@ -1,5 +1,6 @@
 // The e-mails the platform sends. Each template is typed by its data, rendered to text and HTML.
 import type { ImpersonationMode } from '../../shared/access/actor.ts';
+import { escapeHtml } from '../../shared/html.ts';
 
 export type MailMessage =
   | {
@@ -42,7 +43,6 @@ type Paragraph = string | Secret | Array<string | Secret>;
 export const REDACTED = '[redacted]';
 
 const secret = (value: string): Secret => ({ secret: value });
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const utc = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function flatten(paragraph: Paragraph, redact: boolean): string {

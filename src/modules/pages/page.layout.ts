@@ -1,7 +1,9 @@
 // One small, accessible HTML layout for the few pages Guildhall serves to people outside the Admin
 // Portal (the home page, choosing a new password, the impersonation landing page). No inline script,
 // so the pages run under a strict Content-Security-Policy.
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../../shared/html.ts';
+
+export { escapeHtml };
 
 export const PAGE_SECURITY_HEADERS = {
   'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
