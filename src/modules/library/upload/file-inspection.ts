@@ -79,14 +79,16 @@ export async function inspectStagedFile(storage: FileStorage, file: StagedFile, 
   const detected = file.sizeBytes > 0 ? await sniff(storage, file.tempKey) : undefined;
   let format: ResourceFormat | undefined = detected ? DETECTED[detected.ext] : undefined;
   let staged = file;
-  if (!detected && file.sizeBytes > 0 && file.sizeBytes <= MAX_SVG_BYTES) {
-    const content = await text(await storage.get(file.tempKey));
-    if (recogniseSvg(content).svg) {
+  // SVG is text: file-type finds nothing, or XML when there is a declaration
+  if ((!detected || detected.ext === 'xml') && file.sizeBytes > 0 && file.sizeBytes <= MAX_SVG_BYTES) {
+    const verdict = recogniseSvg(await text(await storage.get(file.tempKey)));
+    const clean = verdict.svg ? sanitiseSvg(verdict.root) : undefined;
+    if (clean !== undefined) {
       format = 'svg';
-      if (options.allowed.includes('svg')) staged = await restage(storage, file, sanitiseSvg(content), options.newTempKey());
+      if (options.allowed.includes('svg')) staged = await restage(storage, file, clean, options.newTempKey());
     }
   }
-  const detectedType = detected?.mime ?? (format === 'svg' ? FORMATS.svg.contentType : 'unknown');
+  const detectedType = format === 'svg' ? FORMATS.svg.contentType : (detected?.mime ?? 'unknown');
   const accepted = options.allowed.map((f) => f.toUpperCase()).join(', ');
   if (!format || !options.allowed.includes(format)) {
     throw unsupported(options.field, detectedType, `The ${options.field} is ${detectedType === 'unknown' ? 'of an unknown type' : detectedType}; accepted: ${accepted}`);

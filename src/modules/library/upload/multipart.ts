@@ -80,6 +80,8 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
   const hashes = new WeakMap<Request, ReturnType<typeof createHash>>();
   const parse = multer({
     storage: streamingStorage(storage, (req) => sessions.get(req)!),
+    // browsers send a non-ASCII file name as raw UTF-8 in the part header (busboy's default reads latin1)
+    defParamCharset: 'utf8',
     limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: FILE_FIELDS.length, parts: limits.fields + FILE_FIELDS.length },
     // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
     streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {

@@ -8,7 +8,8 @@ import { JSDOM } from 'jsdom';
 
 const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 
-export type SvgVerdict = { svg: true } | { svg: false; reason: string };
+/** `root`: the document from its root element on (DOMPurify's XHTML parser drops a document with a prolog). */
+export type SvgVerdict = { svg: true; root: string } | { svg: false; reason: string };
 
 /** Whether `text` is an SVG document we accept (no DOCTYPE/ENTITY, root <svg> in the SVG namespace). */
 export function recogniseSvg(text: string): SvgVerdict {
@@ -36,19 +37,20 @@ export function recogniseSvg(text: string): SvgVerdict {
   const attributes = root[2] ?? '';
   const declaration = new RegExp(`\\sxmlns${prefix ? `:${prefix}` : ''}\\s*=\\s*["']([^"']*)["']`).exec(attributes);
   if (declaration?.[1] !== SVG_NAMESPACE) return { svg: false, reason: 'the root <svg> is not in the SVG namespace' };
-  return { svg: true };
+  return { svg: true, root: rest };
 }
 
 let purifier: ReturnType<typeof createDOMPurify> | undefined;
 
-/** The SVG without scripts, event handlers, foreignObject, external references or styles. */
-export function sanitiseSvg(text: string): string {
+/** The SVG (from its root element) without scripts, event handlers, foreignObject, external references or styles; undefined when nothing is left. */
+export function sanitiseSvg(root: string): string | undefined {
   purifier ??= createDOMPurify(new JSDOM('').window as unknown as Parameters<typeof createDOMPurify>[0]);
-  const clean = purifier.sanitize(text.replace(/^\uFEFF/, ''), {
+  const clean = purifier.sanitize(root, {
     USE_PROFILES: { svg: true, svgFilters: true },
     PARSER_MEDIA_TYPE: 'application/xhtml+xml',
     FORBID_TAGS: ['foreignObject', 'image', 'use', 'style', 'script', 'a'],
     FORBID_ATTR: ['style', 'href', 'xlink:href'],
   });
+  if (!/^<svg[\s>]/.test(clean)) return undefined;
   return `<?xml version="1.0" encoding="UTF-8"?>\n${clean}`;
 }
