@@ -9,7 +9,7 @@ import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { EXTENSIONS, fixture, HOSTILE_SVG, type FixtureFormat } from './fixtures.ts';
-import { storedKeys } from './library-helpers.ts';
+import { privateStorage, storedKeys } from './library-helpers.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const binary = (res: { on(event: string, listener: (chunk: Buffer) => void): void }, callback: (error: Error | null, body: Buffer) => void) => {
@@ -20,13 +20,15 @@ const binary = (res: { on(event: string, listener: (chunk: Buffer) => void): voi
 
 describe('library files: upload, versions, delete, download', () => {
   let t: TestApp;
+  let storage: Awaited<ReturnType<typeof privateStorage>>;
   let organizationId: string;
   let admin: string;
   let staff: string;
   let member: string;
 
   before(async () => {
-    t = await startTestApp();
+    storage = await privateStorage();
+    t = await startTestApp({ env: storage.env });
     organizationId = (await buildOrganization()).id;
     admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
     staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));
@@ -34,7 +36,10 @@ describe('library files: upload, versions, delete, download', () => {
     await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
     member = await tokenFor(t, memberUser);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await storage.remove();
+  });
 
   const upload = (bytes: Buffer, fileName: string, fields: Record<string, string | string[]> = {}) => {
     const request = t.http.post('/api/resources').set(bearer(admin));

@@ -1,5 +1,6 @@
 // What the library left on disk and in its tables, for the "nothing is kept" checks.
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../setup/test-app.ts';
 
@@ -42,4 +43,10 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 5_000): P
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A storage root of the test file's own (the default DATA_DIR/files may be shared by test files). */
+export async function privateStorage(): Promise<{ env: { LIBRARY_STORAGE_DIR: string }; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'guildhall-library-'));
+  return { env: { LIBRARY_STORAGE_DIR: dir }, remove: () => rm(dir, { recursive: true, force: true }) };
 }

@@ -36,6 +36,9 @@ export function streamingStorage(storage: FileStorage, sessionOf: (req: Request)
         },
       });
       session.track(key);
+      // the part may fail before put() attaches its pipeline (a truncated body ends at once): the error
+      // stays on the destroyed meter for the pipeline to report, and must not be thrown meanwhile
+      meter.on('error', () => undefined);
       file.stream.once('error', (error) => meter.destroy(error));
       file.stream.pipe(meter);
       storage.put(key, meter).then(
