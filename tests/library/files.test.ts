@@ -3,7 +3,12 @@
 // domain events that become webhooks.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import type { Actor } from '../../src/shared/access/actor.ts';
+import { errors } from '../../src/shared/errors.ts';
+import { ResourceService } from '../../src/modules/library/resource.service.ts';
+import type { CompletedUpload, CompletedUploads } from '../../src/modules/library/uploads/completed-upload.ts';
 import { buildOrganization, buildUser, bearer, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
@@ -23,6 +28,7 @@ describe('library files: upload, versions, delete, download', () => {
   let storage: Awaited<ReturnType<typeof privateStorage>>;
   let organizationId: string;
   let admin: string;
+  let adminActor: Actor;
   let staff: string;
   let member: string;
 
@@ -30,7 +36,9 @@ describe('library files: upload, versions, delete, download', () => {
     storage = await privateStorage();
     t = await startTestApp({ env: storage.env });
     organizationId = (await buildOrganization()).id;
-    admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
+    const adminUser = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
+    adminActor = { type: 'user', id: adminUser.id, organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
+    admin = await tokenFor(t, adminUser);
     staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));
     const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
@@ -255,5 +263,39 @@ describe('library files: upload, versions, delete, download', () => {
     const locked = expectProblem(await t.http.get(`/api/resources/${paid.body.id}/download`).set(bearer(member)), 403, 'resource_locked');
     assert.equal(locked.accessLevel, 'paid');
     await download(`/api/resources/${paid.body.id}/download`, staff).expect(200);
+  });
+
+  it('when a finished resumable upload is named by uploadId, then its bytes are inspected, become the file and are taken once', async () => {
+    // the resumable side (lib-storage) hands over bytes at a temporary key; this one keeps them in a map
+    const finished = new Map<string, CompletedUpload>();
+    const uploads: CompletedUploads = {
+      async take(actor, uploadId) {
+        const upload = finished.get(`${actor.organizationId}:${uploadId}`);
+        if (!upload) throw errors.notFound('upload', uploadId);
+        finished.delete(`${actor.organizationId}:${uploadId}`);
+        return upload;
+      },
+    };
+    const stage = async (id: string, bytes: Buffer, fileName: string) => {
+      const tempKey = `tmp/${id}`;
+      await t.container.storage.put(tempKey, Readable.from([bytes]));
+      finished.set(`${organizationId}:${id}`, { id, tempKey, sizeBytes: bytes.length, sha256: sha256(bytes), fileName });
+    };
+    const { sequelize } = t.db;
+    const service = new ResourceService({ sequelize, sql: t.container.sql, storage: t.container.storage, audit: t.container.services.audit, events: t.container.domainEvents, clock: t.clock, logger: t.container.logger, uploads });
+    const video = await fixture('webm');
+    await stage('resumed1', video, 'talk.webm');
+    const created = await service.create(adminActor, { name: 'Resumed', uploadId: 'resumed1' });
+    assert.equal(created.format, 'webm');
+    assert.equal(created.file.sha256, sha256(video));
+    assert.ok(!(await storedKeys(t, 'tmp/')).length, 'the temporary key was promoted');
+    await assert.rejects(service.create(adminActor, { name: 'Again', uploadId: 'resumed1' }), { code: 'not_found' });
+    await stage('resumed2', await fixture('png'), 'slides.pdf');
+    await assert.rejects(service.update(adminActor, created.id, { uploadId: 'resumed2' }), { code: 'unsupported_media_type' });
+    assert.ok(!(await storedKeys(t, 'tmp/')).length, 'a refused upload is removed');
+    await stage('resumed3', await fixture('mp4'), 'talk.mp4');
+    const replaced = await service.update(adminActor, created.id, { uploadId: 'resumed3' });
+    assert.equal(replaced.currentVersion, 2);
+    assert.equal(replaced.format, 'mp4');
   });
 });
