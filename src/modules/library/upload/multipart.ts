@@ -82,6 +82,9 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
     storage: streamingStorage(storage, (req) => sessions.get(req)!),
     // browsers send a non-ASCII file name as raw UTF-8 in the part header (busboy's default reads latin1)
     defParamCharset: 'utf8',
+    // large buffers between the socket, busboy and the file stream: fewer, bigger writes to storage
+    highWaterMark: 1024 * 1024,
+    fileHwm: 1024 * 1024,
     limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: FILE_FIELDS.length, parts: limits.fields + FILE_FIELDS.length },
     // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
     streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {

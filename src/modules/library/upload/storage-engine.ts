@@ -28,6 +28,7 @@ export function streamingStorage(storage: FileStorage, sessionOf: (req: Request)
       const hash = createHash('sha256');
       let size = 0;
       const meter = new Transform({
+        highWaterMark: 1024 * 1024,
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
           if (size > maxBytes) return done(new AppError('payload_too_large', `The ${file.fieldname} may not exceed ${maxBytes} bytes`, { errors: [{ field: file.fieldname, message: `exceeds ${maxBytes} bytes` }] }));
