@@ -100,6 +100,23 @@ try {
     const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nLarge file\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="large.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
     const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
+    // warm-up: first connections, JIT, the first upload and download of each server
+    const tiny = path.join(work, 'tiny.pdf');
+    const tinyOut = createWriteStream(tiny);
+    tinyOut.end('%PDF-1.4\n' + 'x'.repeat(100_000));
+    await once(tinyOut, 'finish');
+    for (let round = 0; round < 3; round++) {
+      const warm = await request(`${app.url}/api/resources`, { method: 'POST', headers: { ...auth, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': head.length + 100_009 + tail.length } }, async (req) => {
+        req.write(head);
+        await pipeFile(req, tiny);
+        req.write(tail);
+      });
+      const warmId = (JSON.parse(warm.text) as { id: string }).id;
+      await request(`${app.url}/api/resources/${warmId}/download`, { headers: { ...auth, Range: 'bytes=100-50000' } });
+      const base = await request(`${baseline.url}/upload`, { method: 'POST', headers: { 'Content-Length': 100_009 } }, (req) => pipeFile(req, tiny));
+      await request(`${baseline.url}/file?name=${(JSON.parse(base.text) as { name: string }).name}`, { headers: { Range: 'bytes=100-50000' } });
+    }
+
     // upload: the app, then the baseline
     let start = process.hrtime.bigint();
     const appUpload = await withRss(app, () =>

@@ -12,10 +12,10 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors, type FieldError } from '../../shared/errors.ts';
 import { DEFAULT_PAGE_SIZE, offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { Sql } from '../../shared/sql.ts';
+import { Binds, type Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { AccessLevel } from './access-levels.ts';
-import { libraryReader, requireResourceAccess, resolveReader, type LibraryReader } from './resource.access.ts';
+import { libraryReader, lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
 import { toResourceDto, type ResourceDto } from './resource.mapper.ts';
 import { Resource, RESOURCE_FORMATS, type ResourceStatus } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
@@ -91,6 +91,27 @@ export const resourcePrefix = (organizationId: string, resourceId: string) => `o
 
 const versionKey = (organizationId: string, resourceId: string, version: number) => `${resourcePrefix(organizationId, resourceId)}v${version}-${randomUUID()}`;
 const featuredKey = (organizationId: string, resourceId: string, format: string) => `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
+
+interface FileRow {
+  key: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: string;
+  sha256: string;
+  createdAt: Date;
+}
+
+const FILE_COLUMNS = `v.storage_key AS key, v.file_name AS "fileName", v.content_type AS "contentType", v.size_bytes AS "sizeBytes", v.sha256, v.created_at AS "createdAt"`;
+
+const toStoredFile = (row: FileRow): StoredFile => ({
+  key: row.key,
+  sizeBytes: Number(row.sizeBytes),
+  contentType: row.contentType,
+  etag: `"${row.sha256}"`,
+  lastModified: row.createdAt,
+  fileName: row.fileName,
+  disposition: 'attachment',
+});
 
 interface Promotion {
   from: string;
@@ -273,13 +294,23 @@ export class ResourceService {
     return pageOf(rows.map(({ total: _total, ...row }) => ({ ...row, sizeBytes: Number(row.sizeBytes) })), Number(total), page);
   }
 
-  /** The current file for a reader who may open the resource (404 unseen, 403 `resource_locked`). */
+  /**
+   * The current file for a reader who may open the resource (404 unseen, 403 `resource_locked`): the
+   * access check and the file in one query, since a video player sends one request per seek.
+   */
   async openCurrent(actor: Actor, id: string): Promise<OpenedFile> {
     const reader = await resolveReader(this.deps.sql, actor);
-    await requireResourceAccess(this.deps.sql, reader, id, 'open');
-    const file = await this.storedFile(reader.organizationId, id, null);
-    if (!file) throw errors.notFound('resource', id);
-    return { reader, file };
+    const binds = new Binds();
+    const idBind = binds.add(id);
+    const row = await this.deps.sql.one<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
+      `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
+        WHERE r.id = ${idBind}::uuid`,
+      binds.values,
+    );
+    if (!row || !row.sees) throw errors.notFound('resource', id);
+    if (!row.opens) throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
+    return { reader, file: toStoredFile(row) };
   }
 
   /** Any version's file, for those who manage the library. */
@@ -295,23 +326,14 @@ export class ResourceService {
     await recordUsage(this.deps.sql, reader, id, 'download');
   }
 
-  private async storedFile(organizationId: string, id: string, version: number | null): Promise<StoredFile | undefined> {
-    const row = await this.deps.sql.one<{ key: string; fileName: string; contentType: string; sizeBytes: string; sha256: string; createdAt: Date }>(
-      `SELECT v.storage_key AS key, v.file_name AS "fileName", v.content_type AS "contentType", v.size_bytes AS "sizeBytes", v.sha256, v.created_at AS "createdAt"
-         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = COALESCE($3::int, r.current_version)
+  private async storedFile(organizationId: string, id: string, version: number): Promise<StoredFile | undefined> {
+    const row = await this.deps.sql.one<FileRow>(
+      `SELECT ${FILE_COLUMNS}
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = $3
         WHERE r.id = $1 AND r.organization_id = $2`,
       [id, organizationId, version],
     );
-    if (!row) return undefined;
-    return {
-      key: row.key,
-      sizeBytes: Number(row.sizeBytes),
-      contentType: row.contentType,
-      etag: `"${row.sha256}"`,
-      lastModified: row.createdAt,
-      fileName: row.fileName,
-      disposition: 'attachment',
-    };
+    return row && toStoredFile(row);
   }
 
   private async requireOwn(organizationId: string, id: string): Promise<void> {
