@@ -16,6 +16,7 @@ import { AuthService } from './modules/auth/auth.service.ts';
 import { TokenService } from './modules/auth/token.service.ts';
 import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
 import { OrganizationService } from './modules/organizations/organization.service.ts';
+import { ResourceService } from './modules/library/resource.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
@@ -105,6 +106,8 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    /** The library's files: upload, update (versions), delete, download. */
+    resources: ResourceService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -180,6 +183,7 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
+  const storage = createFileStorage(config.library);
   const container: Container = {
     config,
     logger,
@@ -192,7 +196,7 @@ export function createContainer(options: ContainerOptions): Container {
     pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
     limiter,
     counterStore,
-    storage: createFileStorage(config.library),
+    storage,
     embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
@@ -215,6 +219,8 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      // uploads: the finished resumable uploads (lib-storage's service) once it is in the container
+      resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -40,7 +40,7 @@ export const errorCatalog = {
   request_timeout: { status: 408, title: 'Request timeout', description: 'The request (its headers or its body) did not arrive in time; the connection is closed.' },
   payload_too_large: { status: 413, title: 'Payload too large', description: 'The request body exceeds the size allowed for this operation.' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable', description: 'The requested byte range lies outside the file; `Content-Range: bytes */<size>` gives its size.' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type', description: 'The request body is not in a media type this operation accepts (usually application/json).' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', description: 'The request body is not in a media type this operation accepts (usually application/json). Library uploads: the file\'s content is not an accepted format, or its name\'s extension names another one; `detectedType` says what was found.' },
   unprocessable: { status: 422, title: 'Unprocessable request', description: 'The request is well-formed but cannot be carried out as asked.' },
   confirmation_required: { status: 422, title: 'Confirmation required', description: 'The change raises privileges or is irreversible; repeat it with the confirmation field set.' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused', description: 'The Idempotency-Key was already used with a different request body.' },

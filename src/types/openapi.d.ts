@@ -813,6 +813,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a resource
+         * @description `multipart/form-data`, streamed: the file goes to storage as it arrives while its SHA-256 is
+         *     computed; it is never whole in memory. Only client admins (and platform admins inside the
+         *     organization, API keys) upload; the permission is checked before the body is read.
+         *
+         *     **Type by content.** The format is decided from the bytes (magic numbers; SVG by parsing), not
+         *     from the name or the part's Content-Type: PDF, DOCX, XLSX, PPTX, MP4, WebM, MP3, WAV, PNG, JPEG
+         *     and SVG. Anything else, or a file name whose extension names another format (`report.pdf` holding
+         *     a PNG), is 415 `unsupported_media_type` with `detectedType`. An SVG with a DOCTYPE or ENTITY is
+         *     refused; an accepted SVG is sanitised (scripts, event handlers, `foreignObject`, `image`, `use`,
+         *     links, styles and external references removed) and the sanitised bytes are what is stored.
+         *
+         *     **Limits.** The file at most `LIBRARY_MAX_FILE_BYTES` (500 MiB by default), the featured image
+         *     10 MiB, one `file` part and one `featuredImage` part (a second one is a 400 naming it), 120 text
+         *     fields of at most 20,000 bytes each (400 naming the field). Over a size limit the upload is cut off
+         *     with 413 `payload_too_large` and `Connection: close`; a `Content-Length` above the whole bound is
+         *     refused before the body is read. A truncated body or one the client abandons is a 400
+         *     `malformed_body`. Whatever the refusal, nothing is kept: no row, no file, no temporary file.
+         *
+         *     The rows (resource, version 1, category links) commit with the audit entry and, when published,
+         *     the `resource.published` event; the file then moves to its final storage key.
+         *     `Idempotency-Key` is settled on the SHA-256 of the whole body.
+         */
+        post: operations["uploadResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a resource (metadata, or a new file as a new version)
+         * @description Changes only the fields sent. Two encodings:
+         *     - `application/json` (at most 1 MB): metadata only (`ResourceUpdate`); `null` clears
+         *       `description` or the price.
+         *     - `multipart/form-data`: the same text fields plus optionally a new `file` (a new version:
+         *       the old versions stay, see `/versions`) and/or a new `featuredImage`, with the limits of the
+         *       upload. An empty `categoryIds` value clears the categories.
+         *
+         *     Leaving the paid level drops the price; a price on any other level is a 400. Concurrent file
+         *     replacements each add a version (the row is locked; the version is the highest plus one).
+         *     Emits `resource.updated`; `resource.published` when a draft is published. (Internally also
+         *     `resource.version_added` and `resource.unpublished`.)
+         */
+        put: operations["updateResource"];
+        post?: never;
+        /**
+         * Delete a resource and every file it owns
+         * @description Removes the row (versions, category links, entitlements, usage events and passages go with it),
+         *     commits, then deletes every file under the resource's storage prefix: all versions, the
+         *     featured image, thumbnails and generated media. Emits `resource.deleted` with the resource as
+         *     it was. Deleting again answers 404.
+         */
+        delete: operations["deleteResource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a resource's file
+         * @description Streams the current version with its detected `Content-Type`, an RFC 6266
+         *     `Content-Disposition: attachment` (with `filename*` for any name), `ETag` (the SHA-256) and
+         *     `Last-Modified`; conditional requests answer 304; one byte range answers 206 (a range outside
+         *     the file 416 with `Content-Range: bytes *\/<size>`), so a video plays and seeks. Every file is sent
+         *     with `X-Content-Type-Options: nosniff`; an SVG also with `Content-Security-Policy: sandbox`.
+         *     A reader who sees the resource but may not open it gets 403 `resource_locked`. A download is
+         *     recorded once per response that starts at byte 0 (a video's further range requests are the
+         *     same download; a 304 is none).
+         */
+        get: operations["downloadResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a resource's file versions
+         * @description Newest first. Those who manage the library only (client admins, platform admins inside the organization, API keys).
+         */
+        get: operations["listResourceVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/versions/{version}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download one version's file
+         * @description As the download of the current file (Range, ETag, 304, 206/416), for those who manage the library; not counted as a download.
+         */
+        get: operations["downloadResourceVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -1118,6 +1262,95 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /**
+         * @description One `file` part (or `uploadId`), at most one `featuredImage` part, and text fields. Repeat
+         *     `categoryIds` and `tags` once per value. Each text value is at most 20,000 bytes; at most 120
+         *     fields. Unknown fields are a 400.
+         */
+        ResourceUploadForm: {
+            /**
+             * Format: binary
+             * @description The resource file, at most LIBRARY_MAX_FILE_BYTES (500 MiB by default). Its part's file name is kept as the download name (at most 255 characters) and must not carry another format's extension.
+             */
+            file?: string;
+            /** @description Instead of `file`: a finished resumable upload (POST /api/uploads); it is taken once. */
+            uploadId?: string;
+            /**
+             * Format: binary
+             * @description A PNG or JPEG shown with the resource, at most 10 MiB.
+             */
+            featuredImage?: string;
+            name: string;
+            /** @description The description or excerpt. */
+            description?: string;
+            /** @description Active categories of the organization (an unknown, another organization's or an archived id is a 422 naming it). */
+            categoryIds?: string[];
+            tags?: string[];
+            accessLevel?: components["schemas"]["AccessLevelInput"];
+            /** @description Required (with priceCurrency) when the level is paid; a price on any other level is a 400. */
+            priceAmount?: string;
+            /** @description ISO 4217 code. */
+            priceCurrency?: string;
+            /**
+             * @default draft
+             * @enum {string}
+             */
+            status: "draft" | "published";
+        };
+        /** @description The upload's fields, all optional; a `file` (or `uploadId`) adds a version. An empty `categoryIds` value clears the categories. */
+        ResourceUpdateForm: {
+            /** Format: binary */
+            file?: string;
+            uploadId?: string;
+            /** Format: binary */
+            featuredImage?: string;
+            name?: string;
+            description?: string;
+            categoryIds?: string[];
+            tags?: string[];
+            accessLevel?: components["schemas"]["AccessLevelInput"];
+            priceAmount?: string;
+            priceCurrency?: string;
+            /** @enum {string} */
+            status?: "draft" | "published";
+        };
+        /** @description Metadata changes as JSON (PUT without a file). `null` clears the description or the price. */
+        ResourceUpdate: {
+            name?: string;
+            description?: string | null;
+            categoryIds?: string[];
+            tags?: string[];
+            accessLevel?: components["schemas"]["AccessLevelInput"];
+            priceAmount?: string | null;
+            priceCurrency?: string | null;
+            /** @enum {string} */
+            status?: "draft" | "published";
+            /** @description A finished resumable upload as the new version. */
+            uploadId?: string;
+        };
+        ResourceVersion: {
+            /** Format: int32 */
+            version: number;
+            fileName: string;
+            contentType: string;
+            /** @enum {string} */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "mp4" | "webm" | "mp3" | "wav" | "png" | "jpeg" | "svg";
+            /** Format: int64 */
+            sizeBytes: number;
+            sha256: string;
+            /** @description The version the resource's download serves. */
+            current: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            links: {
+                /** Format: uri-reference */
+                download: string;
+            };
+        };
+        ResourceVersionList: {
+            data: components["schemas"]["ResourceVersion"][];
+            pagination: components["schemas"]["Pagination"];
         };
         ResourceEventPayload: {
             /** @enum {string} */
@@ -2186,6 +2419,106 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The whole file, with its detected Content-Type. */
+        StoredFile: {
+            headers: {
+                "Content-Disposition": components["headers"]["ContentDisposition"];
+                ETag: components["headers"]["ETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Accept-Ranges": components["headers"]["AcceptRanges"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        /** @description One byte range of the file. */
+        StoredFilePart: {
+            headers: {
+                "Content-Range": components["headers"]["ContentRange"];
+                "Content-Disposition": components["headers"]["ContentDisposition"];
+                ETag: components["headers"]["ETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Accept-Ranges": components["headers"]["AcceptRanges"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Content-Security-Policy": components["headers"]["ContentSecurityPolicy"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        /** @description The client's copy is current (If-None-Match / If-Modified-Since); no body. */
+        StoredFileNotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The range lies outside the file; `Content-Range` gives its size. */
+        RangeNotSatisfiable: {
+            headers: {
+                "Content-Range": components["headers"]["ContentRange"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The file, the featured image or the whole body is over its limit (`payload_too_large`); the upload is cut off, the connection closed and nothing kept. */
+        ResourceFileTooLarge: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The file's content is not an accepted format, or its name's extension names another one
+         *     (`unsupported_media_type`, with `detectedType`: the detected media type, or `unknown`); or the
+         *     request itself is not multipart/form-data (PUT: or application/json).
+         */
+        UnsupportedResourceFile: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @description What the content was found to be, e.g. `application/zip`, `image/png` or `unknown`. */
+                    detectedType?: string;
+                };
+            };
+        };
     };
     parameters: {
         /** @description Record identifier (UUID). */
@@ -2288,6 +2621,14 @@ export interface components {
             createdAt?: components["schemas"]["SortDirection"];
             updatedAt?: components["schemas"]["SortDirection"];
         };
+        /** @description One byte range, `bytes=<start>-<end>` (or `-<suffix>`); several ranges get the whole file. */
+        rangeHeader: string;
+        /** @description The ETag of the file the client holds part of; another one gets the whole file. */
+        ifRangeHeader: string;
+        /** @description ETags the client holds; a match answers 304. */
+        ifNoneMatchHeader: string;
+        /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
+        ifModifiedSinceHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -2307,6 +2648,20 @@ export interface components {
         XRateLimitRemaining: number;
         /** @description Unix time (seconds) at which the current hourly window ends. */
         XRateLimitReset: number;
+        /** @description RFC 6266: `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name>` (the name as uploaded). */
+        ContentDisposition: string;
+        /** @description Strong validator, the file's SHA-256 in quotes. */
+        ETag: string;
+        /** @description When this version was uploaded (an HTTP date). */
+        LastModified: string;
+        /** @description Always `bytes`. */
+        AcceptRanges: "bytes";
+        /** @description `bytes <start>-<end>/<size>` on a 206; `bytes *\/<size>` on a 416. */
+        ContentRange: string;
+        /** @description Always `nosniff`. */
+        ContentTypeOptions: "nosniff";
+        /** @description SVG files only: `sandbox; default-src 'none'; style-src 'unsafe-inline'`, so an opened SVG runs nothing and reaches nothing. */
+        ContentSecurityPolicy: string;
     };
     pathItems: never;
 }
@@ -4326,6 +4681,234 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retried POST safe: the same key with the same body answers the first response again
+                 *     (with `Idempotent-Replayed: true`); with a different body 422 `idempotency_key_reused`; while the
+                 *     first is still running 409 `idempotency_in_progress`. Keys are kept 24 hours, per credential.
+                 */
+                "Idempotency-Key"?: components["parameters"]["idempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ResourceUploadForm"];
+            };
+        };
+        responses: {
+            /** @description Uploaded. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ResourceFileTooLarge"];
+            415: components["responses"]["UnsupportedResourceFile"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceUpdate"];
+                "multipart/form-data": components["schemas"]["ResourceUpdateForm"];
+            };
+        };
+        responses: {
+            /** @description The resource as stored. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ResourceFileTooLarge"];
+            415: components["responses"]["UnsupportedResourceFile"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    downloadResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=<start>-<end>` (or `-<suffix>`); several ranges get the whole file. */
+                Range?: components["parameters"]["rangeHeader"];
+                /** @description The ETag of the file the client holds part of; another one gets the whole file. */
+                "If-Range"?: components["parameters"]["ifRangeHeader"];
+                /** @description ETags the client holds; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["ifNoneMatchHeader"];
+                /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
+                "If-Modified-Since"?: components["parameters"]["ifModifiedSinceHeader"];
+            };
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StoredFile"];
+            206: components["responses"]["StoredFilePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResourceVersions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of versions. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceVersionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    downloadResourceVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=<start>-<end>` (or `-<suffix>`); several ranges get the whole file. */
+                Range?: components["parameters"]["rangeHeader"];
+                /** @description The ETag of the file the client holds part of; another one gets the whole file. */
+                "If-Range"?: components["parameters"]["ifRangeHeader"];
+                /** @description ETags the client holds; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["ifNoneMatchHeader"];
+                /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
+                "If-Modified-Since"?: components["parameters"]["ifModifiedSinceHeader"];
+            };
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+                /** @description The version number (1 is the first upload). */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StoredFile"];
+            206: components["responses"]["StoredFilePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -10,6 +10,7 @@ import { WebhookDelivery } from '../../src/modules/webhooks/webhook-delivery.mod
 import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { buildResource } from '../factories/library-files.ts';
 import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -32,6 +33,8 @@ const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> 
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
+  // library: files (a resource with its first version; {version} of the version download)
+  '/api/resources': async (organizationId) => buildResource(organizationId),
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,
@@ -93,7 +96,8 @@ describe('tenant isolation, walked from the contract', () => {
   });
 
   it("when another organization lists, then no row of organization A appears (and A's own lists show them)", async () => {
-    const idsOfA = Object.values(values).flatMap(Object.values);
+    // record ids only: a path value such as a version number (`1`) would match any text
+    const idsOfA = Object.values(values).flatMap(Object.values).filter((value) => /^[0-9a-f-]{36}$/.test(value));
     for (const operation of lists) {
       const theirs = await t.http.get(operation.template).set(bearer(tokenB));
       assert.equal(theirs.status, 200, `${operation.template}: ${theirs.status} ${JSON.stringify(theirs.body)}`);

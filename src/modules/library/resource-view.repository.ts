@@ -1,5 +1,6 @@
 // Reads resources as the API shows them: the row, its current version, its categories (archived ones
 // included: history stays) and whether the reader may open it, in one query for a page of ids.
+import type { Transaction } from 'sequelize';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import type { LibraryReader } from './resource.access.ts';
 import type { ResourceView } from './resource.mapper.ts';
@@ -14,8 +15,11 @@ interface Row extends Omit<ResourceView, 'file' | 'viewCount' | 'downloadCount'>
   downloadCount: string;
 }
 
-/** The resources among `ids` the reader sees, in the order of `ids` (missing or hidden ones are left out). */
-export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: readonly string[]): Promise<ResourceView[]> {
+/**
+ * The resources among `ids` the reader sees, in the order of `ids` (missing or hidden ones are left out).
+ * `transaction`: read inside a writer's transaction (its own uncommitted rows; PGlite has one backend).
+ */
+export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: readonly string[], transaction?: Transaction): Promise<ResourceView[]> {
   if (!ids.length) return [];
   const binds = new Binds();
   const idList = binds.add(ids);
@@ -36,6 +40,7 @@ export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: re
        JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
       WHERE r.id = ANY(${idList}::uuid[]) AND ${reader.seeSql(binds, 'r')}`,
     binds.values,
+    transaction,
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {

@@ -70,3 +70,20 @@ export function toResourceDto(view: ResourceView): ResourceDto {
     updatedAt: view.updatedAt.toISOString(),
   };
 }
+
+export type ResourceVersionDto = components['schemas']['ResourceVersion'];
+
+/** One stored file of a resource (GET /api/resources/{id}/versions). */
+export function toResourceVersionDto(resourceId: string, version: { version: number; fileName: string; contentType: string; format: string; sizeBytes: number; sha256: string; current: boolean; createdAt: Date }): ResourceVersionDto {
+  return {
+    version: version.version,
+    fileName: version.fileName,
+    contentType: version.contentType,
+    format: version.format as ResourceFormat,
+    sizeBytes: version.sizeBytes,
+    sha256: version.sha256,
+    current: version.current,
+    createdAt: version.createdAt.toISOString(),
+    links: { download: `/api/resources/${resourceId}/versions/${version.version}/download` },
+  };
+}

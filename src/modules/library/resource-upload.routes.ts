@@ -1,0 +1,75 @@
+// POST /api/resources and PUT /api/resources/{id} on the uploads surface (no JSON parser, no contract
+// validator: the fields are checked by resource-fields.ts). The write permission is checked before a
+// byte of the body is read. PUT takes multipart (metadata and optionally a new file or featured image)
+// or a JSON body of the same text fields (metadata only, 1 MB at most).
+import express, { type Request, type Response } from 'express';
+import { actorOf } from '../../http/context.ts';
+import { JSON_BODY_LIMIT_BYTES } from '../../http/surfaces/body.ts';
+import type { UploadRoutes } from '../../http/surfaces/upload.surface.ts';
+import { AppError, errors } from '../../shared/errors.ts';
+import type { RouteContext } from '../../shared/module-manifest.ts';
+import type { StagedFile } from './upload/file-inspection.ts';
+import { DEFAULT_LIMITS, multipartReader, type UploadedPart } from './upload/multipart.ts';
+import { parseResourceFields } from './upload/resource-fields.ts';
+
+const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: () => true });
+
+const isMultipart = (req: Request) => Boolean(req.is('multipart/form-data'));
+const isJson = (req: Request) => Boolean(req.is(['application/json', 'application/*+json']));
+
+const staged = (part: UploadedPart | undefined): StagedFile | undefined =>
+  part && { tempKey: part.tempKey, sizeBytes: part.size, sha256: part.sha256, fileName: part.fileName };
+
+function readJson(req: Request, res: Response): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) =>
+    parseJson(req, res, (error?: unknown) => {
+      if (error) return reject(error);
+      const body = req.body as unknown;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) return reject(new AppError('malformed_body', 'The JSON body must be an object'));
+      resolve(body as Record<string, unknown>);
+    }),
+  );
+}
+
+export function resourceUploadRoutes({ container }: RouteContext): UploadRoutes {
+  const { storage, config, services } = container;
+  const multipart = multipartReader(storage, { fileBytes: config.library.maxFileBytes, ...DEFAULT_LIMITS });
+  const options = { maxBytes: multipart.routeBound };
+
+  return (uploads) => {
+    uploads.post('/resources', options, async (req, res) => {
+      const actor = actorOf(req);
+      services.resources.assertCanWrite(actor);
+      if (!isMultipart(req)) throw new AppError('unsupported_media_type', 'Upload a resource as multipart/form-data', { detectedType: req.get('content-type') ?? 'none' });
+      const upload = await multipart.read(req, res);
+      try {
+        if (upload.bodySha256 && (await req.streamIdempotency?.settle(upload.bodySha256))) return;
+        const fields = parseResourceFields(upload.fields, 'multipart');
+        if (fields.name === undefined) throw errors.validation([{ field: 'name', message: 'is required' }]);
+        const dto = await services.resources.create(actor, { ...fields, name: fields.name, file: staged(upload.files.file), featuredImage: staged(upload.files.featuredImage) });
+        res.status(201).location(`/api/resources/${dto.id}`).json(dto);
+      } finally {
+        await upload.session.discard(storage);
+      }
+    });
+
+    uploads.put('/resources/:id', options, async (req, res) => {
+      const actor = actorOf(req);
+      services.resources.assertCanWrite(actor);
+      const id = String(req.params.id);
+      if (isJson(req)) {
+        const fields = parseResourceFields(await readJson(req, res), 'json');
+        res.json(await services.resources.update(actor, id, fields));
+        return;
+      }
+      if (!isMultipart(req)) throw new AppError('unsupported_media_type', 'Send multipart/form-data (with a new file) or application/json (metadata only)', { detectedType: req.get('content-type') ?? 'none' });
+      const upload = await multipart.read(req, res);
+      try {
+        const fields = parseResourceFields(upload.fields, 'multipart');
+        res.json(await services.resources.update(actor, id, { ...fields, file: staged(upload.files.file), featuredImage: staged(upload.files.featuredImage) }));
+      } finally {
+        await upload.session.discard(storage);
+      }
+    });
+  };
+}

@@ -1,0 +1,33 @@
+// The library's file paths on the JSON API: delete, download (Range, ETag, 304), versions and an old
+// version's download. Thin: one service call, then send. A download counts once per response that
+// starts at byte 0 (a video's seeking range requests are the same download; a 304 sends nothing).
+import type { Router } from 'express';
+import { actorOf } from '../../http/context.ts';
+import { sendPage } from '../../http/respond.ts';
+import { pageRequest } from '../../shared/pagination.ts';
+import type { RouteContext } from '../../shared/module-manifest.ts';
+import { toResourceVersionDto } from './resource.mapper.ts';
+import { sendStoredFile } from './send-stored-file.ts';
+
+export function resourceRoutes({ container }: RouteContext) {
+  const { services, storage } = container;
+  return (router: Router): void => {
+    router.delete('/api/resources/:id', async (req, res) => {
+      await services.resources.delete(actorOf(req), req.params.id!);
+      res.status(204).end();
+    });
+    router.get('/api/resources/:id/download', async (req, res) => {
+      const { reader, file } = await services.resources.openCurrent(actorOf(req), req.params.id!);
+      const outcome = await sendStoredFile(req, res, storage, file);
+      if (outcome.status !== 304 && outcome.fromStart) await services.resources.recordDownload(reader, req.params.id!);
+    });
+    router.get('/api/resources/:id/versions', async (req, res) => {
+      const page = await services.resources.versions(actorOf(req), req.params.id!, pageRequest(req.query));
+      sendPage(req, res, { data: page.data.map((version) => toResourceVersionDto(req.params.id!, version)), pagination: page.pagination });
+    });
+    router.get('/api/resources/:id/versions/:version/download', async (req, res) => {
+      const file = await services.resources.openVersion(actorOf(req), req.params.id!, Number(req.params.version));
+      await sendStoredFile(req, res, storage, file);
+    });
+  };
+}

@@ -1,0 +1,462 @@
+// The library's write side and file access: create (a file, or a finished resumable upload), update
+// (metadata, and a new file as a new version), delete (row, then every file under the resource's
+// prefix), versions. Writes check `scopeFor(actor, 'resource', 'write')` first. A file is staged at a
+// temporary key, its type decided from its bytes, the rows committed with the domain event and the
+// audit entry, and only then promoted to its final key; any failure removes the staged bytes.
+import { randomUUID } from 'node:crypto';
+import type { Sequelize, Transaction } from 'sequelize';
+import type { FileStorage } from '../../integrations/storage/file-storage.ts';
+import type { Actor } from '../../shared/access/actor.ts';
+import { scopeFor } from '../../shared/access/scope.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError, errors, type FieldError } from '../../shared/errors.ts';
+import { DEFAULT_PAGE_SIZE, offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { Binds, type Sql } from '../../shared/sql.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import type { AccessLevel } from './access-levels.ts';
+import { libraryReader, lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
+import { toResourceDto, type ResourceDto } from './resource.mapper.ts';
+import { Resource, RESOURCE_FORMATS, type ResourceStatus } from './resource.model.ts';
+import { ResourceVersion } from './resource-version.model.ts';
+import { loadResourceViews } from './resource-view.repository.ts';
+import type { StoredFile } from './send-stored-file.ts';
+import { inspectStagedFile, type InspectedFile, type StagedFile } from './upload/file-inspection.ts';
+import { newTempKey } from './upload/storage-engine.ts';
+import type { CompletedUploads } from './uploads/completed-upload.ts';
+import { recordUsage } from './usage.recorder.ts';
+
+export interface ResourceMetadataInput {
+  name?: string;
+  /** null clears it. */
+  description?: string | null;
+  categoryIds?: string[];
+  tags?: string[];
+  accessLevel?: AccessLevel;
+  /** Required when the level is paid, refused otherwise; null clears it. */
+  price?: { amount: string; currency: string } | null;
+  status?: ResourceStatus;
+}
+
+export interface ResourceFileInput {
+  /** A file part staged by the upload route. */
+  file?: StagedFile;
+  /** Instead of a file part: a finished resumable upload (POST /api/uploads). */
+  uploadId?: string;
+  /** PNG or JPEG shown with the resource. */
+  featuredImage?: StagedFile;
+}
+
+export type CreateResourceInput = ResourceMetadataInput & ResourceFileInput & { name: string };
+export type UpdateResourceInput = ResourceMetadataInput & ResourceFileInput;
+
+export interface ResourceVersionView {
+  version: number;
+  fileName: string;
+  contentType: string;
+  format: string;
+  sizeBytes: number;
+  sha256: string;
+  current: boolean;
+  createdAt: Date;
+}
+
+/** What the download route sends, and the reader to record the download for. */
+export interface OpenedFile {
+  reader: LibraryReader;
+  file: StoredFile;
+}
+
+export interface ResourceEvents {
+  publish(actor: Actor, type: string, data: object, transaction: Transaction): Promise<void>;
+}
+
+export interface ResourceServiceDeps {
+  sequelize: Sequelize;
+  sql: Sql;
+  storage: FileStorage;
+  audit: AuditService;
+  events: ResourceEvents;
+  clock: Clock;
+  logger: Logger;
+  /** Finished resumable uploads (lib-storage); absent: `uploadId` is refused. */
+  uploads?: CompletedUploads;
+}
+
+const FILE_FORMATS = RESOURCE_FORMATS;
+const IMAGE_FORMATS = ['png', 'jpeg'] as const;
+
+/** Every file a resource owns lives under this prefix (docs/library.md). */
+export const resourcePrefix = (organizationId: string, resourceId: string) => `orgs/${organizationId}/resources/${resourceId}/`;
+
+const versionKey = (organizationId: string, resourceId: string, version: number) => `${resourcePrefix(organizationId, resourceId)}v${version}-${randomUUID()}`;
+const featuredKey = (organizationId: string, resourceId: string, format: string) => `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
+
+interface FileRow {
+  key: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: string;
+  sha256: string;
+  createdAt: Date;
+}
+
+const FILE_COLUMNS = `v.storage_key AS key, v.file_name AS "fileName", v.content_type AS "contentType", v.size_bytes AS "sizeBytes", v.sha256, v.created_at AS "createdAt"`;
+
+const toStoredFile = (row: FileRow): StoredFile => ({
+  key: row.key,
+  sizeBytes: Number(row.sizeBytes),
+  contentType: row.contentType,
+  etag: `"${row.sha256}"`,
+  lastModified: row.createdAt,
+  fileName: row.fileName,
+  disposition: 'attachment',
+});
+
+interface Promotion {
+  from: string;
+  to: string;
+}
+
+export class ResourceService {
+  constructor(private readonly deps: ResourceServiceDeps) {}
+
+  /** The write permission and tenant, checked by the upload route before it reads a byte of the body. */
+  assertCanWrite(actor: Actor): void {
+    scopeFor(actor, 'resource', 'write');
+  }
+
+  async create(actor: Actor, input: CreateResourceInput): Promise<ResourceDto> {
+    const scope = scopeFor(actor, 'resource', 'write');
+    const organizationId = scope.organizationId!;
+    const staged = new Set<string>([input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)));
+    const promotions: Promotion[] = [];
+    try {
+      if (input.file && input.uploadId) throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
+      const accessLevel = input.accessLevel ?? 'members';
+      const price = input.price ?? null;
+      assertPriceMatchesLevel(accessLevel, price);
+      const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
+      if (!source) throw errors.validation([{ field: 'file', message: 'is required (a file part, or the uploadId of a finished resumable upload)' }]);
+      const file = await this.inspect(source, 'file', FILE_FORMATS, staged);
+      const image = input.featuredImage ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged) : undefined;
+      const id = randomUUID();
+      const status = input.status ?? 'draft';
+      const now = this.deps.clock.now();
+      const key = versionKey(organizationId, id, 1);
+      const imageKey = image ? featuredKey(organizationId, id, image.format) : null;
+      const dto = await this.deps.sequelize.transaction(async (transaction) => {
+        const categoryIds = await this.checkCategories(organizationId, input.categoryIds ?? [], transaction);
+        await Resource.create(
+          {
+            id,
+            organizationId,
+            name: input.name,
+            description: input.description ?? null,
+            type: file.type,
+            format: file.format,
+            accessLevel,
+            priceAmount: price?.amount ?? null,
+            priceCurrency: price?.currency ?? null,
+            status,
+            publishedAt: status === 'published' ? now : null,
+            tags: input.tags ?? [],
+            featuredImageKey: imageKey,
+            currentVersion: 1,
+            createdBy: userIdOf(actor),
+            updatedBy: userIdOf(actor),
+          },
+          { transaction },
+        );
+        await this.addVersion(actor, organizationId, id, 1, key, file, transaction);
+        await this.linkCategories(organizationId, id, categoryIds, transaction);
+        const dto = await this.view(actor, id, transaction);
+        await this.deps.audit.record(actor, { action: 'resource.created', targetType: 'resource', targetId: id, organizationId, after: snapshot(dto) }, transaction);
+        if (status === 'published') await this.deps.events.publish(actor, 'resource.published', dto, transaction);
+        return dto;
+      });
+      promotions.push({ from: file.tempKey, to: key });
+      if (image && imageKey) promotions.push({ from: image.tempKey, to: imageKey });
+      await this.promote(promotions, staged);
+      return dto;
+    } finally {
+      await this.discard(staged);
+    }
+  }
+
+  async update(actor: Actor, id: string, input: UpdateResourceInput): Promise<ResourceDto> {
+    const scope = scopeFor(actor, 'resource', 'write');
+    const organizationId = scope.organizationId!;
+    const staged = new Set<string>([input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)));
+    const promotions: Promotion[] = [];
+    const obsolete: string[] = [];
+    try {
+      if (input.file && input.uploadId) throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
+      // 404 for another tenant's id before any upload is taken or inspected
+      await this.requireOwn(organizationId, id);
+      const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
+      const file = source ? await this.inspect(source, 'file', FILE_FORMATS, staged) : undefined;
+      const image = input.featuredImage ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged) : undefined;
+      const dto = await this.deps.sequelize.transaction(async (transaction) => {
+        // the row lock serialises concurrent replacements: each sees the other's version and adds the next
+        const resource = await Resource.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+        if (!resource) throw errors.notFound('resource', id);
+        const before = await this.view(actor, id, transaction);
+        const wasPublished = resource.status === 'published';
+        if (input.name !== undefined) resource.name = input.name;
+        if (input.description !== undefined) resource.description = input.description;
+        if (input.tags !== undefined) resource.tags = input.tags;
+        if (input.accessLevel !== undefined) resource.accessLevel = input.accessLevel;
+        if (input.price !== undefined) {
+          resource.priceAmount = input.price?.amount ?? null;
+          resource.priceCurrency = input.price?.currency ?? null;
+        } else if (input.accessLevel !== undefined && input.accessLevel !== 'paid') {
+          // leaving the paid level drops the price it needed (a price is refused on other levels)
+          resource.priceAmount = null;
+          resource.priceCurrency = null;
+        }
+        assertPriceMatchesLevel(resource.accessLevel, resource.priceAmount === null ? null : { amount: resource.priceAmount, currency: resource.priceCurrency ?? '' }, input.price !== undefined);
+        if (input.status !== undefined && input.status !== resource.status) {
+          resource.status = input.status;
+          resource.publishedAt = input.status === 'published' ? this.deps.clock.now() : null;
+        }
+        let version: number | undefined;
+        if (file) {
+          const row = await this.deps.sql.one<{ max: number }>('SELECT max(version)::int AS max FROM resource_versions WHERE resource_id = $1', [id], transaction);
+          version = (row?.max ?? 0) + 1;
+          const key = versionKey(organizationId, id, version);
+          await this.addVersion(actor, organizationId, id, version, key, file, transaction);
+          resource.currentVersion = version;
+          resource.type = file.type;
+          resource.format = file.format;
+          promotions.push({ from: file.tempKey, to: key });
+        }
+        if (image) {
+          const key = featuredKey(organizationId, id, image.format);
+          if (resource.featuredImageKey) obsolete.push(resource.featuredImageKey);
+          resource.featuredImageKey = key;
+          promotions.push({ from: image.tempKey, to: key });
+        }
+        if (input.categoryIds !== undefined) {
+          const categoryIds = await this.checkCategories(organizationId, input.categoryIds, transaction);
+          await this.deps.sql.query('DELETE FROM resource_category_links WHERE resource_id = $1', [id], transaction);
+          await this.linkCategories(organizationId, id, categoryIds, transaction);
+        }
+        resource.updatedBy = userIdOf(actor);
+        resource.changed('updatedAt', true);
+        await resource.save({ transaction });
+        const after = await this.view(actor, id, transaction);
+        await this.deps.audit.record(actor, { action: 'resource.updated', targetType: 'resource', targetId: id, organizationId, before: snapshot(before), after: snapshot(after) }, transaction);
+        await this.deps.events.publish(actor, 'resource.updated', after, transaction);
+        if (version !== undefined) await this.deps.events.publish(actor, 'resource.version_added', { ...after, version }, transaction);
+        if (!wasPublished && resource.status === 'published') await this.deps.events.publish(actor, 'resource.published', after, transaction);
+        if (wasPublished && resource.status === 'draft') await this.deps.events.publish(actor, 'resource.unpublished', after, transaction);
+        return after;
+      });
+      await this.promote(promotions, staged);
+      await Promise.all(obsolete.map((key) => this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a replaced featured image'))));
+      return dto;
+    } finally {
+      await this.discard(staged);
+    }
+  }
+
+  /** Removes the row (versions, links, usage cascade), commits, then every file under its prefix. */
+  async delete(actor: Actor, id: string): Promise<void> {
+    const scope = scopeFor(actor, 'resource', 'write');
+    const organizationId = scope.organizationId!;
+    await this.deps.sequelize.transaction(async (transaction) => {
+      const resource = await Resource.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+      if (!resource) throw errors.notFound('resource', id);
+      const dto = await this.view(actor, id, transaction);
+      await resource.destroy({ transaction });
+      await this.deps.audit.record(actor, { action: 'resource.deleted', targetType: 'resource', targetId: id, organizationId, before: snapshot(dto) }, transaction);
+      await this.deps.events.publish(actor, 'resource.deleted', dto, transaction);
+    });
+    await this.removePrefix(resourcePrefix(organizationId, id));
+  }
+
+  /** The resource's versions, newest first (client admins, platform admins, API keys). */
+  async versions(actor: Actor, id: string, page: PageRequest = { page: 1, itemsPerPage: DEFAULT_PAGE_SIZE }): Promise<Page<ResourceVersionView>> {
+    const scope = scopeFor(actor, 'resource', 'write');
+    const organizationId = scope.organizationId!;
+    await this.requireOwn(organizationId, id);
+    const rows = await this.deps.sql.rows<ResourceVersionView & { sizeBytes: string; total: string }>(
+      `SELECT v.version, v.file_name AS "fileName", v.content_type AS "contentType", v.format, v.size_bytes AS "sizeBytes", v.sha256,
+              v.version = r.current_version AS current, v.created_at AS "createdAt", count(*) OVER () AS total
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id
+        WHERE r.id = $1 AND r.organization_id = $2
+        ORDER BY v.version DESC
+        LIMIT $3 OFFSET $4`,
+      [id, organizationId, page.itemsPerPage, offsetOf(page)],
+    );
+    const total = rows.length ? Number(rows[0]!.total) : (await this.deps.sql.one<{ n: string }>('SELECT count(*) AS n FROM resource_versions WHERE resource_id = $1', [id]))!.n;
+    return pageOf(rows.map(({ total: _total, ...row }) => ({ ...row, sizeBytes: Number(row.sizeBytes) })), Number(total), page);
+  }
+
+  /**
+   * The current file for a reader who may open the resource (404 unseen, 403 `resource_locked`): the
+   * access check and the file in one query, since a video player sends one request per seek.
+   */
+  async openCurrent(actor: Actor, id: string): Promise<OpenedFile> {
+    const reader = await resolveReader(this.deps.sql, actor);
+    const binds = new Binds();
+    const idBind = binds.add(id);
+    const row = await this.deps.sql.one<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
+      `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
+        WHERE r.id = ${idBind}::uuid`,
+      binds.values,
+    );
+    if (!row || !row.sees) throw errors.notFound('resource', id);
+    if (!row.opens) throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
+    return { reader, file: toStoredFile(row) };
+  }
+
+  /** Any version's file, for those who manage the library. */
+  async openVersion(actor: Actor, id: string, version: number): Promise<StoredFile> {
+    const scope = scopeFor(actor, 'resource', 'write');
+    const file = await this.storedFile(scope.organizationId!, id, version);
+    if (!file) throw errors.notFound('resource version', `${id}/${version}`);
+    return file;
+  }
+
+  /** A download that began at byte 0 (a video's further range requests are the same download). */
+  async recordDownload(reader: LibraryReader, id: string): Promise<void> {
+    await recordUsage(this.deps.sql, reader, id, 'download');
+  }
+
+  private async storedFile(organizationId: string, id: string, version: number): Promise<StoredFile | undefined> {
+    const row = await this.deps.sql.one<FileRow>(
+      `SELECT ${FILE_COLUMNS}
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = $3
+        WHERE r.id = $1 AND r.organization_id = $2`,
+      [id, organizationId, version],
+    );
+    return row && toStoredFile(row);
+  }
+
+  private async requireOwn(organizationId: string, id: string): Promise<void> {
+    const row = await this.deps.sql.one('SELECT 1 FROM resources WHERE id = $1 AND organization_id = $2', [id, organizationId]);
+    if (!row) throw errors.notFound('resource', id);
+  }
+
+  private async takeUpload(actor: Actor, uploadId: string, staged: Set<string>): Promise<StagedFile> {
+    if (!this.deps.uploads) throw new AppError('unprocessable', 'Resumable uploads are not available', { errors: [{ field: 'uploadId', message: 'resumable uploads are not available' }] });
+    const upload = await this.deps.uploads.take(actor, uploadId);
+    staged.add(upload.tempKey);
+    return { tempKey: upload.tempKey, sizeBytes: upload.sizeBytes, sha256: upload.sha256, fileName: upload.fileName };
+  }
+
+  private async inspect(file: StagedFile, field: string, allowed: readonly (typeof FILE_FORMATS)[number][], staged: Set<string>): Promise<InspectedFile> {
+    const inspected = await inspectStagedFile(this.deps.storage, file, {
+      field,
+      allowed,
+      newTempKey: () => {
+        const key = newTempKey();
+        staged.add(key);
+        return key;
+      },
+    });
+    staged.add(inspected.tempKey);
+    return inspected;
+  }
+
+  private async addVersion(actor: Actor, organizationId: string, resourceId: string, version: number, storageKey: string, file: InspectedFile, transaction: Transaction): Promise<void> {
+    await ResourceVersion.create(
+      { organizationId, resourceId, version, storageKey, fileName: file.fileName, contentType: file.contentType, format: file.format, sizeBytes: file.sizeBytes, sha256: file.sha256, createdBy: userIdOf(actor) },
+      { transaction },
+    );
+  }
+
+  /** Categories must be this organization's and not archived; 422 names the ones that are not. */
+  private async checkCategories(organizationId: string, ids: readonly string[], transaction: Transaction): Promise<string[]> {
+    const unique = [...new Set(ids)];
+    if (!unique.length) return [];
+    const rows = await this.deps.sql.rows<{ id: string }>(
+      'SELECT id FROM resource_categories WHERE id = ANY($1::uuid[]) AND organization_id = $2 AND archived_at IS NULL',
+      [unique, organizationId],
+      transaction,
+    );
+    const found = new Set(rows.map((row) => row.id));
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) {
+      const fieldErrors: FieldError[] = missing.map((id) => ({ field: 'categoryIds', message: `no active category ${id} in this organization` }));
+      throw new AppError('unprocessable', `Unknown or archived categories: ${missing.join(', ')}`, { errors: fieldErrors });
+    }
+    return unique;
+  }
+
+  private async linkCategories(organizationId: string, resourceId: string, categoryIds: readonly string[], transaction: Transaction): Promise<void> {
+    if (!categoryIds.length) return;
+    await this.deps.sql.query(
+      'INSERT INTO resource_category_links (resource_id, category_id, organization_id) SELECT $1, unnest($2::uuid[]), $3',
+      [resourceId, categoryIds, organizationId],
+      transaction,
+    );
+  }
+
+  /** The resource as its managers see it (event data and answers), read inside the transaction. */
+  private async view(actor: Actor, id: string, transaction: Transaction): Promise<ResourceDto> {
+    const [view] = await loadResourceViews(this.deps.sql, libraryReader(actor, null), [id], transaction);
+    if (!view) throw errors.notFound('resource', id);
+    return toResourceDto(view);
+  }
+
+  /** After the commit: the staged bytes become the row's files. */
+  private async promote(promotions: readonly Promotion[], staged: Set<string>): Promise<void> {
+    for (const { from, to } of promotions) {
+      try {
+        await this.deps.storage.move(from, to);
+        staged.delete(from);
+      } catch (error) {
+        // the row is committed: leave the temp key for a retry by hand; the sweeper removes it later
+        this.deps.logger.error({ err: error, from, to }, 'could not promote an uploaded file to its final key');
+        throw error;
+      }
+    }
+  }
+
+  private async discard(staged: ReadonlySet<string>): Promise<void> {
+    await Promise.all([...staged].map((key) => this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a staged upload'))));
+  }
+
+  private async removePrefix(prefix: string): Promise<void> {
+    try {
+      for await (const object of this.deps.storage.list(prefix)) await this.deps.storage.delete(object.key);
+    } catch (error) {
+      // the row is gone; the sweeper removes prefixes whose resource row is gone
+      this.deps.logger.error({ err: error, prefix }, 'could not remove the files of a deleted resource');
+    }
+  }
+}
+
+function userIdOf(actor: Actor): string | null {
+  return actor.type === 'user' ? actor.id : null;
+}
+
+/** A paid resource needs a price; any other level refuses one (400 naming the price fields). */
+function assertPriceMatchesLevel(level: AccessLevel, price: { amount: string; currency: string } | null, priceSent = true): void {
+  if (level === 'paid' && !price) {
+    throw errors.validation([
+      { field: 'priceAmount', message: 'is required for a paid resource' },
+      { field: 'priceCurrency', message: 'is required for a paid resource' },
+    ]);
+  }
+  if (level !== 'paid' && price && priceSent) {
+    throw errors.validation([{ field: 'priceAmount', message: `a price is only allowed on a paid resource (this one is ${level})` }]);
+  }
+}
+
+const snapshot = (dto: ResourceDto): Record<string, unknown> => ({
+  name: dto.name,
+  description: dto.description,
+  format: dto.format,
+  accessLevel: dto.accessLevel,
+  price: dto.price,
+  status: dto.status,
+  tags: dto.tags,
+  categories: dto.categories.map((category) => category.id),
+  currentVersion: dto.currentVersion,
+  sha256: dto.file.sha256,
+});

@@ -1,0 +1,129 @@
+// Reads a multipart/form-data resource upload with multer and the streaming storage engine: at most one
+// `file` and one `featuredImage` part, text fields with limits, the whole body bounded. A part over its
+// limit (or a body over its bound) is answered with 413 at once, without reading the rest; any failure
+// removes every temporary key the request wrote. multer's errors become problems naming the field.
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import multer from 'multer';
+import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
+import { AppError } from '../../../shared/errors.ts';
+import { streamingStorage, type StagedPart } from './storage-engine.ts';
+import { UploadSession } from './upload-session.ts';
+
+export const FILE_FIELDS = ['file', 'featuredImage'] as const;
+
+export interface MultipartLimits {
+  /** The resource file (LIBRARY_MAX_FILE_BYTES). */
+  fileBytes: number;
+  featuredImageBytes: number;
+  /** One text field's value, in bytes (the description's 5,000 characters fit). */
+  fieldBytes: number;
+  /** Text fields in one request (50 tags + 50 categories + the rest). */
+  fields: number;
+}
+
+/** Multipart framing, part headers and text fields on top of the file parts. */
+export const MULTIPART_OVERHEAD_BYTES = 2 * 1024 * 1024;
+
+export const DEFAULT_LIMITS = { featuredImageBytes: 10 * 1024 * 1024, fieldBytes: 20_000, fields: 120 };
+
+export interface UploadedPart extends StagedPart {
+  fileName: string;
+}
+
+export interface MultipartUpload {
+  fields: Record<string, unknown>;
+  files: Partial<Record<(typeof FILE_FIELDS)[number], UploadedPart>>;
+  /** SHA-256 of the whole body, when the request carries an Idempotency-Key. */
+  bodySha256?: string;
+  session: UploadSession;
+}
+
+type MulterFile = Express.Multer.File & Partial<StagedPart>;
+
+const fieldError = (field: string, message: string, status: 'validation_failed' | 'malformed_body' = 'validation_failed') =>
+  new AppError(status, `${field} ${message}`, { errors: [{ field, message }] });
+
+/** multer's and busboy's refusals as problems that name the field at fault. */
+function translate(error: unknown, limits: MultipartLimits): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof multer.MulterError) {
+    const field = error.field ?? 'body';
+    switch (error.code) {
+      case 'LIMIT_UNEXPECTED_FILE':
+        return fieldError(field, (FILE_FIELDS as readonly string[]).includes(field) ? 'may be sent only once' : `is not a file field (accepted: ${FILE_FIELDS.join(', ')})`);
+      case 'LIMIT_FILE_COUNT':
+        return fieldError('file', `at most ${FILE_FIELDS.length} file parts are accepted`);
+      case 'LIMIT_FIELD_VALUE':
+        return fieldError(field, `exceeds ${limits.fieldBytes} bytes`);
+      case 'LIMIT_FIELD_KEY':
+        return fieldError('body', 'has a field name over 100 bytes');
+      case 'LIMIT_FIELD_COUNT':
+      case 'LIMIT_PART_COUNT':
+        return fieldError('body', `has more than ${limits.fields} fields`);
+      case 'LIMIT_FILE_SIZE':
+        return new AppError('payload_too_large', `The ${field} may not exceed ${limits.fileBytes} bytes`, { errors: [{ field, message: 'too large' }] });
+      default:
+        return fieldError(field, `is not acceptable (${error.message})`);
+    }
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/unexpected end of form|request aborted|request closed|malformed|boundary|multipart/i.test(message)) {
+    return new AppError('malformed_body', `The multipart body could not be read: ${message}`, { errors: [{ field: 'body', message }] });
+  }
+  return error;
+}
+
+export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
+  const sessions = new WeakMap<Request, UploadSession>();
+  const routeBound = limits.fileBytes + limits.featuredImageBytes + MULTIPART_OVERHEAD_BYTES;
+  const hashes = new WeakMap<Request, ReturnType<typeof createHash>>();
+  const parse = multer({
+    storage: streamingStorage(storage, (req) => sessions.get(req)!),
+    // browsers send a non-ASCII file name as raw UTF-8 in the part header (busboy's default reads latin1)
+    defParamCharset: 'utf8',
+    // large buffers between the socket, busboy and the file stream: fewer, bigger writes to storage
+    highWaterMark: 1024 * 1024,
+    fileHwm: 1024 * 1024,
+    limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: FILE_FIELDS.length, parts: limits.fields + FILE_FIELDS.length },
+    // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
+    streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {
+      let received = 0;
+      const hash = hashes.get(req);
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        hash?.update(chunk);
+        if (received > routeBound) sessions.get(req)?.fail(new AppError('payload_too_large', `The upload may not exceed ${routeBound} bytes`));
+      });
+      req.pipe(busboy);
+    },
+  } as multer.Options).fields(FILE_FIELDS.map((name) => ({ name, maxCount: 1 })));
+
+  return {
+    /** The largest body the route accepts (the upload surface refuses a larger Content-Length at once). */
+    routeBound,
+    async read(req: Request, res: Response): Promise<MultipartUpload> {
+      const session = new UploadSession({ file: limits.fileBytes, featuredImage: limits.featuredImageBytes });
+      sessions.set(req, session);
+      if (req.get('idempotency-key') !== undefined) hashes.set(req, createHash('sha256'));
+      const parsed = new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+      parsed.catch(() => undefined); // a fatal failure answers first; multer settles later
+      try {
+        await Promise.race([parsed, session.failed]);
+      } catch (error) {
+        const problem = translate(error, limits);
+        if (problem instanceof AppError) session.fail(problem);
+        await session.discard(storage);
+        throw problem;
+      }
+      const files: MultipartUpload['files'] = {};
+      const uploaded = (req.files ?? {}) as Record<string, MulterFile[]>;
+      for (const name of FILE_FIELDS) {
+        const part = uploaded[name]?.[0];
+        if (part?.tempKey) files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
+      }
+      const hash = hashes.get(req);
+      return { fields: { ...(req.body as Record<string, unknown>) }, files, session, ...(hash ? { bodySha256: hash.digest('hex') } : {}) };
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// SVG is text, so no magic bytes say what it is: it is parsed. A document is an SVG when, once a BOM,
+// the XML declaration, comments and processing instructions are skipped, its root element is <svg> in
+// the SVG namespace. A DOCTYPE or ENTITY is refused outright (XXE, billion laughs). Sanitising uses
+// DOMPurify over jsdom (over linkedom it returns its input unchanged) in XHTML mode, with forbid lists
+// for what that mode would otherwise keep (external <image href>, <use>, style).
+import createDOMPurify from 'dompurify';
+import { JSDOM } from 'jsdom';
+
+const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
+
+/** `root`: the document from its root element on (DOMPurify's XHTML parser drops a document with a prolog). */
+export type SvgVerdict = { svg: true; root: string } | { svg: false; reason: string };
+
+/** Whether `text` is an SVG document we accept (no DOCTYPE/ENTITY, root <svg> in the SVG namespace). */
+export function recogniseSvg(text: string): SvgVerdict {
+  let rest = text.replace(/^\uFEFF/, '');
+  if (/<!DOCTYPE|<!ENTITY/i.test(rest)) return { svg: false, reason: 'an SVG with a DOCTYPE or ENTITY declaration is refused' };
+  // skip what may precede the root: whitespace, the XML declaration, processing instructions, comments
+  for (;;) {
+    const trimmed = rest.trimStart();
+    if (trimmed.startsWith('<?')) {
+      const end = trimmed.indexOf('?>');
+      if (end < 0) return { svg: false, reason: 'unterminated processing instruction' };
+      rest = trimmed.slice(end + 2);
+    } else if (trimmed.startsWith('<!--')) {
+      const end = trimmed.indexOf('-->');
+      if (end < 0) return { svg: false, reason: 'unterminated comment' };
+      rest = trimmed.slice(end + 3);
+    } else {
+      rest = trimmed;
+      break;
+    }
+  }
+  const root = /^<(?:([A-Za-z_][\w.-]*):)?svg(?=[\s/>])([^>]*)>/.exec(rest);
+  if (!root) return { svg: false, reason: 'the root element is not <svg>' };
+  const prefix = root[1];
+  const attributes = root[2] ?? '';
+  const declaration = new RegExp(`\\sxmlns${prefix ? `:${prefix}` : ''}\\s*=\\s*["']([^"']*)["']`).exec(attributes);
+  if (declaration?.[1] !== SVG_NAMESPACE) return { svg: false, reason: 'the root <svg> is not in the SVG namespace' };
+  return { svg: true, root: rest };
+}
+
+let purifier: ReturnType<typeof createDOMPurify> | undefined;
+
+/** The SVG (from its root element) without scripts, event handlers, foreignObject, external references or styles; undefined when nothing is left. */
+export function sanitiseSvg(root: string): string | undefined {
+  purifier ??= createDOMPurify(new JSDOM('').window as unknown as Parameters<typeof createDOMPurify>[0]);
+  const clean = purifier.sanitize(root, {
+    USE_PROFILES: { svg: true, svgFilters: true },
+    PARSER_MEDIA_TYPE: 'application/xhtml+xml',
+    FORBID_TAGS: ['foreignObject', 'image', 'use', 'style', 'script', 'a'],
+    FORBID_ATTR: ['style', 'href', 'xlink:href'],
+  });
+  if (!/^<svg[\s>]/.test(clean)) return undefined;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${clean}`;
+}
