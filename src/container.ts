@@ -38,6 +38,9 @@ import { JobAdminService } from './modules/jobs-admin/job-admin.service.ts';
 import { memberResource } from './modules/members/member.definition.ts';
 import type { MemberDto, MemberInput } from './modules/members/member.mapper.ts';
 import type { Member } from './modules/members/member.model.ts';
+import { IngestionRunner } from './modules/ingestion/ingestion.pipeline.ts';
+import { IngestionRepository } from './modules/ingestion/ingestion.repository.ts';
+import { IngestionService } from './modules/ingestion/ingestion.service.ts';
 import { WebhookDeliveryRepository } from './modules/webhooks/webhook-delivery.repository.ts';
 import { WebhookDeliveryService } from './modules/webhooks/webhook-delivery.service.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook.deliverer.ts';
@@ -105,6 +108,9 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    /** Library ingestion: status, re-run, reactions to resource events (the runner embeds, in jobs). */
+    ingestion: IngestionService;
+    ingestionRunner: IngestionRunner;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -180,6 +186,10 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
+  const pipelines = new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) });
+  const storage = createFileStorage(config.library);
+  const embedder = createEmbedder(config.ai.embeddings);
+  const ingestionRepository = new IngestionRepository(sql);
   const container: Container = {
     config,
     logger,
@@ -189,11 +199,11 @@ export function createContainer(options: ContainerOptions): Container {
     models,
     queue,
     domainEvents,
-    pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
+    pipelines,
     limiter,
     counterStore,
-    storage: createFileStorage(config.library),
-    embedder: createEmbedder(config.ai.embeddings),
+    storage,
+    embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -215,6 +225,8 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
+      ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);
