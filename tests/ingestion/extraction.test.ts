@@ -2,6 +2,7 @@
 // pptxgenjs), and the passage splitter. No database.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import JSZip from 'jszip';
 import { locateInPages } from '../../src/integrations/documents/docx.extractor.ts';
 import { extractDocument, UnreadableDocumentError } from '../../src/integrations/documents/extraction.ts';
@@ -48,6 +49,20 @@ describe('document extraction with locations', () => {
         [3, 'section', 'Finance', 'Reserves cover six months.'],
       ],
     );
+  });
+
+  it('when a paragraph is formatted with a page break before it, then its section starts a new page', async () => {
+    const document = new Document({
+      sections: [{ children: [
+        new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Scope')] }),
+        new Paragraph({ children: [new TextRun('Applies to all chapters.')] }),
+        new Paragraph({ heading: HeadingLevel.HEADING_1, pageBreakBefore: true, children: [new TextRun('Annex')] }),
+        new Paragraph({ children: [new TextRun('Forms and templates.')] }),
+      ] }],
+    });
+    const extraction = await extractDocument('docx', await Packer.toBuffer(document));
+    assert.equal(extraction.pageNumbers, 'recorded');
+    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.headingPath, u.text]), [[1, 'Scope', 'Applies to all chapters.'], [2, 'Annex', 'Forms and templates.']]);
   });
 
   it('when a Word file records no pages (and LibreOffice is absent), then pages are estimated by word count', async () => {
@@ -97,7 +112,7 @@ describe('document extraction with locations', () => {
     ]);
     const extraction = await extractDocument('pptx', pptx);
     assert.equal(extraction.pagesTotal, 3);
-    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.locationKind]), [[1, 'slide'], [2, 'slide'], [3, 'slide']]);
+    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.locationKind, u.headingPath]), [[1, 'slide', 'Welcome'], [2, 'slide', 'Budget'], [3, 'slide', 'Questions']]);
     assert.match(extraction.units[0]!.text, /Welcome\nAgenda for the day\n\nSpeaker notes: Thank the sponsors first\./);
     assert.match(extraction.units[1]!.text, /Spending rose\nReserves held/);
     assert.doesNotMatch(extraction.units[1]!.text, /Speaker notes/);

@@ -1,5 +1,6 @@
 // Word: one unit per heading section and page. A .docx stores no page numbers of its own; what it may
-// record is where pages began: explicit page breaks (`<w:br w:type="page"/>`) and, when Word saved it,
+// record is where pages began: explicit page breaks (`<w:br w:type="page"/>`, `<w:pageBreakBefore/>` on a
+// paragraph) and, when Word saved it,
 // Word's last layout (`<w:lastRenderedPageBreak/>`). Those become markers in the text mammoth converts
 // (headings from the paragraph styles), so each section knows its page. A file recording neither is
 // rendered to PDF by LibreOffice where `soffice` is installed, and each section is found on the
@@ -14,6 +15,8 @@ const MARK = '\u2063\u2062\u2063';
 const MARK_RUN = `<w:t>${MARK}</w:t>`;
 const EXPLICIT_BREAK = /<w:br\b[^>]*\bw:type="page"[^>]*\/>/g;
 const RENDERED_BREAK = /<w:lastRenderedPageBreak\s*\/>/g;
+// a paragraph formatted "page break before" (often a heading style's direct formatting)
+const BREAK_BEFORE = /(<w:pPr>(?:(?!<\/w:pPr>)[\s\S])*?<w:pageBreakBefore(?:\s+w:val="(?:1|true|on)")?\s*\/>(?:(?!<\/w:pPr>)[\s\S])*?<\/w:pPr>)/g;
 const HEADING = '\u0001';
 export const ESTIMATED_WORDS_PER_PAGE = 450;
 
@@ -24,7 +27,10 @@ async function markPageBreaks(data: Buffer): Promise<{ marked: Buffer; breaks: n
   if (!part) throw new Error('no word/document.xml: not a Word file');
   const xml = await part.async('string');
   let breaks = 0;
-  const marked = xml.replace(EXPLICIT_BREAK, () => (breaks++, MARK_RUN)).replace(RENDERED_BREAK, () => (breaks++, MARK_RUN));
+  const marked = xml
+    .replace(EXPLICIT_BREAK, () => (breaks++, MARK_RUN))
+    .replace(RENDERED_BREAK, () => (breaks++, MARK_RUN))
+    .replace(BREAK_BEFORE, (pPr: string) => (breaks++, `${pPr}<w:r>${MARK_RUN}</w:r>`));
   if (!breaks) return { marked: data, breaks };
   zip.file('word/document.xml', marked);
   return { marked: await zip.generateAsync({ type: 'nodebuffer' }), breaks };

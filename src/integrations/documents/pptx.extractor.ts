@@ -97,7 +97,8 @@ export async function extractPptx(data: Buffer): Promise<Extraction> {
   const units: TextUnit[] = [];
   for (const [index, part] of slideParts.entries()) {
     const slide = shapes((await xml(zip, part)) ?? []).filter((shape) => !SKIPPED.has(shape.placeholder ?? ''));
-    const title = slide.find((shape) => TITLES.has(shape.placeholder ?? ''))?.paragraphs.join(' ') || null;
+    // the title placeholder; a deck built without placeholders: its first text box's first line
+    const title = slide.find((shape) => TITLES.has(shape.placeholder ?? ''))?.paragraphs.join(' ') || slide.find((shape) => shape.paragraphs.length)?.paragraphs[0] || null;
     const body = slide.filter((shape) => !TITLES.has(shape.placeholder ?? '')).flatMap((shape) => shape.paragraphs);
     const notesPart = [...(await relationships(zip, part)).values()].find((rel) => rel.type.endsWith('/notesSlide'))?.target;
     const notes = notesPart
