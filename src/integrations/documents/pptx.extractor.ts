@@ -97,16 +97,18 @@ export async function extractPptx(data: Buffer): Promise<Extraction> {
   const units: TextUnit[] = [];
   for (const [index, part] of slideParts.entries()) {
     const slide = shapes((await xml(zip, part)) ?? []).filter((shape) => !SKIPPED.has(shape.placeholder ?? ''));
-    // the title placeholder; a deck built without placeholders: its first text box's first line
-    const title = slide.find((shape) => TITLES.has(shape.placeholder ?? ''))?.paragraphs.join(' ') || slide.find((shape) => shape.paragraphs.length)?.paragraphs[0] || null;
+    const placeholderTitle = slide.find((shape) => TITLES.has(shape.placeholder ?? ''))?.paragraphs.join(' ') || null;
     const body = slide.filter((shape) => !TITLES.has(shape.placeholder ?? '')).flatMap((shape) => shape.paragraphs);
+    // a deck built without placeholders: its first line stands for the title
+    const title = placeholderTitle ?? body[0] ?? null;
+    const lines = placeholderTitle ? [placeholderTitle, ...body] : body;
     const notesPart = [...(await relationships(zip, part)).values()].find((rel) => rel.type.endsWith('/notesSlide'))?.target;
     const notes = notesPart
       ? shapes((await xml(zip, notesPart)) ?? [])
           .filter((shape) => shape.placeholder === 'body')
           .flatMap((shape) => shape.paragraphs)
       : [];
-    const text = cleanText([title ?? '', ...body, ...(notes.length ? ['', `Speaker notes: ${notes.join('\n')}`] : [])].join('\n'));
+    const text = cleanText([...lines, ...(notes.length ? ['', `Speaker notes: ${notes.join('\n')}`] : [])].join('\n'));
     if (text) units.push({ pageNumber: index + 1, locationKind: 'slide', headingPath: title, text });
   }
   return { units, pagesTotal: slideParts.length, pageNumbers: 'exact' };
