@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { OpenAiEmbedder } from '../../src/integrations/embeddings/openai.embedder.ts';
 import { jobHandlers } from '../../src/jobs/registry.ts';
 import { reembedPassages } from '../../src/modules/ingestion/reembed.job.ts';
-import { buildOrganization } from '../factories/index.ts';
+import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { makePdf } from '../support/documents.ts';
 import { publishEvent, storeResource } from './library-fixtures.ts';
@@ -122,6 +122,28 @@ describe('OpenAI-compatible embeddings provider', () => {
       assert.equal(received.length, 1);
       const models = await t.container.sql.rows<{ embedding_model: string }>('SELECT DISTINCT embedding_model FROM resource_passages WHERE resource_id = $1', [resourceId]);
       assert.deepEqual(models, [{ embedding_model: 'openai:text-embedding-3-small@512' }]);
+    });
+  });
+
+  describe('with the job workers running', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp({ workers: true, env: { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'text-embedding-3-small' } });
+    });
+    after(() => t.close());
+
+    it('when a resource.published event commits, then the queue runs the subscriber and the ingestion job by itself and the status ends done', async () => {
+      const organizationId = (await buildOrganization()).id;
+      const admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
+      const { resourceId } = await storeResource(t, organizationId, await makePdf(['Chapter charters renew every two years.']));
+      await publishEvent(t, 'resource.published', resourceId);
+      let body: { status: string; passages: number } = { status: 'not_started', passages: 0 };
+      for (let i = 0; i < 120 && body.status !== 'done'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        body = (await t.http.get(`/api/resources/${resourceId}/ingestion`).set(bearer(admin)).expect(200)).body;
+      }
+      assert.equal(body.status, 'done');
+      assert.equal(body.passages, 1);
     });
   });
 });
