@@ -130,6 +130,18 @@ describe('library ingestion', () => {
     assert.deepEqual(await passagesOf(resourceId), []);
   });
 
+  it('when the file is corrupt, then the ingestion fails once with a message saying so, without retries, and a duplicate delivery changes nothing', async () => {
+    const { resourceId } = await storeResource(t, organizationId, Buffer.from('%PDF-1.4 this is not really a PDF'));
+    await deliver('resource.published', resourceId);
+    const res = await status(resourceId);
+    assert.equal(res.body.status, 'failed');
+    assert.match(res.body.lastError, /The PDF file could not be read/);
+    const { run_id: runId } = (await t.container.sql.one<{ run_id: string }>('SELECT run_id FROM resource_ingestions WHERE resource_id = $1', [resourceId]))!;
+    await jobs['ingestion.run']({ runId }, context());
+    assert.equal((await status(resourceId)).body.status, 'failed');
+    assert.equal((await status(resourceId)).body.attempts, 1);
+  });
+
   it('when a video is published, then its ingestion is unsupported and says why', async () => {
     const { resourceId } = await storeResource(t, organizationId, Buffer.from('not really a video'), { format: 'mp4' });
     await deliver('resource.published', resourceId);

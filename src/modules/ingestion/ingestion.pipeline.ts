@@ -67,6 +67,8 @@ export class IngestionRunner {
     const row = await repository.forRun(runId);
     // replaced by a newer run, or the resource is gone (or unpublished): nothing to do
     if (!row || !['queued', 'running', 'failed'].includes(row.status)) return;
+    // a duplicate delivery of a finished run (e.g. one that ended failed on an unreadable file)
+    if ((await repository.pipelineStatus(runId)) === 'succeeded') return;
     await repository.update(runId, { status: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? clock.now(), last_error: null }, clock.now());
     try {
       await this.deps.pipelines.runPipeline<IngestionInput>(runId, this.steps());

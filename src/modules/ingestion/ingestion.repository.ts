@@ -71,6 +71,10 @@ export class IngestionRepository {
     );
   }
 
+  async pipelineStatus(runId: string): Promise<string | undefined> {
+    return (await this.sql.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE id = $1', [runId]))?.status;
+  }
+
   /** The version's row, reset to `status` for a new run (or created). */
   async reset(
     version: CurrentVersion,
