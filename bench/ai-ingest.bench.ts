@@ -8,14 +8,14 @@ import { extractDocument } from '../src/integrations/documents/extraction.ts';
 import { jobHandlers } from '../src/jobs/registry.ts';
 import { splitIntoPassages } from '../src/modules/ingestion/passage.splitter.ts';
 import { buildOrganization } from '../tests/factories/index.ts';
-import { publishEvent, storeResource } from '../tests/ingestion/library-fixtures.ts';
+import { publishEvent, storageEnv, storeResource } from '../tests/ingestion/library-fixtures.ts';
 import { startTestApp } from '../tests/setup/test-app.ts';
 import { makePdf, prose } from '../tests/support/documents.ts';
 
 const PAGES = 50;
 const TOPICS = ['dues', 'governance', 'ethics', 'audit', 'travel', 'awards', 'mentoring', 'chapters', 'elections', 'training'];
 
-const t = await startTestApp();
+const t = await startTestApp({ env: storageEnv() });
 try {
   const pdf = await makePdf(Array.from({ length: PAGES }, (_, i) => `Page ${i + 1}. ${prose(TOPICS[i % TOPICS.length]!, 250)}`));
   const loadStart = performance.now();

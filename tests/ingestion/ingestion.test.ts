@@ -13,7 +13,7 @@ import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/ind
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { makeDocx, makePdf, makePptx, makeScannedPdf, makeXlsx, prose } from '../support/documents.ts';
-import { addVersion, publishEvent, setStatus, storeResource } from './library-fixtures.ts';
+import { addVersion, publishEvent, setStatus, storageEnv, storeResource } from './library-fixtures.ts';
 
 interface PassageRow {
   version_id: string;
@@ -37,7 +37,7 @@ describe('library ingestion', () => {
   const context = () => ({ jobId: 'test', attempt: 0, logger: t.container.logger });
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: storageEnv() });
     organizationId = (await buildOrganization()).id;
     admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
     staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));

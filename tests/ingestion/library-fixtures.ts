@@ -2,9 +2,15 @@
 // API): a resource, a version whose file is put through container.storage under the resource's
 // prefix, and the domain events the resource service publishes.
 import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ResourceFormat } from '../../src/modules/library/resource.model.ts';
 import type { TestApp } from '../setup/test-app.ts';
+
+/** Library files of a test app in a temporary folder (an in-memory database's DATA_DIR is not a folder). */
+export const storageEnv = (): Record<string, string> => ({ LIBRARY_STORAGE_DIR: mkdtempSync(path.join(tmpdir(), 'guildhall-ingest-files-')) });
 
 const TYPES: Record<string, string> = {
   pdf: 'application/pdf',

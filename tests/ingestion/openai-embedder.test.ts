@@ -12,7 +12,7 @@ import { reembedPassages } from '../../src/modules/ingestion/reembed.job.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { makePdf } from '../support/documents.ts';
-import { publishEvent, storeResource } from './library-fixtures.ts';
+import { publishEvent, storageEnv, storeResource } from './library-fixtures.ts';
 
 interface Received {
   authorization?: string;
@@ -88,7 +88,7 @@ describe('OpenAI-compatible embeddings provider', () => {
   describe('configured for the app', () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp({ env: { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_API_KEY: 'sk-app', EMBEDDINGS_MODEL: 'text-embedding-3-small' } });
+      t = await startTestApp({ env: { ...storageEnv(), EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_API_KEY: 'sk-app', EMBEDDINGS_MODEL: 'text-embedding-3-small' } });
     });
     after(() => t.close());
 
@@ -128,7 +128,7 @@ describe('OpenAI-compatible embeddings provider', () => {
   describe('with the job workers running', () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp({ workers: true, env: { EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'text-embedding-3-small' } });
+      t = await startTestApp({ workers: true, env: { ...storageEnv(), EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_URL: url, EMBEDDINGS_MODEL: 'text-embedding-3-small' } });
     });
     after(() => t.close());
 
