@@ -39,6 +39,9 @@ import { JobAdminService } from './modules/jobs-admin/job-admin.service.ts';
 import { memberResource } from './modules/members/member.definition.ts';
 import type { MemberDto, MemberInput } from './modules/members/member.mapper.ts';
 import type { Member } from './modules/members/member.model.ts';
+import { IngestionRunner } from './modules/ingestion/ingestion.pipeline.ts';
+import { IngestionRepository } from './modules/ingestion/ingestion.repository.ts';
+import { IngestionService } from './modules/ingestion/ingestion.service.ts';
 import { WebhookDeliveryRepository } from './modules/webhooks/webhook-delivery.repository.ts';
 import { WebhookDeliveryService } from './modules/webhooks/webhook-delivery.service.ts';
 import { WebhookDeliverer } from './modules/webhooks/webhook.deliverer.ts';
@@ -108,6 +111,9 @@ export interface Container {
     organizations: OrganizationService;
     /** The library's files: upload, update (versions), delete, download. */
     resources: ResourceService;
+    /** Library ingestion: status, re-run, reactions to resource events (the runner embeds, in jobs). */
+    ingestion: IngestionService;
+    ingestionRunner: IngestionRunner;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -184,6 +190,10 @@ export function createContainer(options: ContainerOptions): Container {
     },
   });
   const storage = createFileStorage(config.library);
+  const pipelines = new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) });
+  const storage = createFileStorage(config.library);
+  const embedder = createEmbedder(config.ai.embeddings);
+  const ingestionRepository = new IngestionRepository(sql);
   const container: Container = {
     config,
     logger,
@@ -193,11 +203,12 @@ export function createContainer(options: ContainerOptions): Container {
     models,
     queue,
     domainEvents,
-    pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
+    pipelines,
     limiter,
     counterStore,
     storage,
     embedder: createEmbedder(config.ai.embeddings),
+    embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -221,6 +232,8 @@ export function createContainer(options: ContainerOptions): Container {
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
       // uploads: the finished resumable uploads (lib-storage's service) once it is in the container
       resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }) }),
+      ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
+      ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

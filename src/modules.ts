@@ -9,6 +9,7 @@ import { eventsModule } from './modules/events/events.module.ts';
 import { healthModule } from './modules/health/health.module.ts';
 import { idempotencyModule } from './modules/idempotency/idempotency.module.ts';
 import { impersonationModule } from './modules/impersonation/impersonation.module.ts';
+import { ingestionModule } from './modules/ingestion/ingestion.module.ts';
 import { libraryModule } from './modules/library/library.module.ts';
 import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
 import { mailModule } from './modules/mail/mail.module.ts';
@@ -34,6 +35,7 @@ export const modules = [
   jobsAdminModule,
   organizationsModule,
   libraryModule,
+  ingestionModule,
   idempotencyModule,
   platformModule,
 ] as const;
