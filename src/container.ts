@@ -189,7 +189,6 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
-  const storage = createFileStorage(config.library);
   const pipelines = new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) });
   const storage = createFileStorage(config.library);
   const embedder = createEmbedder(config.ai.embeddings);
@@ -207,7 +206,6 @@ export function createContainer(options: ContainerOptions): Container {
     limiter,
     counterStore,
     storage,
-    embedder: createEmbedder(config.ai.embeddings),
     embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {

@@ -957,6 +957,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources/{id}/ingestion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ingestion status of a resource's current version
+         * @description Whether the resource's current file has been turned into passages for the AI's retrieval:
+         *     status, progress (pages done of total) and the last error. A scanned PDF without a text layer
+         *     ends `no_text` with a message saying so. Client admins, platform admins in the organization, API
+         *     keys and client users (staff); 404 when the caller cannot see the resource, 403 for members.
+         */
+        get: operations["getResourceIngestion"];
+        put?: never;
+        /**
+         * Ingest the resource's current version again
+         * @description Starts a new ingestion of the current version (after a failure, or to pick up improved
+         *     extraction); the work runs in the background and `GET` shows its progress. While a run is
+         *     queued or under way, that run is returned instead of starting a second. Client admins (and API
+         *     keys); the resource must be published (409 otherwise: publishing starts the ingestion).
+         */
+        post: operations["rerunResourceIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -2253,6 +2283,64 @@ export interface components {
         JobList: {
             data: components["schemas"]["Job"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description The ingestion of one version of a resource: its file is extracted with locations (PDF pages,
+         *     slides, sheets, Word sections), split into overlapping passages, embedded, then swapped in for
+         *     the previous version's passages in one transaction.
+         */
+        IngestionStatus: {
+            /** Format: uuid */
+            resourceId: string;
+            /**
+             * Format: int32
+             * @description The version (the resource's current one) this status is about.
+             */
+            version: number;
+            /**
+             * @description `not_started`: never ingested (a draft); `queued`, `running`; `done`: its passages are in
+             *     retrieval; `failed`: `lastError` says why (retried automatically with backoff while attempts
+             *     remain; a client admin may re-run it); `no_text`: no text layer (a scanned PDF); `unsupported`:
+             *     a format without text (video, audio, images); `superseded`: a newer version replaced it before
+             *     it finished; `withdrawn`: the resource was unpublished, its passages removed.
+             * @enum {string}
+             */
+            status: "not_started" | "queued" | "running" | "done" | "failed" | "no_text" | "unsupported" | "superseded" | "withdrawn";
+            /**
+             * Format: int32
+             * @description Pages (slides, sheets) whose passages are embedded.
+             */
+            pagesDone: number;
+            /**
+             * Format: int32
+             * @description Pages (slides, sheets) in the document; null until extracted.
+             */
+            pagesTotal: number | null;
+            /**
+             * Format: int32
+             * @description Passages extracted (then active, once done).
+             */
+            passages: number;
+            /**
+             * @description How exact the passages' page numbers are: `exact` (PDF page, slide, sheet position), `recorded`
+             *     (Word: page breaks stored in the file), `rendered` (Word: a LibreOffice PDF rendering),
+             *     `estimated` (Word: by word count).
+             * @enum {string|null}
+             */
+            pageNumbers: "exact" | "recorded" | "rendered" | "estimated" | null;
+            /** @description The model whose vectors the passages carry; null on a database without pgvector (keyword search only). */
+            embeddingModel: string | null;
+            /** Format: int32 */
+            attempts: number;
+            lastError: string | null;
+            /** Format: date-time */
+            queuedAt: string | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
         };
     };
     responses: {
@@ -4909,6 +4997,75 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceIngestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ingestion status. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestionStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rerunResourceIngestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ingestion is queued (or already under way); its status. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestionStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -37,14 +37,6 @@ const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> 
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
   // library: files (a resource with its first version; {version} of the version download)
   '/api/resources': async (organizationId) => buildResource(organizationId),
-  '/api/resources': async (organizationId) => {
-    const resource = await Resource.create({ organizationId, name: 'Tenant A guide', type: 'document', format: 'pdf', status: 'published', publishedAt: new Date() });
-    await ResourceVersion.create({
-      organizationId, resourceId: resource.id, version: 1, storageKey: `orgs/${organizationId}/resources/${resource.id}/v1/guide.pdf`,
-      fileName: 'guide.pdf', contentType: 'application/pdf', format: 'pdf', sizeBytes: 1, sha256: '0'.repeat(64),
-    });
-    return { id: resource.id };
-  },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,
