@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Express } from 'express';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
@@ -34,7 +37,10 @@ export interface TestAppOptions {
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const testDb = options.database ?? (await createTestDatabase());
+  // library files of this app: a folder of its own (DATA_DIR may be memory://, never a folder to write in)
+  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'guildhall-files-'));
   const config = loadConfig({
+    LIBRARY_STORAGE_DIR: filesDir,
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     APP_SECRET: 'test-secret-test-secret-test-secret-0123',
@@ -61,6 +67,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       await container.close();
       await db.close();
+      fs.rmSync(filesDir, { recursive: true, force: true });
       if (!options.database) await testDb.drop();
     },
   };
