@@ -16,6 +16,10 @@ import { AuthService } from './modules/auth/auth.service.ts';
 import { TokenService } from './modules/auth/token.service.ts';
 import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
 import { OrganizationService } from './modules/organizations/organization.service.ts';
+import { ResourceCatalogService } from './modules/resource-catalog/catalog.service.ts';
+import { ResourceCategoryService } from './modules/resource-catalog/category.service.ts';
+import { ResourceEntitlementService } from './modules/resource-catalog/entitlement.service.ts';
+import { PublicCatalogueService } from './modules/resource-catalog/public-catalogue.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
@@ -105,6 +109,10 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    resourceCatalog: ResourceCatalogService;
+    resourceCategories: ResourceCategoryService;
+    resourceEntitlements: ResourceEntitlementService;
+    publicCatalogue: PublicCatalogueService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -215,6 +223,10 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
+      resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
+      resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit }),
+      publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

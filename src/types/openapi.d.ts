@@ -813,6 +813,288 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search the library
+         * @description The resources the caller may see (the library's access policy, applied inside the query: counts
+         *     and pages are exact for every reader). Members see published resources of the levels their
+         *     membership shows (see `AccessLevel`); client users every published resource; client admins and
+         *     API keys drafts too.
+         *
+         *     **Keyword** `q`: full-text search over the name (weighted highest), tags and description, with
+         *     English stemming; every word must match and the last one may be a prefix (`annu rep` finds
+         *     "Annual report"). Typos are forgiven through trigram similarity to the name and tags
+         *     (`documnet` finds "Document"). Sorted by relevance unless `sort` says otherwise.
+         *
+         *     **Filters** combine with AND, several values of one filter with OR (`type=video&type=audio`,
+         *     or `type[]=video&type[]=audio`): `category` (ids; an archived category matches nothing for
+         *     members and visitors, since they no longer see it; client admins and API keys may filter by
+         *     it), `type`, `accessLevel` (the stored level or a label of either vocabulary),
+         *     `publishedAt[after|before|strictly_after|strictly_before]`, `tag` (any of the tags) and
+         *     `status` (draft only shows anything to client admins and API keys).
+         *
+         *     **Sort** `sort`: `relevance` (default with `q`; without it the same as newest), `newest`
+         *     (publication date, default without `q`), `downloads` (most downloaded first), `name`.
+         */
+        get: operations["listResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource's details
+         * @description 404 when the caller may not see the resource (another organization's, a draft for a member, a
+         *     premium resource for a standard member). Each successful read is recorded as a view (stats).
+         *     `canOpen` says whether the caller may also download it.
+         */
+        get: operations["getResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resource categories
+         * @description Ordered by position. Members and client users see the active categories; client admins and API
+         *     keys may ask for archived ones too (`archived=include`) or only (`archived=only`); anyone else
+         *     asking for them gets 403. `resourceCount` counts the resources of the category the caller sees.
+         */
+        get: operations["listResourceCategories"];
+        put?: never;
+        /**
+         * Create a resource category (client admins)
+         * @description Names are unique per organization ignoring case (409 `already_exists`). The new category goes
+         *     last. Audited (`resource_category.created`).
+         */
+        post: operations["createResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorder resource categories (client admins)
+         * @description The ids given take positions 1, 2, ... in that order; the organization's other categories follow
+         *     in their current order. An id that is not one of the organization's categories is a 422.
+         *     Answers every category (archived ones too) in the new order.
+         */
+        post: operations["reorderResourceCategories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a resource category (client admins)
+         * @description Replaces the name, description and icon (left out means none). Position and archiving have their own operations. Audited.
+         */
+        put: operations["updateResourceCategory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a resource category (client admins)
+         * @description Hidden from members (lists and filters) from now on; its resources and their links stay, and
+         *     client admins still see it. Archiving an archived category changes nothing. Audited.
+         */
+        post: operations["archiveResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unarchive a resource category (client admins)
+         * @description Members see it again, with its resources. Audited.
+         */
+        post: operations["unarchiveResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entitlements to a paid resource (client admins, API keys)
+         * @description Newest first, revoked ones included unless `active=true`.
+         */
+        get: operations["listResourceEntitlements"];
+        put?: never;
+        /**
+         * Record a purchase of a paid resource (client admins, API keys)
+         * @description An integrator records that a member bought the resource (no payment is processed here). The
+         *     member, if active, may then open it. Only paid resources take entitlements (422 otherwise); the
+         *     member must be one of the organization's (422); a member has at most one active entitlement per
+         *     resource (409 `already_exists`). Audited.
+         */
+        post: operations["grantResourceEntitlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/entitlements/{entitlementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an entitlement (client admins, API keys)
+         * @description Sets `revokedAt` (the entitlement stays listed); the member can no longer open the resource. Revoking a revoked entitlement changes nothing. Audited.
+         */
+        delete: operations["revokeResourceEntitlement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's public catalogue (no credential)
+         * @description What anonymous visitors see of the library, through the same access policy: published resources
+         *     of levels `public`, `preview` and `paid` (details only; only `public` ones open). Same keyword,
+         *     filters and sorts as `GET /api/resources` (no `status`: visitors see published resources only;
+         *     archived categories match nothing). Limited per client address
+         *     (`LIBRARY_PUBLIC_REQUESTS_PER_HOUR`, 600 by default) with the usual rate-limit headers. An
+         *     unknown or suspended organization is a 404.
+         */
+        get: operations["listPublicResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource of an organization's public catalogue (no credential)
+         * @description 404 unless an anonymous visitor may see it. Recorded as an anonymous view (visitors are told apart by a keyed hash, never by their address).
+         */
+        get: operations["getPublicResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's active resource categories (no credential)
+         * @description Active categories by position; `resourceCount` counts what anonymous visitors see.
+         */
+        get: operations["listPublicResourceCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -2021,6 +2303,78 @@ export interface components {
             data: components["schemas"]["Job"][];
             pagination: components["schemas"]["Pagination"];
         };
+        ResourceList: {
+            data: components["schemas"]["Resource"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description The icon a category shows, from a fixed set the portals draw.
+         * @enum {string}
+         */
+        CategoryIcon: "book" | "document" | "video" | "audio" | "image" | "folder" | "star" | "calendar" | "chart" | "lightbulb" | "graduation-cap" | "megaphone" | "briefcase" | "globe" | "heart" | "tools";
+        ResourceCategory: {
+            /** Format: uuid */
+            id: string;
+            /** @description Unique per organization ignoring case. */
+            name: string;
+            description: string | null;
+            icon: components["schemas"]["CategoryIcon"] | null;
+            /**
+             * Format: int32
+             * @description Order in lists (ascending).
+             */
+            position: number;
+            /** @description Archived categories are hidden from members; their resources stay. */
+            archived: boolean;
+            /** Format: date-time */
+            archivedAt: string | null;
+            /**
+             * Format: int32
+             * @description Resources of this category the caller may see.
+             */
+            resourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ResourceCategoryInput: {
+            name: string;
+            description?: string | null;
+            icon?: components["schemas"]["CategoryIcon"] | null;
+        };
+        ResourceCategoryList: {
+            data: components["schemas"]["ResourceCategory"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ResourceCategoryReorder: {
+            /** @description Category ids in their new order. */
+            ids: string[];
+        };
+        ResourceEntitlement: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            resourceId: string;
+            /** Format: uuid */
+            memberId: string;
+            /** @description The integrator's own reference (an order number). */
+            reference: string | null;
+            active: boolean;
+            /** Format: date-time */
+            grantedAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        ResourceEntitlementInput: {
+            /** Format: uuid */
+            memberId: string;
+            reference?: string | null;
+        };
+        ResourceEntitlementList: {
+            data: components["schemas"]["ResourceEntitlement"][];
+            pagination: components["schemas"]["Pagination"];
+        };
     };
     responses: {
         /** @description The request failed validation (`validation_failed`, `malformed_body`, `invalid_filter`, `read_only_field`). */
@@ -2288,6 +2642,22 @@ export interface components {
             createdAt?: components["schemas"]["SortDirection"];
             updatedAt?: components["schemas"]["SortDirection"];
         };
+        /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+        ResourceKeyword: string;
+        /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+        ResourceSort: "relevance" | "newest" | "downloads" | "name";
+        /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+        ResourceFilterCategory: string[];
+        /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+        ResourceFilterType: ("document" | "video" | "audio" | "image")[];
+        /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+        ResourceFilterAccessLevel: components["schemas"]["AccessLevelInput"][];
+        /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+        ResourceFilterPublishedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+        ResourceFilterTag: string[];
+        /** @description Publication status. Drafts are only ever seen by client admins and API keys. */
+        ResourceFilterStatus: ("draft" | "published")[];
     };
     requestBodies: never;
     headers: {
@@ -4326,6 +4696,560 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResources: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                q?: components["parameters"]["ResourceKeyword"];
+                /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+                sort?: components["parameters"]["ResourceSort"];
+                /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+                category?: components["parameters"]["ResourceFilterCategory"];
+                /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+                type?: components["parameters"]["ResourceFilterType"];
+                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
+                /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+                publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];
+                /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+                tag?: components["parameters"]["ResourceFilterTag"];
+                /** @description Publication status. Drafts are only ever seen by client admins and API keys. */
+                status?: components["parameters"]["ResourceFilterStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description `exclude` (default): active categories; `include`: archived ones after them; `only`: archived ones. */
+                archived?: "exclude" | "include" | "only";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reorderResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryReorder"];
+            };
+        };
+        responses: {
+            /** @description The categories in their new order. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryInput"];
+            };
+        };
+        responses: {
+            /** @description The category as stored. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived category. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    unarchiveResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active category. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResourceEntitlements: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only this member's entitlements. */
+                memberId?: string;
+                /** @description `true`: only active ones; `false`: only revoked ones. */
+                active?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entitlements. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceEntitlementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    grantResourceEntitlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceEntitlementInput"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceEntitlement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeResourceEntitlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+                entitlementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPublicResources: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                q?: components["parameters"]["ResourceKeyword"];
+                /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+                sort?: components["parameters"]["ResourceSort"];
+                /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+                category?: components["parameters"]["ResourceFilterCategory"];
+                /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+                type?: components["parameters"]["ResourceFilterType"];
+                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
+                /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+                publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];
+                /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+                tag?: components["parameters"]["ResourceFilterTag"];
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPublicResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPublicResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
