@@ -63,6 +63,8 @@ export interface LibrarySettings {
   uploadExpiryHours: number;
   /** Temporary storage keys older than this are leftovers of a crash; the sweeper removes them. */
   tempMaxAgeMinutes: number;
+  /** Requests per hour one IP address may make to the anonymous public catalogue (/api/public/...). */
+  publicRequestsPerHour: number;
 }
 
 /** Claude, embeddings and generated media. */
@@ -320,6 +322,7 @@ function librarySettings(env: Env, dataDir: string): LibrarySettings {
       : undefined,
     uploadExpiryHours: int(env, 'LIBRARY_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 30),
     tempMaxAgeMinutes: int(env, 'LIBRARY_TEMP_MAX_AGE_MINUTES', 60, 1, 7 * 24 * 60),
+    publicRequestsPerHour: int(env, 'LIBRARY_PUBLIC_REQUESTS_PER_HOUR', 600, 1, 1_000_000),
   };
 }
 

@@ -17,6 +17,10 @@ import { TokenService } from './modules/auth/token.service.ts';
 import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
 import { OrganizationService } from './modules/organizations/organization.service.ts';
 import { ResourceService } from './modules/library/resource.service.ts';
+import { ResourceCatalogService } from './modules/resource-catalog/catalog.service.ts';
+import { ResourceCategoryService } from './modules/resource-catalog/category.service.ts';
+import { ResourceEntitlementService } from './modules/resource-catalog/entitlement.service.ts';
+import { PublicCatalogueService } from './modules/resource-catalog/public-catalogue.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
@@ -114,6 +118,10 @@ export interface Container {
     /** Library ingestion: status, re-run, reactions to resource events (the runner embeds, in jobs). */
     ingestion: IngestionService;
     ingestionRunner: IngestionRunner;
+    resourceCatalog: ResourceCatalogService;
+    resourceCategories: ResourceCategoryService;
+    resourceEntitlements: ResourceEntitlementService;
+    publicCatalogue: PublicCatalogueService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -232,6 +240,10 @@ export function createContainer(options: ContainerOptions): Container {
       resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }) }),
       ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
       ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }) }),
+      resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
+      resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
+      resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit }),
+      publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -15,6 +15,7 @@ import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
 import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
+import { resourceCatalogModule } from './modules/resource-catalog/resource-catalog.module.ts';
 import { usersModule } from './modules/users/users.module.ts';
 import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { platformModule } from './shared/platform.module.ts';
@@ -34,6 +35,7 @@ export const modules = [
   webhooksModule,
   jobsAdminModule,
   organizationsModule,
+  resourceCatalogModule,
   libraryModule,
   ingestionModule,
   idempotencyModule,

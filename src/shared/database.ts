@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { QueryTypes, Sequelize } from 'sequelize';
 import type { Logger } from './logger.ts';
@@ -82,7 +83,8 @@ async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
   const seed = options.loadDataDir && (inMemory || !existsSync(path.join(pgDir, 'PG_VERSION'))) ? options.loadDataDir : undefined;
   const pglite = await PGlite.create({
     dataDir: inMemory ? undefined : pgDir,
-    extensions: options.pgvector === false ? {} : { vector },
+    // pg_trgm: the library search's typo tolerance (a server has it in contrib)
+    extensions: options.pgvector === false ? { pg_trgm } : { vector, pg_trgm },
     ...(seed ? { loadDataDir: seed } : {}),
   }).catch(async (error: unknown) => {
     await unlock();

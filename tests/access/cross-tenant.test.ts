@@ -14,6 +14,8 @@ import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscrip
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildResource } from '../factories/library-files.ts';
 import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
+import { buildCategory, buildResource } from '../factories/resources.ts';
+import { ResourceEntitlement } from '../../src/modules/library/entitlement.model.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
@@ -25,18 +27,27 @@ const NOT_TENANT_SCOPED: ReadonlyArray<[RegExp, string]> = [
   [/^\/api\/auth\//, "the caller's own credential, session and MFA"],
   [/^\/api\/admin\//, 'platform administration: platform admins act across organizations (users, impersonation, jobs, outbox)'],
   [/^\/api\/webhooks\/event-types$/, 'the catalog of event kinds, the same for everyone'],
+  [/^\/api\/public\//, "the anonymous public catalogue, addressed by the organization's slug (tests/library/catalog-public.test.ts)"],
 ];
 
 type PathValues = Record<string, string>;
 
 /** Records of organization A for each collection, by path parameter name. */
-const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> = {
+const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<PathValues>> = {
   '/api/members': async (organizationId) => ({ id: (await buildMember(organizationId)).id }),
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
   // library: files (a resource with its first version; {version} of the version download)
   '/api/resources': async (organizationId) => buildResource(organizationId),
+  // before /api/resources: the first matching prefix names a path's collection
+  '/api/resources/categories': async (organizationId) => ({ id: (await buildCategory(organizationId)).id }),
+  '/api/resources': async (organizationId, t) => {
+    const resource = await buildResource(t, organizationId, { accessLevel: 'paid' });
+    const member = await buildMember(organizationId);
+    const entitlement = await ResourceEntitlement.create({ organizationId, resourceId: resource.id, memberId: member.id });
+    return { id: resource.id, entitlementId: entitlement.id };
+  },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,
@@ -75,7 +86,7 @@ describe('tenant isolation, walked from the contract', () => {
     const organizationB = (await buildOrganization()).id;
     tokenA = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: organizationA }));
     tokenB = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: organizationB }));
-    for (const [collection, build] of Object.entries(FIXTURES)) values[collection] = await build(organizationA);
+    for (const [collection, build] of Object.entries(FIXTURES)) values[collection] = await build(organizationA, t);
   });
   after(() => t.close());
 

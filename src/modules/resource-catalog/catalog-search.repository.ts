@@ -1,0 +1,130 @@
+// The library's list and search in one statement: the reader's policy (seeSql), the filters and the
+// keyword all inside the SQL, so the page and its total are right for every reader. Returns the page's
+// ids in order; resource-view.repository.ts then reads them as the API shows them.
+//
+// Keyword: full-text over a weighted tsvector (name A, tags B, description C; English stemming), every
+// word must match, the last one may be a prefix (`annu rep` finds "Annual report"). Typos: a word the
+// organization's lexicon (the words of its names and tags) does not know, not even as a prefix for the
+// last word, is widened to its closest known words by trigram similarity (`documnet` -> document), so
+// the search stays one GIN-indexed full-text match. Ranked by ts_rank, then newest.
+import type { Transaction } from 'sequelize';
+import { Binds, type Sql } from '../../shared/sql.ts';
+import type { LibraryReader } from '../library/resource.access.ts';
+import type { CatalogQuery } from './catalog.filters.ts';
+
+/** pg_trgm similarity a known word needs to stand in for an unknown keyword word (0.25 lets `reprot` find report). */
+export const TYPO_THRESHOLD = 0.25;
+/** Known words one unknown word widens to, closest first. */
+const ALTERNATIVES = 3;
+
+const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+export interface WordAlternatives {
+  word: string;
+  /** The lexicon knows the word (or, for the last word, a word starting with it). */
+  known: boolean;
+  similar: string[];
+}
+
+/**
+ * `to_tsquery` text: every word ANDed, the last as a prefix, an unknown word ORed with its closest
+ * known words. Words are letters and digits only (catalog.filters.ts), so no tsquery syntax gets in.
+ */
+export function keywordTsQuery(words: readonly WordAlternatives[]): string {
+  return words
+    .map(({ word, known, similar }, index) => {
+      const own = index === words.length - 1 ? `${word}:*` : word;
+      const alternatives = known ? [] : similar.filter((term) => /^[\p{L}\p{N}]+$/u.test(term));
+      return alternatives.length ? `(${[own, ...alternatives].join(' | ')})` : own;
+    })
+    .join(' & ');
+}
+
+export interface SearchStatement {
+  text: string;
+  values: unknown[];
+}
+
+/** The lexicon lookup: for each keyword word, whether it is known and its closest known words. */
+export function alternativesSql(organizationId: string, words: readonly string[]): SearchStatement {
+  return {
+    text: `SELECT q.word,
+                  EXISTS (SELECT 1 FROM resource_search_terms t WHERE t.organization_id = $1
+                           AND (t.term = q.word OR (q.ord = $3 AND t.term LIKE q.word || '%'))) AS known,
+                  ARRAY(SELECT near.term FROM (SELECT t.term FROM resource_search_terms t WHERE t.organization_id = $1
+                                                ORDER BY t.term <-> q.word LIMIT ${ALTERNATIVES}) near
+                         WHERE similarity(near.term, q.word) >= ${TYPO_THRESHOLD}) AS similar
+             FROM unnest($2::text[]) WITH ORDINALITY AS q(word, ord) ORDER BY q.ord`,
+    values: [organizationId, words, words.length],
+  };
+}
+
+/** The page's statement: ids in order with the total over every matching row (a window count). */
+export function searchSql(reader: LibraryReader, query: CatalogQuery, page: { limit: number; offset: number }, tsQuery?: string): SearchStatement {
+  const binds = new Binds();
+  const where = [reader.seeSql(binds, 'r')];
+  let rank = '0';
+  if (query.text) {
+    if (tsQuery) {
+      const tsq = `to_tsquery('english', ${binds.add(tsQuery)})`;
+      where.push(`r.search @@ ${tsq}`);
+      rank = `ts_rank(r.search, ${tsq})`;
+    } else {
+      where.push('FALSE'); // a keyword with no letters or digits matches nothing
+    }
+  }
+  if (query.categories) {
+    // archived categories are not a way in for members and visitors (they no longer see them)
+    const active = reader.standing === 'manager' ? '' : ' AND c.archived_at IS NULL';
+    where.push(`EXISTS (SELECT 1 FROM resource_category_links l JOIN resource_categories c ON c.id = l.category_id
+                         WHERE l.resource_id = r.id AND l.category_id = ANY(${binds.add(query.categories)}::uuid[])${active})`);
+  }
+  if (query.types) where.push(`r.type = ANY(${binds.add(query.types)}::text[])`);
+  if (query.accessLevels) where.push(`r.access_level = ANY(${binds.add(query.accessLevels)}::text[])`);
+  if (query.statuses) where.push(`r.status = ANY(${binds.add(query.statuses)}::text[])`);
+  if (query.tags) where.push(`r.tags && ${binds.add(query.tags)}::text[]`);
+  for (const condition of query.publishedAt) where.push(`r.published_at ${COMPARE[condition.op]} ${binds.add(condition.value)}::timestamptz`);
+
+  const newest = 'r.published_at DESC NULLS LAST, r.created_at DESC, r.id DESC';
+  const order = {
+    relevance: query.text ? `rank DESC, ${newest}` : newest,
+    newest,
+    downloads: 'r.download_count DESC, r.id DESC',
+    name: 'lower(r.name) ASC, r.id ASC',
+  }[query.sort];
+  const text = `SELECT r.id, ${rank} AS rank, count(*) OVER ()::int AS total
+                  FROM resources r
+                 WHERE ${where.join(' AND ')}
+                 ORDER BY ${order}
+                 LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`;
+  return { text, values: binds.values };
+}
+
+/** The count alone, for a page past the end (the window count has no row to ride on). */
+function countSql(statement: SearchStatement): SearchStatement {
+  const orderAt = statement.text.lastIndexOf('ORDER BY');
+  return { text: `SELECT count(*)::int AS total FROM (${statement.text.slice(0, orderAt)}) matching`, values: statement.values.slice(0, -2) };
+}
+
+export interface SearchPage {
+  ids: string[];
+  total: number;
+}
+
+/** The keyword's tsquery text, widened for unknown words (one lexicon query); undefined when it has no words. */
+export async function resolveKeyword(sql: Sql, organizationId: string, words: readonly string[], transaction?: Transaction): Promise<string | undefined> {
+  if (!words.length) return undefined;
+  const statement = alternativesSql(organizationId, words);
+  const rows = await sql.rows<WordAlternatives>(statement.text, statement.values, transaction);
+  return keywordTsQuery(rows);
+}
+
+/** Runs the search: the lexicon lookup (with a keyword), then the page with its total. */
+export async function searchResourceIds(deps: { sql: Sql }, reader: LibraryReader, query: CatalogQuery, page: { limit: number; offset: number }): Promise<SearchPage> {
+  const tsQuery = query.text ? await resolveKeyword(deps.sql, reader.organizationId, query.words) : undefined;
+  const statement = searchSql(reader, query, page, tsQuery);
+  const rows = await deps.sql.rows<{ id: string; total: number }>(statement.text, statement.values);
+  if (rows.length || page.offset === 0) return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0 };
+  const count = countSql(statement);
+  return { ids: [], total: (await deps.sql.one<{ total: number }>(count.text, count.values))?.total ?? 0 };
+}

@@ -1,0 +1,25 @@
+import { defineModule } from '../../shared/module-manifest.ts';
+import { catalogRoutes } from './catalog.routes.ts';
+import { publicCatalogueRoutes } from './public-catalogue.routes.ts';
+
+/**
+ * The library as readers see it: list and search, details, categories, entitlements and the public
+ * catalogue. Listed before the library module: `/api/resources/categories` is matched before any
+ * `/api/resources/:id` route. Models and the access policy are the library module's (foundation).
+ */
+export const resourceCatalogModule = defineModule({
+  name: 'resource-catalog',
+  routes: {
+    api: ({ container }) => (router) => {
+      const { resourceCatalog, resourceCategories, resourceEntitlements, publicCatalogue } = container.services;
+      catalogRoutes(router, { catalog: resourceCatalog, categories: resourceCategories, entitlements: resourceEntitlements });
+      publicCatalogueRoutes(router, {
+        limiter: container.limiter,
+        limit: container.config.library.publicRequestsPerHour,
+        visitors: publicCatalogue,
+        catalog: resourceCatalog,
+        categories: resourceCategories,
+      });
+    },
+  },
+});
