@@ -18,6 +18,8 @@ import { ImpersonationService } from './modules/impersonation/impersonation.serv
 import { OrganizationService } from './modules/organizations/organization.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
+import { ResourceReportService } from './modules/resource-reports/resource-report.service.ts';
+import { UsageRollup } from './modules/resource-reports/usage-rollup.repository.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
@@ -105,6 +107,8 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    resourceReports: ResourceReportService;
+    usageRollup: UsageRollup;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -215,6 +219,8 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      resourceReports: new ResourceReportService({ sql, sequelize, clock }),
+      usageRollup: new UsageRollup({ sequelize, sql }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

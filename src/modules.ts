@@ -14,6 +14,7 @@ import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
 import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
+import { resourceReportsModule } from './modules/resource-reports/resource-reports.module.ts';
 import { usersModule } from './modules/users/users.module.ts';
 import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { platformModule } from './shared/platform.module.ts';
@@ -33,6 +34,8 @@ export const modules = [
   webhooksModule,
   jobsAdminModule,
   organizationsModule,
+  // before the library: its /api/resources/reports/* must not be read as /api/resources/:id
+  resourceReportsModule,
   libraryModule,
   idempotencyModule,
   platformModule,

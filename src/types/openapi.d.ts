@@ -813,6 +813,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources/reports/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage report: views and downloads per resource
+         * @description One row per resource with activity in the range, most downloaded first (then most viewed).
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getUsageReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Category performance
+         * @description One row per category of the organization (archived ones too, flagged), most downloaded first. A
+         *     resource in two categories counts in both; resources without a category count only in the key metrics.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getCategoryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member engagement: most active users
+         * @description One row per signed-in user with activity in the range, most active (views + downloads) first.
+         *     Anonymous visitors and API keys count in the key metrics' unique users, not as rows.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getMemberEngagementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage trends by day, week or month
+         * @description One row per period of `interval` (weeks start on Monday, ISO 8601), periods without activity
+         *     included; the first and last periods are cut to the range. A period's unique users are the
+         *     distinct readers within it.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getTrendReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a report as CSV or XLSX
+         * @description Streams every row of the report (not one page) as CSV (RFC 4180, header row) or as an XLSX
+         *     workbook (one sheet named after the report, header row). Text cells a spreadsheet would read as a
+         *     formula (starting with = + - @, tab or CR) are prefixed with an apostrophe, in both formats.
+         *     Same readers, range and rows as the report itself.
+         */
+        post: operations["exportResourceReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Views, downloads and unique users of one resource
+         * @description Totals for the range and the series per day (every day of the range, zeros included). A
+         *     resource the reader does not see answers 404.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getResourceStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -1125,6 +1278,331 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
             data: components["schemas"]["Resource"];
+        };
+        /** @description The most downloaded resource of the range (ties by views). */
+        ReportTopResource: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * Format: int64
+             * @description Downloads in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            views: number;
+        };
+        /** @description The key metrics of a report, over every resource the reader sees in the range. */
+        ReportSummary: {
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            totalViews: number;
+            /**
+             * Format: int64
+             * @description Downloads in the range (a videos range requests count once).
+             */
+            totalDownloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers in the range: signed-in users, plus anonymous visitors and API keys told apart by their visitor key. Exact over the range, not a sum of daily counts.
+             */
+            uniqueUsers: number;
+            /** @description The most downloaded resource; null when nothing was downloaded in the range. */
+            topResource: components["schemas"]["ReportTopResource"] | null;
+        };
+        UsageReportRow: {
+            /**
+             * Format: uuid
+             * @description The resource.
+             */
+            resourceId: string;
+            /** @description Its current name. */
+            name: string;
+            /**
+             * @description Its type.
+             * @enum {string}
+             */
+            type: "document" | "video" | "audio" | "image";
+            /**
+             * @description Its current file's format.
+             * @enum {string}
+             */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "mp4" | "webm" | "mp3" | "wav" | "png" | "jpeg" | "svg";
+            accessLevel: components["schemas"]["AccessLevel"];
+            /**
+             * @description Its publication status now.
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers of this resource in the range.
+             */
+            uniqueUsers: number;
+            /**
+             * Format: date-time
+             * @description Its last view or download in the range.
+             */
+            lastActivityAt: string;
+        };
+        CategoryReportRow: {
+            /**
+             * Format: uuid
+             * @description The category.
+             */
+            categoryId: string;
+            /** @description Its name. */
+            name: string;
+            /** @description Whether it is archived (hidden from members; its history stays). */
+            archived: boolean;
+            /**
+             * Format: int64
+             * @description Resources in the category the reader sees now.
+             */
+            resources: number;
+            /**
+             * Format: int64
+             * @description Views of its resources in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads of its resources in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers of its resources in the range.
+             */
+            uniqueUsers: number;
+            /**
+             * Format: date-time
+             * @description The last view or download of one of its resources in the range; null without any.
+             */
+            lastActivityAt: string | null;
+        };
+        MemberEngagementRow: {
+            /**
+             * Format: uuid
+             * @description The user.
+             */
+            userId: string;
+            /** @description First and last name. */
+            name: string;
+            /**
+             * Format: email
+             * @description Their e-mail address.
+             */
+            email: string;
+            /**
+             * Format: int64
+             * @description Views by this user in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads by this user in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct resources they viewed or downloaded in the range.
+             */
+            resourcesUsed: number;
+            /**
+             * Format: date-time
+             * @description Their last view or download in the range.
+             */
+            lastActivityAt: string;
+        };
+        TrendReportRow: {
+            /**
+             * Format: date
+             * @description First UTC day of the period (cut to the range).
+             */
+            periodStart: string;
+            /**
+             * Format: date
+             * @description Last UTC day of the period (cut to the range).
+             */
+            periodEnd: string;
+            /**
+             * Format: int64
+             * @description Views in the period.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads in the period.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers in the period.
+             */
+            uniqueUsers: number;
+        };
+        UsageReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["UsageReportRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        CategoryReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["CategoryReportRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        MemberEngagementReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["MemberEngagementRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        TrendReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            /**
+             * @description Length of a period.
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month";
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["TrendReportRow"][];
+        };
+        ResourceStatsDay: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Views that day.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads that day.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers that day.
+             */
+            uniqueUsers: number;
+        };
+        ResourceStats: {
+            /** Format: uuid */
+            resourceId: string;
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            totals: {
+                /**
+                 * Format: int64
+                 * @description Views in the range.
+                 */
+                views: number;
+                /**
+                 * Format: int64
+                 * @description Downloads in the range.
+                 */
+                downloads: number;
+                /**
+                 * Format: int64
+                 * @description Distinct readers in the range (not the sum of the daily counts).
+                 */
+                uniqueUsers: number;
+            };
+            /** @description Every day of the range in order, zeros included. */
+            days: components["schemas"]["ResourceStatsDay"][];
+        };
+        ReportExportRequest: {
+            /**
+             * @description Which report.
+             * @enum {string}
+             */
+            report: "usage" | "categories" | "members" | "trends";
+            /**
+             * @description CSV (RFC 4180) or an XLSX workbook.
+             * @enum {string}
+             */
+            format: "csv" | "xlsx";
+            /**
+             * Format: date
+             * @description First UTC day (default 29 days before `to`).
+             */
+            from?: string;
+            /**
+             * Format: date
+             * @description Last UTC day (default today).
+             */
+            to?: string;
+            /**
+             * @description Trends only: length of a period.
+             * @default day
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month";
         };
         /** @description RFC 7807 Problem Details. */
         Problem: {
@@ -2190,6 +2668,12 @@ export interface components {
     parameters: {
         /** @description Record identifier (UUID). */
         id: string;
+        /** @description First UTC day of the range (included); default 29 days before `to`. */
+        ReportFrom: string;
+        /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+        ReportTo: string;
+        /** @description Length of a trend period. */
+        ReportInterval: "day" | "week" | "month";
         /** @description Page number, from 1. */
         page: number;
         /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
@@ -4326,6 +4810,246 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUsageReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCategoryReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMemberEngagementReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberEngagementReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTrendReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Length of a trend period. */
+                interval?: components["parameters"]["ReportInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportResourceReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The export, as an attachment. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="resource-<report>-<from>-<to>.<format>"` */
+                    "Content-Disposition"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceStats: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's stats for the range. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceStats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
