@@ -4991,7 +4991,7 @@ export interface operations {
             /** @description The export, as an attachment. */
             200: {
                 headers: {
-                    /** @description `attachment; filename="resource-<report>-<from>-<to>.<format>"` */
+                    /** @description RFC 6266 `attachment; filename=resource-<report>-<from>-<to>.<format>` */
                     "Content-Disposition"?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
