@@ -50,8 +50,10 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
         ctes: `rows AS (
           SELECT p.resource_id, r.name, r.type, r.format, r.access_level, r.status, p.views, p.downloads, p.unique_users, ${iso('p.last_at')} AS last_at
             FROM (SELECT resource_id, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads,
-                         count(DISTINCT reader_key)::bigint AS unique_users, max(last_at) AS last_at
-                    FROM uu GROUP BY resource_id) p
+                         count(*)::bigint AS unique_users, max(last_at) AS last_at
+                    FROM (SELECT resource_id, reader_key, sum(views) AS views, sum(downloads) AS downloads, max(last_at) AS last_at
+                            FROM uu GROUP BY resource_id, reader_key) per_reader
+                   GROUP BY resource_id) p
             JOIN resources r ON r.id = p.resource_id)`,
         order: 'downloads DESC, views DESC, name, resource_id',
         columns: ['resource_id', 'name', 'type', 'format', 'access_level', 'status', 'views', 'downloads', 'unique_users', 'last_at'],
@@ -59,9 +61,10 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
     case 'categories':
       return {
         ctes: `per_category AS (
-          SELECT l.category_id, sum(uu.views)::bigint AS views, sum(uu.downloads)::bigint AS downloads,
-                 count(DISTINCT uu.reader_key)::bigint AS unique_users, max(uu.last_at) AS last_at
-            FROM uu JOIN resource_category_links l ON l.resource_id = uu.resource_id GROUP BY l.category_id),
+          SELECT category_id, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users, max(last_at) AS last_at
+            FROM (SELECT l.category_id, uu.reader_key, sum(uu.views) AS views, sum(uu.downloads) AS downloads, max(uu.last_at) AS last_at
+                    FROM uu JOIN resource_category_links l ON l.resource_id = uu.resource_id GROUP BY l.category_id, uu.reader_key) per_reader
+           GROUP BY category_id),
         rows AS (
           SELECT c.id AS category_id, c.name, c.archived_at IS NOT NULL AS archived,
                  (SELECT count(*) FROM resource_category_links l JOIN resources r ON r.id = l.resource_id AND ${reader.seeSql(binds, 'r')}
@@ -79,8 +82,10 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
           SELECT m.user_id, u.first_name || ' ' || u.last_name AS name, u.email, m.views, m.downloads, m.resources_used, ${iso('m.last_at')} AS last_at,
                  m.views + m.downloads AS activity, m.last_at AS last_time
             FROM (SELECT user_id, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads,
-                         count(DISTINCT resource_id)::bigint AS resources_used, max(last_at) AS last_at
-                    FROM uu WHERE user_id IS NOT NULL GROUP BY user_id) m
+                         count(*)::bigint AS resources_used, max(last_at) AS last_at
+                    FROM (SELECT user_id, resource_id, sum(views) AS views, sum(downloads) AS downloads, max(last_at) AS last_at
+                            FROM uu WHERE user_id IS NOT NULL GROUP BY user_id, resource_id) per_resource
+                   GROUP BY user_id) m
             JOIN users u ON u.id = m.user_id)`,
         order: 'activity DESC, last_time DESC, user_id',
         columns: ['user_id', 'name', 'email', 'views', 'downloads', 'resources_used', 'last_at'],
@@ -93,9 +98,10 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
         ctes: `buckets AS (
           SELECT b::date AS bucket FROM generate_series(date_trunc(${interval}, ${from}::date::timestamp), ${to}::date::timestamp, ('1 ' || ${interval})::interval) b),
         per_bucket AS (
-          SELECT date_trunc(${interval}, day::timestamp)::date AS bucket, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads,
-                 count(DISTINCT reader_key)::bigint AS unique_users
-            FROM uu GROUP BY 1),
+          SELECT bucket, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users
+            FROM (SELECT date_trunc(${interval}, day::timestamp)::date AS bucket, reader_key, sum(views) AS views, sum(downloads) AS downloads
+                    FROM uu GROUP BY 1, 2) per_reader
+           GROUP BY bucket),
         rows AS (
           SELECT greatest(b.bucket, ${from}::date)::text AS period_start,
                  least((b.bucket + ('1 ' || ${interval})::interval)::date - 1, ${to}::date)::text AS period_end,
@@ -127,16 +133,42 @@ const numeric = <T extends object>(row: T, keys: readonly string[]): T => {
 };
 const NUMERIC = ['views', 'downloads', 'unique_users', 'resource_count', 'resources_used'];
 
+/**
+ * Memory for one report statement. A report aggregates its usage rows more than once (rows, key
+ * metrics), from a materialised CTE; with the default 4 MB both the CTE and the hash aggregates
+ * spill to temporary files on a year of a busy organization. Set per transaction, not per server.
+ */
+export const REPORT_WORK_MEM = '64MB';
+
 export class ReportRepository {
   constructor(private readonly deps: { sql: Sql; sequelize: Sequelize }) {}
 
+  /** One statement with the report's work_mem, in its own short transaction. */
+  private async one<T>(text: string, values: unknown[]): Promise<T | undefined> {
+    return this.deps.sequelize.transaction(async (transaction) => {
+      await this.deps.sql.query(`SET LOCAL work_mem = '${REPORT_WORK_MEM}'`, [], transaction);
+      return this.deps.sql.one<T>(text, values, transaction);
+    });
+  }
+
+  /**
+   * The last day the rollup is complete through. Read before the report: a refresh committing in
+   * between rebuilds days up to the new watermark atomically and leaves the raw events in place, so
+   * the split still counts every event once.
+   */
+  private async watermark(): Promise<string | null> {
+    const row = await this.deps.sql.one<{ day: string }>(`SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`);
+    return row?.day ?? null;
+  }
+
   /** One page of a report (all rows when `page` is undefined: trends) with its key metrics. */
   async report<K extends ReportKind>(kind: K, reader: LibraryReader, range: DayRange, options: ReportOptions, page?: PageRequest): Promise<ReportPage<K>> {
+    const through = await this.watermark();
     const binds = new Binds();
     const report = reportSql(kind, binds, reader, range, options);
     const limit = page ? `LIMIT ${binds.add(page.itemsPerPage)} OFFSET ${binds.add(offsetOf(page))}` : '';
-    const row = await this.deps.sql.one<{ summary: ReportSummaryRow; total: string; rows: ReportRows[K][] | null }>(
-      `WITH ${usageCte(binds, reader, range)}, ${SUMMARY_CTE}, ${report.ctes}
+    const row = await this.one<{ summary: ReportSummaryRow; total: string; rows: ReportRows[K][] | null }>(
+      `WITH ${usageCte(binds, reader, range, through)}, ${SUMMARY_CTE}, ${report.ctes}
        SELECT (SELECT value FROM summary) AS summary, (SELECT count(*) FROM rows) AS total,
               (SELECT json_agg(p ORDER BY ${report.order}) FROM (SELECT ${selected(report)} FROM rows ORDER BY ${report.order} ${limit}) p) AS rows`,
       binds.values,
@@ -145,11 +177,12 @@ export class ReportRepository {
   }
 
   /** The export's SELECT: every row of the report, in order, as arrays of the report's columns. */
-  exportQuery(kind: ReportKind, reader: LibraryReader, range: DayRange, options: ReportOptions): { text: string; values: unknown[]; columns: readonly string[] } {
+  async exportQuery(kind: ReportKind, reader: LibraryReader, range: DayRange, options: ReportOptions): Promise<{ text: string; values: unknown[]; columns: readonly string[] }> {
+    const through = await this.watermark();
     const binds = new Binds();
     const report = reportSql(kind, binds, reader, range, options);
     return {
-      text: `WITH ${usageCte(binds, reader, range)}, ${report.ctes} SELECT ${report.columns.join(', ')} FROM rows ORDER BY ${report.order}`,
+      text: `WITH ${usageCte(binds, reader, range, through)}, ${report.ctes} SELECT ${report.columns.join(', ')} FROM rows ORDER BY ${report.order}`,
       values: binds.values,
       columns: report.columns,
     };
@@ -157,11 +190,13 @@ export class ReportRepository {
 
   /** Totals and the per-day series of one resource (its access is checked by the caller). */
   async resourceStats(reader: LibraryReader, resourceId: string, range: DayRange): Promise<ResourceStatsRow> {
+    const through = await this.watermark();
     const binds = new Binds();
+    // one resource's rows fit the default work_mem: no transaction round trips
     const row = await this.deps.sql.one<ResourceStatsRow>(
-      `WITH ${usageCte(binds, reader, range, resourceId)}, ${resourceDaysCte(binds, range, resourceId)}
+      `WITH ${usageCte(binds, reader, range, through, resourceId)}, ${resourceDaysCte(binds, range, through, resourceId)}
        SELECT json_build_object('views', (SELECT coalesce(sum(views), 0) FROM uu), 'downloads', (SELECT coalesce(sum(downloads), 0) FROM uu),
-                                'uniqueUsers', (SELECT count(DISTINCT reader_key) FROM uu)) AS totals,
+                                'uniqueUsers', (SELECT count(*) FROM (SELECT DISTINCT reader_key FROM uu) readers)) AS totals,
               (SELECT json_agg(json_build_object('date', day::text, 'views', views, 'downloads', downloads, 'uniqueUsers', unique_users) ORDER BY day) FROM days) AS days`,
       binds.values,
     );

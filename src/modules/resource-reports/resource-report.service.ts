@@ -62,7 +62,7 @@ export class ResourceReportService {
   async export(actor: Actor, input: ExportInput): Promise<ReportExport> {
     const reader = await this.reader(actor);
     const range = parseDayRange(input, this.deps.clock.now());
-    const source = this.repository.exportQuery(input.report, reader, range, { interval: input.interval });
+    const source = await this.repository.exportQuery(input.report, reader, range, { interval: input.interval });
     return {
       stream: await openReportExport(this.deps.sequelize, input.report, input.format, source),
       fileName: `resource-${input.report}-${range.from}-${range.to}.${input.format}`,

@@ -3,7 +3,8 @@
 // transaction that committed after midnight land on the previous day) through yesterday, then moves
 // the watermark to yesterday. Rebuilding a day is delete + insert in one transaction: running it
 // twice gives the same rows, and a reader whose events changed (a deleted user's events lose their
-// user id) leaves no stale row behind. Today is never rolled up: reports read today's raw events.
+// user id) leaves no stale row behind. Rows go in primary key order, so a report's range scan reads
+// the heap in order. Today is never rolled up: reports read today's raw events.
 import type { Sequelize } from 'sequelize';
 import type { Sql } from '../../shared/sql.ts';
 import { addDays, utcDay } from './report-range.ts';
@@ -58,7 +59,8 @@ export class UsageRollup {
                 count(*) FILTER (WHERE e.kind = 'view'), count(*) FILTER (WHERE e.kind = 'download'), max(e.occurred_at)
            FROM resource_usage_events e
           WHERE e.occurred_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' AND e.occurred_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
-          GROUP BY 1, 2, 3, 4, 5`,
+          GROUP BY 1, 2, 3, 4, 5
+          ORDER BY 1, 3, 2, 4`,
         days,
         transaction,
       );
@@ -66,7 +68,8 @@ export class UsageRollup {
         `INSERT INTO resource_usage_daily (organization_id, resource_id, day, views, downloads, unique_users)
          SELECT organization_id, resource_id, day, sum(views), sum(downloads), count(*)
            FROM resource_usage_daily_readers WHERE day BETWEEN $1::date AND $2::date
-          GROUP BY 1, 2, 3`,
+          GROUP BY 1, 2, 3
+          ORDER BY 1, 3, 2`,
         days,
         transaction,
       );
