@@ -64,11 +64,11 @@ export function resourceDaysCte(binds: Binds, range: DayRange, through: string |
   const id = binds.add(resourceId);
   const parts: string[] = [];
   if (rollup) {
-    parts.push(`SELECT day, views::bigint, downloads::bigint, unique_users::bigint FROM resource_usage_daily
+    parts.push(`SELECT day, views::bigint AS views, downloads::bigint AS downloads, unique_users::bigint AS unique_users FROM resource_usage_daily
      WHERE resource_id = ${id}::uuid AND day BETWEEN ${binds.add(rollup.from)}::date AND ${binds.add(rollup.to)}::date`);
   }
-  if (raw) parts.push(`SELECT day, sum(views)::bigint, sum(downloads)::bigint, count(*)::bigint FROM uu WHERE day >= ${binds.add(raw.from)}::date GROUP BY day`);
-  if (!parts.length) parts.push(`SELECT NULL::date, 0::bigint, 0::bigint, 0::bigint WHERE false`);
+  if (raw) parts.push(`SELECT day, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users FROM uu WHERE day >= ${binds.add(raw.from)}::date GROUP BY day`);
+  if (!parts.length) parts.push(`SELECT NULL::date AS day, 0::bigint AS views, 0::bigint AS downloads, 0::bigint AS unique_users WHERE false`);
   return `calendar AS (SELECT d::date AS day FROM generate_series(${binds.add(range.from)}::date::timestamp, ${binds.add(range.to)}::date::timestamp, interval '1 day') d),
   by_day AS (
     ${parts.join('\n    UNION ALL\n    ')}),
