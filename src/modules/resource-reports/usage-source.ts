@@ -61,11 +61,11 @@ export function usageCte(binds: Binds, reader: LibraryReader, range: DayRange, t
  */
 export function resourceDaysCte(binds: Binds, range: DayRange, through: string | null, resourceId: string): string {
   const { rollup, raw } = splitRange(range, through);
-  const id = binds.add(resourceId);
   const parts: string[] = [];
   if (rollup) {
+    // (a bind value is added only where it is used: PostgreSQL cannot type an unused parameter)
     parts.push(`SELECT day, views::bigint AS views, downloads::bigint AS downloads, unique_users::bigint AS unique_users FROM resource_usage_daily
-     WHERE resource_id = ${id}::uuid AND day BETWEEN ${binds.add(rollup.from)}::date AND ${binds.add(rollup.to)}::date`);
+     WHERE resource_id = ${binds.add(resourceId)}::uuid AND day BETWEEN ${binds.add(rollup.from)}::date AND ${binds.add(rollup.to)}::date`);
   }
   if (raw) parts.push(`SELECT day, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users FROM uu WHERE day >= ${binds.add(raw.from)}::date GROUP BY day`);
   if (!parts.length) parts.push(`SELECT NULL::date AS day, 0::bigint AS views, 0::bigint AS downloads, 0::bigint AS unique_users WHERE false`);
