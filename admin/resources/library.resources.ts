@@ -28,7 +28,8 @@ const deletionService = (container: Container): ResourceDeletion | undefined =>
   (container.services as unknown as { resources?: ResourceDeletion }).resources;
 
 const navigation = { name: 'Library', icon: 'Book' };
-const organizationLink = (components: PortalComponents) => ({ type: 'reference' as const, reference: 'organizations', components: { list: components.RecordLink, show: components.RecordLink } });
+// AdminJS names the referenced organization through OrganizationsResource.findMany
+const organizationLink = () => ({ type: 'reference' as const, reference: 'organizations' });
 
 export function libraryResources(container: Container, components: PortalComponents): ResourceWithOptions[] {
   const { models } = container;
@@ -66,7 +67,7 @@ export function libraryResources(container: Container, components: PortalCompone
         listProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'currentVersion', 'downloadCount', 'createdAt'],
         showProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'publishedAt', 'currentVersion', 'viewCount', 'downloadCount', 'tags', 'createdAt', 'updatedAt'],
         filterProperties: ['organizationId', 'name', 'type', 'accessLevel', 'status', 'createdAt'],
-        properties: { organizationId: organizationLink(components) },
+        properties: { organizationId: organizationLink() },
         actions: { ...READ_ONLY, deleteResource },
       },
     },
@@ -79,7 +80,7 @@ export function libraryResources(container: Container, components: PortalCompone
         sort: { sortBy: 'createdAt', direction: 'desc' },
         listProperties: ['resourceId', 'version', 'fileName', 'contentType', 'sizeBytes', 'organizationId', 'createdAt'],
         filterProperties: ['organizationId', 'resourceId', 'fileName', 'createdAt'],
-        properties: { organizationId: organizationLink(components), resourceId: { type: 'reference', reference: 'library_resources' } },
+        properties: { organizationId: organizationLink(), resourceId: { type: 'reference', reference: 'library_resources' } },
         actions: READ_ONLY,
       },
     },
@@ -92,7 +93,7 @@ export function libraryResources(container: Container, components: PortalCompone
         sort: { sortBy: 'position', direction: 'asc' },
         listProperties: ['name', 'organizationId', 'position', 'icon', 'archivedAt'],
         filterProperties: ['organizationId', 'name', 'archivedAt'],
-        properties: { organizationId: organizationLink(components) },
+        properties: { organizationId: organizationLink() },
         actions: READ_ONLY,
       },
     },
