@@ -19,7 +19,7 @@ import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const SHOTS = process.env.PORTAL_SCREENSHOTS; // a folder to keep screenshots in, for looking at the pages
 
-describe('Admin Portal library pages in a browser', { timeout: 300_000 }, () => {
+describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => {
   let t: TestApp;
   let server: Server;
   let base: string;
@@ -59,7 +59,8 @@ describe('Admin Portal library pages in a browser', { timeout: 300_000 }, () => 
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
     page.setDefaultTimeout(60_000);
-    await page.goto(`${base}/admin/login`);
+    // the first page waits for the portal's component bundle, slow on a busy machine
+    await page.goto(`${base}/admin/login`, { timeout: 300_000 });
     await page.fill('input[name=email]', admin.email);
     await page.fill('input[name=password]', PASSWORD);
     await page.fill('input[name=otp]', otp());
