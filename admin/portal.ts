@@ -14,6 +14,7 @@ import { portalRoutes } from './portal.routes.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { dashboardHandler } from './resources/dashboard.handler.ts';
 import { platformResources } from './resources/platform.resources.ts';
+import { libraryResources } from './resources/library.resources.ts';
 import { usersOptions, USERS_TRANSLATIONS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
 import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/organizations.options.ts';
@@ -56,6 +57,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       { resource: new UsersResource(container), options: usersOptions(container, components) },
       { resource: new OrganizationsResource(container), options: organizationsOptions(container, components) },
       ...platformResources(container, components),
+      ...libraryResources(container, components),
     ],
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },

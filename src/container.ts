@@ -23,6 +23,8 @@ import { ResourceEntitlementService } from './modules/resource-catalog/entitleme
 import { PublicCatalogueService } from './modules/resource-catalog/public-catalogue.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
+import { ResourceReportService } from './modules/resource-reports/resource-report.service.ts';
+import { UsageRollup } from './modules/resource-reports/usage-rollup.repository.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
@@ -122,6 +124,8 @@ export interface Container {
     resourceCategories: ResourceCategoryService;
     resourceEntitlements: ResourceEntitlementService;
     publicCatalogue: PublicCatalogueService;
+    resourceReports: ResourceReportService;
+    usageRollup: UsageRollup;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -244,6 +248,8 @@ export function createContainer(options: ContainerOptions): Container {
       resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
       resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit }),
       publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
+      resourceReports: new ResourceReportService({ sql, sequelize, clock }),
+      usageRollup: new UsageRollup({ sequelize, sql }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -16,6 +16,7 @@ import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
 import { resourceCatalogModule } from './modules/resource-catalog/resource-catalog.module.ts';
+import { resourceReportsModule } from './modules/resource-reports/resource-reports.module.ts';
 import { usersModule } from './modules/users/users.module.ts';
 import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { platformModule } from './shared/platform.module.ts';
@@ -36,6 +37,8 @@ export const modules = [
   jobsAdminModule,
   organizationsModule,
   resourceCatalogModule,
+  // before the library: its /api/resources/reports/* must not be read as /api/resources/:id
+  resourceReportsModule,
   libraryModule,
   ingestionModule,
   idempotencyModule,

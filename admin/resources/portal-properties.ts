@@ -20,4 +20,11 @@ export const PORTAL_PROPERTIES = {
   webhook_deliveries: ['id', 'organizationId', 'subscriptionId', 'status', 'attemptCount', 'nextAttemptAt', 'lastAttemptAt', 'lastStatusCode', 'lastError', 'createdAt'],
   // `output` holds the last error of a failed attempt; `data` (a job's input) stays out
   jobs: ['id', 'name', 'state', 'output', 'retryCount', 'retryLimit', 'createdOn', 'startedOn', 'completedOn'],
+  // the library, read-only (deletion goes through ResourceService): storage keys, price and the
+  // uploader stay out; description and file contents are the organization's
+  library_resources: ['id', 'organizationId', 'name', 'type', 'format', 'accessLevel', 'status', 'publishedAt', 'tags', 'currentVersion', 'viewCount', 'downloadCount', 'createdAt', 'updatedAt'],
+  library_versions: ['id', 'organizationId', 'resourceId', 'version', 'fileName', 'contentType', 'format', 'sizeBytes', 'sha256', 'createdAt'],
+  library_categories: ['id', 'organizationId', 'name', 'description', 'icon', 'position', 'archivedAt', 'createdAt', 'updatedAt'],
+  // computed per organization by LibraryStorageResource
+  library_storage: ['id', 'organizationName', 'resources', 'versions', 'storageUsed', 'storageBytes'],
 } as const satisfies Record<string, readonly string[]>;

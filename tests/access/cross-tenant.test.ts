@@ -16,6 +16,8 @@ import { buildResource } from '../factories/library-files.ts';
 import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
 import { buildCategory, buildResource } from '../factories/resources.ts';
 import { ResourceEntitlement } from '../../src/modules/library/entitlement.model.ts';
+import { buildCategory, buildResource, recordEvents } from '../factories/resource-usage.ts';
+import { Resource } from '../../src/modules/library/resource.model.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
@@ -59,6 +61,15 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     const event = await WebhookEvent.create({ id: `msg_${randomUUID()}`, organizationId, type: 'member.created', body: '{}', occurredAt: new Date() });
     const delivery = await WebhookDelivery.create({ organizationId, subscriptionId: subscription.id, eventId: event.id, nextAttemptAt: null, status: 'failed' });
     return { id: subscription.id, deliveryId: delivery.id };
+  },
+  // a resource in a category, downloaded today by a user of A: its stats and every report of A show it
+  '/api/resources': async (organizationId) => {
+    const sequelize = Resource.sequelize!;
+    const resource = await buildResource(sequelize, organizationId);
+    const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, { resourceIds: [resource.id] });
+    const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
+    await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
+    return { id: resource.id, categoryId, userId: reader.id };
   },
 };
 

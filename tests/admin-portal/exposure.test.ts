@@ -13,6 +13,7 @@ import { PORTAL_PROPERTIES } from '../../admin/resources/portal-properties.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, PASSWORD, tokenFor } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { stubDns } from '../factories/dns.ts';
+import { buildCategory, buildResource } from '../factories/resource-usage.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 type Listed = { records: Array<{ id: string; params: Record<string, unknown> }>; meta: { total: number } };
@@ -30,6 +31,9 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     const { admin, mfaToken } = await buildAdmin(t);
     const org = await buildOrganization();
     await buildApiKey(org.id);
+    // a library resource (with its version) in a category: the library pages have rows to check
+    const resource = await buildResource(t.db.sequelize, org.id);
+    await buildCategory(t.db.sequelize, org.id, 'Exposure category', { resourceIds: [resource.id] });
     // a user created with a generated password: its welcome e-mail carries the password
     const created = await t.http.post('/api/admin/users').set(bearer(await tokenFor(t, admin)))
       .send({ firstName: 'Gina', lastName: 'Generated', email: 'gina@exposure.test', role: 'ROLE_MEMBER', organizationId: org.id, generatePassword: true }).expect(201);

@@ -1,0 +1,113 @@
+// Each organization's library in the Admin Portal, read-only: resources, their versions, categories
+// and the storage used per organization. The one write, deleting a resource, goes through the
+// library's ResourceService (`container.services.resources.delete`), which removes the row and every
+// file it owns and announces `resource.deleted`; the portal never deletes rows itself.
+import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions, ResourceWithOptions } from 'adminjs';
+import type { Container } from '../../src/container.ts';
+import type { Actor } from '../../src/shared/access/actor.ts';
+import type { PortalComponents } from '../components/index.ts';
+import { portalActor } from '../portal-actor.ts';
+import { noticeOf } from '../portal-errors.ts';
+import { AllowListedResource } from './allow-listed.resource.ts';
+import { LibraryStorageResource } from './library-storage.resource.ts';
+import { PORTAL_PROPERTIES } from './portal-properties.ts';
+
+const READ_ONLY: ResourceOptions['actions'] = {
+  new: { isAccessible: false },
+  edit: { isAccessible: false },
+  delete: { isAccessible: false },
+  bulkDelete: { isAccessible: false },
+};
+
+/** What the portal needs of the library's resource service (built on another branch; absent until it is). */
+interface ResourceDeletion {
+  delete(actor: Actor, id: string): Promise<unknown>;
+}
+
+const deletionService = (container: Container): ResourceDeletion | undefined =>
+  (container.services as unknown as { resources?: ResourceDeletion }).resources;
+
+const navigation = { name: 'Library', icon: 'Book' };
+// AdminJS names the referenced organization through OrganizationsResource.findMany
+const organizationLink = () => ({ type: 'reference' as const, reference: 'organizations' });
+
+export function libraryResources(container: Container, components: PortalComponents): ResourceWithOptions[] {
+  const { models } = container;
+  const deleteResource = {
+    actionType: 'record' as const,
+    icon: 'Trash2',
+    variant: 'danger' as const,
+    guard: 'Delete this resource? Its versions, thumbnails and generated content are removed from storage.',
+    component: components.ConfirmAction,
+    // shown only once the library's service is wired into the container
+    isAccessible: () => deletionService(container) !== undefined,
+    handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+      const record = context.record!;
+      if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
+      const service = deletionService(container);
+      try {
+        if (!service) throw new Error('Resource deletion is not available in this build');
+        // a platform admin acts inside the resource's organization, as with the Guildhall-Organization header
+        await service.delete(await portalActor(context.currentAdmin, String(record.params.organizationId)), String(record.id()));
+        const redirectUrl = context.h.resourceActionUrl({ resourceId: 'library_resources', actionName: 'list' });
+        return { record: record.toJSON(context.currentAdmin), redirectUrl, notice: { message: `Resource ${String(record.params.name)} deleted`, type: 'success' } };
+      } catch (error) {
+        return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
+      }
+    },
+  };
+  return [
+    {
+      resource: new AllowListedResource(models.Resource, PORTAL_PROPERTIES.library_resources),
+      options: {
+        id: 'library_resources',
+        navigation,
+        titleProperty: 'name',
+        sort: { sortBy: 'createdAt', direction: 'desc' },
+        listProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'currentVersion', 'downloadCount', 'createdAt'],
+        showProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'publishedAt', 'currentVersion', 'viewCount', 'downloadCount', 'tags', 'createdAt', 'updatedAt'],
+        filterProperties: ['organizationId', 'name', 'type', 'accessLevel', 'status', 'createdAt'],
+        properties: { organizationId: organizationLink() },
+        actions: { ...READ_ONLY, deleteResource },
+      },
+    },
+    {
+      resource: new AllowListedResource(models.ResourceVersion, PORTAL_PROPERTIES.library_versions),
+      options: {
+        id: 'library_versions',
+        navigation,
+        titleProperty: 'fileName',
+        sort: { sortBy: 'createdAt', direction: 'desc' },
+        listProperties: ['resourceId', 'version', 'fileName', 'contentType', 'sizeBytes', 'organizationId', 'createdAt'],
+        filterProperties: ['organizationId', 'resourceId', 'fileName', 'createdAt'],
+        properties: { organizationId: organizationLink(), resourceId: { type: 'reference', reference: 'library_resources' } },
+        actions: READ_ONLY,
+      },
+    },
+    {
+      resource: new AllowListedResource(models.ResourceCategory, PORTAL_PROPERTIES.library_categories),
+      options: {
+        id: 'library_categories',
+        navigation,
+        titleProperty: 'name',
+        sort: { sortBy: 'position', direction: 'asc' },
+        listProperties: ['name', 'organizationId', 'position', 'icon', 'archivedAt'],
+        filterProperties: ['organizationId', 'name', 'archivedAt'],
+        properties: { organizationId: organizationLink() },
+        actions: READ_ONLY,
+      },
+    },
+    {
+      resource: new LibraryStorageResource(container),
+      options: {
+        id: 'library_storage',
+        navigation,
+        titleProperty: 'organizationName',
+        listProperties: ['organizationName', 'resources', 'versions', 'storageUsed', 'storageBytes'],
+        showProperties: ['organizationName', 'resources', 'versions', 'storageUsed', 'storageBytes'],
+        filterProperties: [],
+        actions: READ_ONLY,
+      },
+    },
+  ];
+}

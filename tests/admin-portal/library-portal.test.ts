@@ -1,0 +1,125 @@
+// The library in the Admin Portal, in a real browser: a platform admin sees each organization's
+// resources, their versions, categories and the storage used per organization, read-only. Deletion
+// goes through the library's ResourceService; on a build without it the action is not offered.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import supertest from 'supertest';
+import { totpCode } from '../../src/modules/auth/mfa.ts';
+import { buildOrganization, PASSWORD } from '../factories/index.ts';
+import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { buildCategory, buildResource } from '../factories/resource-usage.ts';
+import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+
+const SHOTS = process.env.PORTAL_SCREENSHOTS; // a folder to keep screenshots in, for looking at the pages
+
+describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => {
+  let t: TestApp;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let bundleDir: string;
+  let guideId: string;
+  let adminEmail: string;
+  let otp: () => string;
+
+  const shot = async (name: string) => {
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+  const rowsText = async () => ((await page.locator('tbody').textContent()) ?? '').replace(/\s+/g, ' ');
+
+  before(async () => {
+    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
+    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { admin } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal' });
+    adminEmail = admin.email;
+    otp = () => totpCode(mfaSecretOf(admin)!, t.clock.now());
+    const acme = await buildOrganization({ name: 'Acme Guild' });
+    const small = await buildOrganization({ name: 'Small Guild' });
+    const { sequelize } = t.db;
+    const guide = await buildResource(sequelize, acme.id, { name: 'Member guide', sizeBytes: 3 * 1024 * 1024 });
+    guideId = guide.id;
+    await buildResource(sequelize, acme.id, { name: 'Welcome video', type: 'video', format: 'mp4', accessLevel: 'public', sizeBytes: 1024 * 1024 });
+    await buildResource(sequelize, small.id, { name: 'Small notes', status: 'draft', sizeBytes: 2048 });
+    await buildCategory(sequelize, acme.id, 'Handbooks', { resourceIds: [guide.id] });
+    await buildCategory(sequelize, small.id, 'Archive', { archived: true });
+
+    browser = await launchBrowser();
+    const context = await browser.newContext();
+    await context.route(offlineOnly, (route) => route.abort());
+    page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    // the first page waits for the portal's component bundle, slow on a busy machine
+    await page.goto(`${base}/admin/login`, { timeout: 300_000 });
+    await page.fill('input[name=email]', admin.email);
+    await page.fill('input[name=password]', PASSWORD);
+    await page.fill('input[name=otp]', otp());
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${base}/admin`);
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await t?.close();
+    await rm(bundleDir, { recursive: true, force: true });
+  });
+
+  it("when the library's resources are listed, then every organization's resources show with their organization, type, access level and status", async () => {
+    await page.goto(`${base}/admin/resources/library_resources`);
+    await page.waitForSelector('tbody tr');
+    await shot('library-resources');
+    const text = await rowsText();
+    assert.match(text, /Member guide.*Acme Guild/);
+    assert.match(text, /Welcome video.*Acme Guild.*video.*mp4.*public.*published/);
+    assert.match(text, /Small notes.*Small Guild.*draft/);
+  });
+
+  it('when a resource is opened, then its details show and nothing offers to edit it; deletion is offered only once the resource service is wired', async () => {
+    await page.goto(`${base}/admin/resources/library_resources/records/${guideId}/show`);
+    await page.waitForSelector('text=Member guide');
+    await shot('library-resource-show');
+    assert.equal(await page.locator('a[href*="/actions/edit"]').count(), 0);
+    const hasService = 'resources' in t.container.services;
+    assert.equal(await page.locator('a[href*="/actions/deleteResource"], button:has-text("Delete Resource")').count() > 0, hasService);
+  });
+
+  it('when versions, categories and storage are listed, then each shows per organization, storage with the bytes of every version', async () => {
+    await page.goto(`${base}/admin/resources/library_versions`);
+    await page.waitForSelector('tbody tr');
+    await shot('library-versions');
+    assert.match(await rowsText(), /file\.pdf/);
+    assert.equal(await page.locator('tbody tr').count(), 3);
+
+    await page.goto(`${base}/admin/resources/library_categories`);
+    await page.waitForSelector('tbody tr');
+    await shot('library-categories');
+    assert.match(await rowsText(), /Handbooks.*Acme Guild/);
+    assert.match(await rowsText(), /Archive.*Small Guild/);
+
+    await page.goto(`${base}/admin/resources/library_storage`);
+    await page.waitForSelector('tbody tr');
+    await shot('library-storage');
+    const text = await rowsText();
+    assert.match(text, /Acme Guild\s*2\s*2\s*4\.0 MB\s*4,?194,?304/);
+    assert.match(text, /Small Guild\s*1\s*1\s*2\.0 KB\s*2,?048/);
+    assert.ok(text.indexOf('Acme Guild') < text.indexOf('Small Guild'), 'largest first');
+  });
+
+  it('when the portal API is asked to edit or delete a library record directly, then nothing changes', async () => {
+    const agent = supertest.agent(t.app);
+    await agent.post('/admin/login').type('form').send({ email: adminEmail, password: PASSWORD, otp: otp() }).expect(302);
+    for (const action of ['edit', 'delete']) await agent.post(`/admin/api/resources/library_resources/records/${guideId}/${action}`).send({ name: 'Renamed' });
+    const [[row]] = (await t.db.sequelize.query(`SELECT name FROM resources WHERE id = $1`, { bind: [guideId] })) as [Array<{ name: string }>, unknown];
+    assert.equal(row?.name, 'Member guide', 'neither renamed nor deleted');
+  });
+});
