@@ -22,6 +22,11 @@ import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
+import { FliteVoiceEngine } from './integrations/speech/flite.engine.ts';
+import type { VoiceEngine } from './integrations/speech/voice-engine.ts';
+import { claudeForScripts } from './modules/generation/claude-client.ts';
+import { GenerationService } from './modules/generation/generation.service.ts';
+import { GenerationWorker } from './modules/generation/generation.worker.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
 import type { FileStorage } from './integrations/storage/file-storage.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
@@ -105,6 +110,8 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    generation: GenerationService;
+    generationWorker: GenerationWorker;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -180,6 +187,20 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
+  const storage = createFileStorage(config.library);
+  // the speech engine's child process starts with the first podcast and stops with the container
+  let voices: VoiceEngine | undefined;
+  cleanups.push(() => voices?.close());
+  const generationWorker = new GenerationWorker({
+    sequelize,
+    sql,
+    clock,
+    storage,
+    logger: logger.child({ module: 'generation' }),
+    voices: () => (voices ??= new FliteVoiceEngine({ logger: logger.child({ module: 'speech' }) })),
+    ffmpegPath: config.ai.ffmpegPath,
+    claude: claudeForScripts(config.ai.anthropic),
+  });
   const container: Container = {
     config,
     logger,
@@ -192,7 +213,7 @@ export function createContainer(options: ContainerOptions): Container {
     pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
     limiter,
     counterStore,
-    storage: createFileStorage(config.library),
+    storage,
     embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
@@ -215,6 +236,8 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      generation: new GenerationService({ sequelize, sql, clock, queue, storage, maxPages: config.ai.generationMaxPages }),
+      generationWorker,
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

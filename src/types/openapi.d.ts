@@ -813,6 +813,171 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources/{id}/generate-podcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate (or regenerate) the resource's two-voice podcast
+         * @description Client admins only (`content:generate`). Queues the podcast and answers 202 with its record
+         *     (`status: queued`); the worker writes a two-host script about the document (Claude when
+         *     configured, otherwise composed from its headings, key sentences, figures and steps), speaks it
+         *     offline with two distinct voices (Flite `slt` and `rms`) and encodes an MP3. Follow progress with
+         *     `GET /api/resources/{id}/podcast`. Asking again regenerates (a ready, stale or failed podcast);
+         *     asking while one is queued or running answers that one. The source must be one the caller may
+         *     open, must have been ingested (409 `source_not_ingested`) and must have fewer pages than
+         *     `GENERATION_MAX_PAGES` (50 by default; 422 `source_too_long`).
+         */
+        post: operations["generatePodcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/podcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The resource's podcast, its status and, when made, its audio, transcript and voices
+         * @description Anyone who may open the source may read its podcast (404 when they may not see the source, 403
+         *     `resource_locked` when they see it but may not open it). `status` is the latest request's
+         *     (`queued`, `running` with `progress`, `ready`, `failed` with `error`, or `stale` once the source
+         *     has a newer version); the audio, transcript (each line's speaker and start time), duration and
+         *     voices are those of the last complete podcast, kept while a regeneration runs or fails.
+         */
+        get: operations["getPodcast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/podcast/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The podcast's MP3, streamed (byte ranges, ETag, 304) */
+        get: operations["getPodcastAudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/generate-infographic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate (or regenerate) the resource's infographic
+         * @description Client admins only (`content:generate`). Queues a visual summary laid out as SVG and rendered to
+         *     PNG: the title, statistics found in the text as big numbers, key takeaways, the process steps
+         *     when the document numbers them, and a bar chart when it has at least three comparable figures,
+         *     with alt text. The same source rules and regeneration behaviour as `generate-podcast`.
+         */
+        post: operations["generateInfographic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The resource's infographic, its status, alt text and download links
+         * @description Readable by whoever may open the source, like the podcast.
+         */
+        get: operations["getInfographic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The infographic as SVG (a download, sandboxed by CSP) */
+        get: operations["getInfographicSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The infographic as PNG */
+        get: operations["getInfographicPng"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/generated-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything generated from the resource (its podcast and infographic, when requested)
+         * @description Readable by whoever may open the source; each record says whether it is stale.
+         */
+        get: operations["listGeneratedContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -1288,6 +1453,78 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A podcast or infographic generated from a library resource, labelled AI-generated. `status` and
+         *     `progress` describe the latest request; the files (`links`), transcript, duration, voices and
+         *     alt text are those of the last complete output (made from `sourceVersion`).
+         */
+        GeneratedContent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            resourceId: string;
+            /** @enum {string} */
+            kind: "podcast" | "infographic";
+            /**
+             * @description `stale`: the source has a newer version than the one this was made from; regenerate to refresh it.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "ready" | "failed" | "stale";
+            /**
+             * Format: int32
+             * @description Percent done of the latest request.
+             */
+            progress: number;
+            /** @description Why the latest request failed. */
+            error: string | null;
+            /**
+             * @description Always true.
+             * @enum {boolean}
+             */
+            aiGenerated: true;
+            /** @enum {string} */
+            label: "AI-generated";
+            /**
+             * Format: int32
+             * @description The resource version the output was made from.
+             */
+            sourceVersion: number | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            generatedAt: string | null;
+            /**
+             * @description Podcasts: who wrote the script (Claude, or composed from the document).
+             * @enum {string|null}
+             */
+            scriptSource?: "composed" | "claude" | null;
+            /** Format: double */
+            durationSeconds?: number | null;
+            voices?: {
+                speaker: string;
+                voice: string;
+                engine: string;
+            }[] | null;
+            transcript?: {
+                speaker: string;
+                voice: string;
+                text: string;
+                /** Format: double */
+                startSeconds: number;
+            }[] | null;
+            /** @description Infographics: a text description of the picture. */
+            altText?: string | null;
+            links: {
+                self: string;
+                source: string;
+                audio?: string;
+                svg?: string;
+                png?: string;
+            };
+        };
+        GeneratedContentList: {
+            data: components["schemas"]["GeneratedContent"][];
         };
         /** @description Inclusive bounds; a date alone (YYYY-MM-DD) means the start (after) or end (before) of that UTC day. */
         DateRangeFilter: {
@@ -2154,6 +2391,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The range lies outside the file (`Content-Range: bytes *\/<size>`). */
+        GeneratedRangeNotSatisfiable: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Unexpected failure; the detail is generic, the request id finds the log entry. */
         InternalError: {
             headers: {
@@ -2291,6 +2542,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description Strong validator of the file (send it back in If-None-Match or If-Range). */
+        GeneratedFileETag: string;
+        /** @description `bytes`: single byte ranges are served (206). */
+        GeneratedFileAcceptRanges: "bytes";
         /** @description RFC 8288 links to the first, previous, next and last pages. */
         Link: string;
         /** @description Seconds to wait before retrying. */
@@ -4326,6 +4581,330 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generatePodcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued (or already queued or running). */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPodcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The podcast record. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPodcastAudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole MP3. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                };
+            };
+            /** @description One byte range of the MP3 (`Content-Range`). */
+            206: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                };
+            };
+            /** @description Not modified (If-None-Match or If-Modified-Since). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generateInfographic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued (or already queued or running). */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The infographic record. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographicSvg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SVG. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographicPng: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PNG. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGeneratedContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, podcast and infographic, each at most once. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
