@@ -55,25 +55,43 @@ function parseFigure(raw: string): Pick<Figure, 'amount' | 'unit'> {
   return { amount, unit: 'count' };
 }
 
-/** The few words that say what a figure measures: the noun phrase after it, else the clause before it. */
-function labelFor(sentence: string, index: number, raw: string): string {
-  const clean = (words: string[]) => words.join(' ').replace(/^[^A-Za-z]+|[^A-Za-z)]+$/g, '');
-  const after = sentence.slice(index + raw.length).replace(/^\s*(of|in|to|for|on)\s+/i, (m) => m).split(/[,.;:()]/)[0]!.trim().split(/\s+/);
-  const before = sentence.slice(0, index).split(/[,;:(]/).pop()!.trim().split(/\s+/);
-  const afterWords = after.filter(Boolean).slice(0, 5);
-  // "42% of members renewed": the words after; "revenue rose to $1.2 million": the subject before
-  const startsWithNoun = afterWords.length > 0 && !/^(in|to|from|by|and|or|than|compared|a|an|the|up|down|last|this|since)$/i.test(afterWords[0]!);
-  const label = startsWithNoun ? clean(afterWords) : clean(before.filter(Boolean).slice(-5));
-  return (label || clean(afterWords) || 'figure').slice(0, 60);
+const LINKING = /\s*\b(was|were|is|are|be|been|reached|reaching|grew|rose|fell|dropped|increased|decreased|brought|in|totalled|totaled|stood|at|hit|of|to|by|from|up|down|about|around|nearly|almost|over|under|than|more|less|only|just|some|with|and|or|a|an|the)\s*$/i;
+const AFTER_STOP = /^(in|within|during|for|compared|since|last|this|the|a|an|than|from|to|by|on|at|and|or|up|down|year|years)$/i;
+
+/**
+ * The few words that say what a figure measures: for a count, the noun after it ("1,250 members");
+ * otherwise the subject before it, without the verb ("Total revenue was $1.2 million" -> "Total
+ * revenue", "membership dues 30%" -> "membership dues"); the words after it when nothing precedes.
+ */
+function labelFor(sentence: string, start: number, end: number, previousEnd: number): string {
+  let before = sentence.slice(previousEnd, start).split(/[,;:()]|\band\b|\bwhile\b|\bwhereas\b/).pop()!.trim();
+  for (let previous = ''; previous !== before; ) {
+    previous = before;
+    before = before.replace(LINKING, '').trim();
+  }
+  const afterWords: string[] = [];
+  for (const word of sentence.slice(end).replace(/^\s*of\s+/i, '').split(/[,.;:()]/)[0]!.trim().split(/\s+/).filter(Boolean)) {
+    if (AFTER_STOP.test(word) || /\d/.test(word) || afterWords.length >= 4) break;
+    afterWords.push(word);
+  }
+  const beforeWords = before.split(/\s+/).filter(Boolean).slice(-5);
+  const isCount = !/[%$€£]/.test(sentence.slice(start, end));
+  const chosen = isCount && afterWords.length ? afterWords : beforeWords.length ? beforeWords : afterWords;
+  const label = chosen.join(' ').replace(/^[^A-Za-z]+|[^A-Za-z)]+$/g, '');
+  return label ? label[0]!.toUpperCase() + label.slice(1, 60) : '';
 }
 
 export function findFigures(sentence: string): Figure[] {
   const figures: Figure[] = [];
+  let previousEnd = 0;
   for (const match of sentence.matchAll(FIGURE)) {
     const value = match[0].trim();
+    const start = match.index! + match[0].indexOf(value);
+    const end = start + value.length;
     // a bare year is a date, not a statistic
     if (/^\d{4}$/.test(value)) continue;
-    figures.push({ value, ...parseFigure(value), label: labelFor(sentence, match.index!, match[0]), sentence });
+    figures.push({ value, ...parseFigure(value), label: labelFor(sentence, start, end, previousEnd), sentence });
+    previousEnd = end;
   }
   return figures;
 }

@@ -47,23 +47,36 @@ export function wrap(text: string, fontSize: number, width: number, maxLines = 3
 const textLines = (lines: string[], x: number, y: number, size: number, attrs: string, lineHeight = 1.3) =>
   lines.map((line, i) => `<text x="${x}" y="${Math.round(y + i * size * lineHeight)}" font-size="${size}" ${attrs}>${escapeXml(line)}</text>`).join('');
 
-/** At least three figures of one unit with distinct labels: a comparison worth a chart. */
+/**
+ * A comparison worth a chart: three or more figures of one unit in one sentence ("events 45%, dues 30%
+ * and sponsorship 25%"), else three or more of one unit across the document, each with its own label.
+ */
 function comparable(figures: Figure[]): InfographicSummary['chart'] {
-  for (const unit of ['percent', 'currency', 'count'] as const) {
-    const seen = new Set<string>();
-    const bars = figures
-      .filter((f) => f.unit === unit && f.amount > 0 && Number.isFinite(f.amount))
-      .filter((f) => (seen.has(f.label.toLowerCase()) ? false : (seen.add(f.label.toLowerCase()), true)))
-      .slice(0, 6)
-      .map((f) => ({ label: f.label, value: f.amount, display: f.value }));
-    if (bars.length >= 3) return { title: unit === 'percent' ? 'Shares compared' : unit === 'currency' ? 'Amounts compared' : 'Figures compared', unit, bars };
+  const chartOf = (candidates: Figure[]): InfographicSummary['chart'] => {
+    for (const unit of ['percent', 'currency', 'count'] as const) {
+      const seen = new Set<string>();
+      const bars = candidates
+        .filter((f) => f.unit === unit && f.amount > 0 && Number.isFinite(f.amount) && f.label)
+        .filter((f) => (seen.has(f.label.toLowerCase()) ? false : (seen.add(f.label.toLowerCase()), true)))
+        .slice(0, 6)
+        .map((f) => ({ label: f.label, value: f.amount, display: f.value }));
+      if (bars.length >= 3) return { title: unit === 'percent' ? 'Shares compared' : unit === 'currency' ? 'Amounts compared' : 'Figures compared', unit, bars };
+    }
+    return null;
+  };
+  const bySentence = new Map<string, Figure[]>();
+  for (const figure of figures) bySentence.set(figure.sentence, [...(bySentence.get(figure.sentence) ?? []), figure]);
+  for (const group of bySentence.values()) {
+    const chart = chartOf(group);
+    if (chart) return chart;
   }
-  return null;
+  return chartOf(figures);
 }
 
 export function summarize(digest: DocumentDigest): InfographicSummary {
   const seen = new Set<string>();
-  const statistics = digest.figures
+  // labelled figures first: a number nobody can place says little
+  const statistics = [...digest.figures.filter((f) => f.label), ...digest.figures.filter((f) => !f.label)]
     .filter((f) => (seen.has(f.value) ? false : (seen.add(f.value), true)))
     .slice(0, 4)
     .map((f) => ({ value: f.value, label: f.label }));
