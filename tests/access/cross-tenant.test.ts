@@ -11,6 +11,7 @@ import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts'
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
+import { buildSourceResource } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
@@ -31,6 +32,8 @@ const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> 
   '/api/members': async (organizationId) => ({ id: (await buildMember(organizationId)).id }),
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
+  // a library resource with extracted text (its generated content operations)
+  '/api/resources': async (organizationId) => ({ id: (await buildSourceResource(organizationId, { accessLevel: 'public' })).resource.id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
