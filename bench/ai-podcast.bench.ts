@@ -1,0 +1,58 @@
+// Podcast generation for a 10-page document, end to end through the API and the job: POST
+// generate-podcast -> script -> Flite speech (child process, one sentence per call) -> ffmpeg MP3 ->
+// ready. Target < 60 s on this machine. Runs on the embedded database (what the test app uses); the
+// database's share of the time is negligible next to speech. BENCH_ROUNDS rounds (default 1).
+import { performance } from 'node:perf_hooks';
+import { bearer, buildOrganization, buildUser, tokenFor } from '../tests/factories/index.ts';
+import { buildSourceResource, type PassageInput } from '../tests/factories/generation-sources.ts';
+import { startTestApp } from '../tests/setup/test-app.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const TARGET_SECONDS = 60;
+
+const TOPICS = ['Membership growth', 'Finances', 'Events', 'Training', 'Advocacy', 'Communications', 'Volunteers', 'Partnerships', 'Governance', 'Next year'];
+
+/** Ten pages of an annual report: a heading each, four sentences, a figure or two; steps on page 9. */
+function tenPageReport(): PassageInput[] {
+  return TOPICS.map((topic, i) => ({
+    pageNumber: i + 1,
+    headingPath: `Annual Report 2025 > ${topic}`,
+    content:
+      `${topic} was a priority for the board throughout the year. ` +
+      `The team reported that ${20 + i * 7}% of members took part in ${topic.toLowerCase()} activities, compared with ${12 + i * 5}% the year before. ` +
+      `Spending on ${topic.toLowerCase()} reached $${(0.1 + i * 0.05).toFixed(2)} million, within the approved budget. ` +
+      `Members said the most useful change was clearer information from the office. ` +
+      (i === 8 ? '\n1. Publish the board minutes\n2. Hold an open meeting each quarter\n3. Report progress to members' : `The committee will review ${topic.toLowerCase()} again in the spring.`),
+  }));
+}
+
+const t = await startTestApp({ workers: true });
+try {
+  const organizationId = (await buildOrganization()).id;
+  const token = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
+  const times: number[] = [];
+  let last: any;
+  for (let round = 0; round < ROUNDS; round++) {
+    const { resource } = await buildSourceResource(organizationId, { name: 'Annual Report 2025', passages: tenPageReport() });
+    const started = performance.now();
+    await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(token)).expect(202);
+    for (;;) {
+      const res = await t.http.get(`/api/resources/${resource.id}/podcast`).set(bearer(token)).expect(200);
+      if (res.body.status === 'ready') {
+        last = res.body;
+        break;
+      }
+      if (res.body.status === 'failed') throw new Error(res.body.error);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    times.push((performance.now() - started) / 1000);
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const words = (last.transcript as Array<{ text: string }>).reduce((sum, line) => sum + line.text.split(/\s+/).length, 0);
+  console.log(`podcast for a 10-page document: ${median.toFixed(1)} s (min ${sorted[0]!.toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)}, ${ROUNDS} round(s)); target < ${TARGET_SECONDS} s`);
+  console.log(`  ${last.transcript.length} lines, ${words} words, ${last.durationSeconds} s of audio (${(last.durationSeconds / median).toFixed(1)}x real time)`);
+  if (median >= TARGET_SECONDS) process.exitCode = 1;
+} finally {
+  await t.close();
+}
