@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import { actorOf } from '../../http/context.ts';
 import { sendStoredFile } from '../library/send-stored-file.ts';
@@ -7,11 +7,11 @@ import { toGeneratedContentDto } from './generation.mapper.ts';
 import type { GenerationService } from './generation.service.ts';
 
 export function generationRoutes(router: Router, generation: GenerationService, storage: FileStorage): void {
-  const generate = (kind: GenerationKind) => async (req: Parameters<Parameters<Router['post']>[1]>[0], res: Parameters<Parameters<Router['post']>[1]>[1]) => {
+  const generate = (kind: GenerationKind) => async (req: Request, res: Response) => {
     const record = await generation.request(actorOf(req), String(req.params.id), kind);
     res.status(202).setHeader('Location', `/api/resources/${record.resourceId}/${kind}`).json(toGeneratedContentDto(record));
   };
-  const file = (kind: GenerationKind, role: keyof StorageKeys) => async (req: Parameters<Parameters<Router['get']>[1]>[0], res: Parameters<Parameters<Router['get']>[1]>[1]) => {
+  const file = (kind: GenerationKind, role: keyof StorageKeys) => async (req: Request, res: Response) => {
     await sendStoredFile(req, res, storage, await generation.file(actorOf(req), String(req.params.id), kind, role));
   };
 
