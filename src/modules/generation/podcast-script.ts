@@ -24,9 +24,9 @@ export const HOSTS: Readonly<Record<HostId, Host>> = {
   B: { id: 'B', name: 'Ryan', voice: 'rms' },
 };
 
-/** Enough for a few minutes of audio: Flite speaks ~150 words a minute and takes ~0.3 s per sentence. */
+/** About three minutes of audio: Flite speaks ~2 words a second with the pauses (the 60 s budget for ten pages). */
 const MAX_SECTIONS = 6;
-const MAX_WORDS = 600;
+const MAX_WORDS = 380;
 
 const ASK = [
   (h: string) => `Let's start with ${h}. What does the document say?`,

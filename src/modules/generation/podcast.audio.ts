@@ -26,11 +26,23 @@ export async function renderPodcast(
   const turns = script.map((line) => ({ line, sentences: splitSentences(normalizeForSpeech(line.text)) })).filter((t) => t.sentences.length);
   const total = turns.reduce((sum, t) => sum + t.sentences.length, 0);
   if (!total) throw new Error('the script has nothing to say');
+  // speak every sentence (as many at once as the engine can), then join them in order
+  const files = turns.flatMap((turn, t) => turn.sentences.map((sentence, i) => ({ voice: HOSTS[turn.line.speaker].voice, sentence, file: path.join(deps.workDir, `t${t}-s${i}.wav`) })));
+  let done = 0;
+  let next = 0;
+  const speak = async () => {
+    while (next < files.length) {
+      const item = files[next++]!;
+      await deps.engine.synthesize(item.voice, item.sentence, item.file);
+      await deps.onProgress?.(++done, total);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.engine.concurrency, files.length) }, speak));
+
   const chunks: Buffer[] = [];
   const transcript: TranscriptLine[] = [];
   let sampleRate = 0;
   let seconds = 0;
-  let done = 0;
   for (const [turnIndex, { line, sentences }] of turns.entries()) {
     const host = HOSTS[line.speaker];
     if (turnIndex > 0) {
@@ -38,10 +50,8 @@ export async function renderPodcast(
       seconds += PAUSE_BETWEEN_TURNS;
     }
     transcript.push({ speaker: host.name, voice: host.voice, text: line.text, startSeconds: Math.round(seconds * 100) / 100 });
-    for (const [i, sentence] of sentences.entries()) {
-      const file = path.join(deps.workDir, `s${done}.wav`);
-      await deps.engine.synthesize(host.voice, sentence, file);
-      const audio = parseWav(await readFile(file));
+    for (const i of sentences.keys()) {
+      const audio = parseWav(await readFile(path.join(deps.workDir, `t${turnIndex}-s${i}.wav`)));
       if (audio.channels !== 1) throw new Error('the speech engine must produce mono audio');
       if (!sampleRate) sampleRate = audio.sampleRate;
       if (audio.sampleRate !== sampleRate) throw new Error('the speech engine changed its sample rate between sentences');
@@ -51,8 +61,6 @@ export async function renderPodcast(
       }
       chunks.push(audio.data);
       seconds += durationOf(audio);
-      done++;
-      await deps.onProgress?.(done, total);
     }
   }
   const pcm = Buffer.concat(chunks);
