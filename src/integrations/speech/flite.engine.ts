@@ -137,11 +137,11 @@ export class FliteVoiceEngine implements VoiceEngine {
 
   synthesize(voice: string, text: string, outFile: string): Promise<void> {
     if (!this.voices.some((v) => v.id === voice)) return Promise.reject(new Error(`unknown Flite voice ${voice}`));
-    const process = this.pool.reduce((least, candidate) => (candidate.load < least.load ? candidate : least));
-    return process.synthesize(voice, text, outFile);
+    const target = this.pool.reduce((least, candidate) => (candidate.load < least.load ? candidate : least));
+    return target.synthesize(voice, text, outFile);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.pool.map((process) => process.close()));
+    await Promise.all(this.pool.map((member) => member.close()));
   }
 }
