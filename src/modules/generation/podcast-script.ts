@@ -24,9 +24,12 @@ export const HOSTS: Readonly<Record<HostId, Host>> = {
   B: { id: 'B', name: 'Ryan', voice: 'rms' },
 };
 
-/** About three minutes of audio: Flite speaks ~2 words a second with the pauses (the 60 s budget for ten pages). */
-const MAX_SECTIONS = 6;
-const MAX_WORDS = 380;
+/**
+ * About three minutes of audio: Flite speaks ~2 words a second with the pauses. The section exchanges
+ * stop at MAX_WORDS; figures, steps and the wrap-up add ~100 words (the 60 s budget for ten pages).
+ */
+const MAX_SECTIONS = 5;
+const MAX_WORDS = 300;
 
 const ASK = [
   (h: string) => `Let's start with ${h}. What does the document say?`,
