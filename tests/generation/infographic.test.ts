@@ -40,8 +40,10 @@ describe('infographic generation', () => {
     const queued = await t.http.post(`/api/resources/${resource.id}/generate-infographic`).set(bearer(admin)).expect(202);
     assert.equal(queued.body.kind, 'infographic');
     assert.equal(queued.headers.location, `/api/resources/${resource.id}/infographic`);
-    const infographic = await waitFor(t, `/api/resources/${resource.id}/infographic`, admin);
+    await waitFor(t, `/api/resources/${resource.id}/infographic`, admin);
+    const { body: infographic } = await t.http.get(`/api/resources/${resource.id}/infographic`).set(bearer(admin)).expect(200);
     assert.equal(infographic.status, 'ready', infographic.error);
+    assert.equal(infographic.progress, 100);
     assert.equal(infographic.aiGenerated, true);
     assert.equal(infographic.links.svg, `/api/resources/${resource.id}/infographic.svg`);
     assert.equal(infographic.links.png, `/api/resources/${resource.id}/infographic.png`);
