@@ -29,6 +29,11 @@ import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
+import { FliteVoiceEngine } from './integrations/speech/flite.engine.ts';
+import type { VoiceEngine } from './integrations/speech/voice-engine.ts';
+import { claudeForScripts } from './modules/generation/claude-client.ts';
+import { GenerationService } from './modules/generation/generation.service.ts';
+import { GenerationWorker } from './modules/generation/generation.worker.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
 import type { FileStorage } from './integrations/storage/file-storage.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
@@ -126,6 +131,8 @@ export interface Container {
     publicCatalogue: PublicCatalogueService;
     resourceReports: ResourceReportService;
     usageRollup: UsageRollup;
+    generation: GenerationService;
+    generationWorker: GenerationWorker;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -205,6 +212,20 @@ export function createContainer(options: ContainerOptions): Container {
   const storage = createFileStorage(config.library);
   const embedder = createEmbedder(config.ai.embeddings);
   const ingestionRepository = new IngestionRepository(sql);
+  const storage = createFileStorage(config.library);
+  // the speech engine's child process starts with the first podcast and stops with the container
+  let voices: VoiceEngine | undefined;
+  cleanups.push(() => voices?.close());
+  const generationWorker = new GenerationWorker({
+    sequelize,
+    sql,
+    clock,
+    storage,
+    logger: logger.child({ module: 'generation' }),
+    voices: () => (voices ??= new FliteVoiceEngine({ logger: logger.child({ module: 'speech' }) })),
+    ffmpegPath: config.ai.ffmpegPath,
+    claude: claudeForScripts(config.ai.anthropic),
+  });
   const container: Container = {
     config,
     logger,
@@ -219,6 +240,7 @@ export function createContainer(options: ContainerOptions): Container {
     counterStore,
     storage,
     embedder,
+    embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -250,6 +272,8 @@ export function createContainer(options: ContainerOptions): Container {
       publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
       resourceReports: new ResourceReportService({ sql, sequelize, clock }),
       usageRollup: new UsageRollup({ sequelize, sql }),
+      generation: new GenerationService({ sequelize, sql, clock, queue, storage, maxPages: config.ai.generationMaxPages }),
+      generationWorker,
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

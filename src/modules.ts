@@ -6,6 +6,7 @@ import { auditModule } from './modules/audit/audit.module.ts';
 import { authModule } from './modules/auth/auth.module.ts';
 import { coursesModule } from './modules/courses/courses.module.ts';
 import { eventsModule } from './modules/events/events.module.ts';
+import { generationModule } from './modules/generation/generation.module.ts';
 import { healthModule } from './modules/health/health.module.ts';
 import { idempotencyModule } from './modules/idempotency/idempotency.module.ts';
 import { impersonationModule } from './modules/impersonation/impersonation.module.ts';
@@ -41,6 +42,7 @@ export const modules = [
   resourceReportsModule,
   libraryModule,
   ingestionModule,
+  generationModule,
   idempotencyModule,
   platformModule,
 ] as const;

@@ -18,6 +18,7 @@ import { buildCategory, buildResource } from '../factories/resources.ts';
 import { ResourceEntitlement } from '../../src/modules/library/entitlement.model.ts';
 import { buildCategory, buildResource, recordEvents } from '../factories/resource-usage.ts';
 import { Resource } from '../../src/modules/library/resource.model.ts';
+import { buildSourceResource } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
@@ -39,6 +40,8 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
   '/api/members': async (organizationId) => ({ id: (await buildMember(organizationId)).id }),
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
+  // a library resource with extracted text (its generated content operations)
+  '/api/resources': async (organizationId) => ({ id: (await buildSourceResource(organizationId, { accessLevel: 'public' })).resource.id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
   // library: files (a resource with its first version; {version} of the version download)
   '/api/resources': async (organizationId) => buildResource(organizationId),

@@ -79,6 +79,7 @@ describe('the module list', () => {
     assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'library']);
     assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'ingestion']);
     assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'resource-catalog']);
+    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'generation']);
   });
 });
 
