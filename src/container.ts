@@ -212,7 +212,6 @@ export function createContainer(options: ContainerOptions): Container {
   const storage = createFileStorage(config.library);
   const embedder = createEmbedder(config.ai.embeddings);
   const ingestionRepository = new IngestionRepository(sql);
-  const storage = createFileStorage(config.library);
   // the speech engine's child process starts with the first podcast and stops with the container
   let voices: VoiceEngine | undefined;
   cleanups.push(() => voices?.close());
@@ -240,7 +239,6 @@ export function createContainer(options: ContainerOptions): Container {
     counterStore,
     storage,
     embedder,
-    embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,

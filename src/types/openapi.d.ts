@@ -820,7 +820,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List and search the library
+         * @description The resources the caller may see (the library's access policy, applied inside the query: counts
+         *     and pages are exact for every reader). Members see published resources of the levels their
+         *     membership shows (see `AccessLevel`); client users every published resource; client admins and
+         *     API keys drafts too.
+         *
+         *     **Keyword** `q`: full-text search over the name (weighted highest), tags and description, with
+         *     English stemming; every word must match and the last one may be a prefix (`annu rep` finds
+         *     "Annual report"). Typos are forgiven through trigram similarity to the name and tags
+         *     (`documnet` finds "Document"). Sorted by relevance unless `sort` says otherwise.
+         *
+         *     **Filters** combine with AND, several values of one filter with OR (`type=video&type=audio`,
+         *     or `type[]=video&type[]=audio`): `category` (ids; an archived category matches nothing for
+         *     members and visitors, since they no longer see it; client admins and API keys may filter by
+         *     it), `type`, `accessLevel` (the stored level or a label of either vocabulary),
+         *     `publishedAt[after|before|strictly_after|strictly_before]`, `tag` (any of the tags) and
+         *     `status` (draft only shows anything to client admins and API keys).
+         *
+         *     **Sort** `sort`: `relevance` (default with `q`; without it the same as newest), `newest`
+         *     (publication date, default without `q`), `downloads` (most downloaded first), `name`.
+         */
+        get: operations["listResources"];
         put?: never;
         /**
          * Upload a resource
@@ -860,7 +882,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A resource's details
+         * @description 404 when the caller may not see the resource (another organization's, a draft for a member, a
+         *     premium resource for a standard member). Each successful read is recorded as a view (stats).
+         *     `canOpen` says whether the caller may also download it.
+         */
+        get: operations["getResource"];
         /**
          * Update a resource (metadata, or a new file as a new version)
          * @description Changes only the fields sent. Two encodings:
@@ -981,6 +1009,546 @@ export interface paths {
          *     keys); the resource must be published (409 otherwise: publishing starts the ingestion).
          */
         post: operations["rerunResourceIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resource categories
+         * @description Ordered by position. Members and client users see the active categories; client admins and API
+         *     keys may ask for archived ones too (`archived=include`) or only (`archived=only`); anyone else
+         *     asking for them gets 403. `resourceCount` counts the resources of the category the caller sees.
+         */
+        get: operations["listResourceCategories"];
+        put?: never;
+        /**
+         * Create a resource category (client admins)
+         * @description Names are unique per organization ignoring case (409 `already_exists`). The new category goes
+         *     last. Audited (`resource_category.created`).
+         */
+        post: operations["createResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorder resource categories (client admins)
+         * @description The ids given take positions 1, 2, ... in that order; the organization's other categories follow
+         *     in their current order. An id that is not one of the organization's categories is a 422.
+         *     Answers every category (archived ones too) in the new order.
+         */
+        post: operations["reorderResourceCategories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a resource category (client admins)
+         * @description Replaces the name, description and icon (left out means none). Position and archiving have their own operations. Audited.
+         */
+        put: operations["updateResourceCategory"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a resource category (client admins)
+         * @description Hidden from members (lists and filters) from now on; its resources and their links stay, and
+         *     client admins still see it. Archiving an archived category changes nothing. Audited.
+         */
+        post: operations["archiveResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unarchive a resource category (client admins)
+         * @description Members see it again, with its resources. Audited.
+         */
+        post: operations["unarchiveResourceCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entitlements to a paid resource (client admins, API keys)
+         * @description Newest first, revoked ones included unless `active=true`.
+         */
+        get: operations["listResourceEntitlements"];
+        put?: never;
+        /**
+         * Record a purchase of a paid resource (client admins, API keys)
+         * @description An integrator records that a member bought the resource (no payment is processed here). The
+         *     member, if active, may then open it. Only paid resources take entitlements (422 otherwise); the
+         *     member must be one of the organization's (422); a member has at most one active entitlement per
+         *     resource (409 `already_exists`). Audited.
+         */
+        post: operations["grantResourceEntitlement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/entitlements/{entitlementId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an entitlement (client admins, API keys)
+         * @description Sets `revokedAt` (the entitlement stays listed); the member can no longer open the resource. Revoking a revoked entitlement changes nothing. Audited.
+         */
+        delete: operations["revokeResourceEntitlement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's public catalogue (no credential)
+         * @description What anonymous visitors see of the library, through the same access policy: published resources
+         *     of levels `public`, `preview` and `paid` (details only; only `public` ones open). Same keyword,
+         *     filters and sorts as `GET /api/resources` (no `status`: visitors see published resources only;
+         *     archived categories match nothing). Limited per client address
+         *     (`LIBRARY_PUBLIC_REQUESTS_PER_HOUR`, 600 by default) with the usual rate-limit headers. An
+         *     unknown or suspended organization is a 404.
+         */
+        get: operations["listPublicResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource of an organization's public catalogue (no credential)
+         * @description 404 unless an anonymous visitor may see it. Recorded as an anonymous view (visitors are told apart by a keyed hash, never by their address).
+         */
+        get: operations["getPublicResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/organizations/{slug}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's active resource categories (no credential)
+         * @description Active categories by position; `resourceCount` counts what anonymous visitors see.
+         */
+        get: operations["listPublicResourceCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage report: views and downloads per resource
+         * @description One row per resource with activity in the range, most downloaded first (then most viewed).
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getUsageReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Category performance
+         * @description One row per category of the organization (archived ones too, flagged), most downloaded first. A
+         *     resource in two categories counts in both; resources without a category count only in the key metrics.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getCategoryReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Member engagement: most active users
+         * @description One row per signed-in user with activity in the range, most active (views + downloads) first.
+         *     Anonymous visitors and API keys count in the key metrics' unique users, not as rows.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getMemberEngagementReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage trends by day, week or month
+         * @description One row per period of `interval` (weeks start on Monday, ISO 8601), periods without activity
+         *     included; the first and last periods are cut to the range. A period's unique users are the
+         *     distinct readers within it.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getTrendReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a report as CSV or XLSX
+         * @description Streams every row of the report (not one page) as CSV (RFC 4180, header row) or as an XLSX
+         *     workbook (one sheet named after the report, header row). Text cells a spreadsheet would read as a
+         *     formula (starting with = + - @, tab or CR) are prefixed with an apostrophe, in both formats.
+         *     Same readers, range and rows as the report itself.
+         */
+        post: operations["exportResourceReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Views, downloads and unique users of one resource
+         * @description Totals for the range and the series per day (every day of the range, zeros included). A
+         *     resource the reader does not see answers 404.
+         *     Readers: `reports:read` (client admins, client users, API keys; platform admins with
+         *     `Guildhall-Organization`); members get 403. Rows count only resources the reader sees (client
+         *     users: published ones). `from`/`to` are whole UTC days, both included (default: the 30 days
+         *     ending today; at most 731 days). Today's usage is included at once: days the daily rollup has
+         *     not covered yet are read from the raw events.
+         */
+        get: operations["getResourceStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/generate-podcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate (or regenerate) the resource's two-voice podcast
+         * @description Client admins only (`content:generate`). Queues the podcast and answers 202 with its record
+         *     (`status: queued`); the worker writes a two-host script about the document (Claude when
+         *     configured, otherwise composed from its headings, key sentences, figures and steps), speaks it
+         *     offline with two distinct voices (Flite `slt` and `rms`) and encodes an MP3. Follow progress with
+         *     `GET /api/resources/{id}/podcast`. Asking again regenerates (a ready, stale or failed podcast);
+         *     asking while one is queued or running answers that one. The source must be one the caller may
+         *     open, must have been ingested (409 `source_not_ingested`) and must have fewer pages than
+         *     `GENERATION_MAX_PAGES` (50 by default; 422 `source_too_long`).
+         */
+        post: operations["generatePodcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/podcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The resource's podcast, its status and, when made, its audio, transcript and voices
+         * @description Anyone who may open the source may read its podcast (404 when they may not see the source, 403
+         *     `resource_locked` when they see it but may not open it). `status` is the latest request's
+         *     (`queued`, `running` with `progress`, `ready`, `failed` with `error`, or `stale` once the source
+         *     has a newer version); the audio, transcript (each line's speaker and start time), duration and
+         *     voices are those of the last complete podcast, kept while a regeneration runs or fails.
+         */
+        get: operations["getPodcast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/podcast/audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The podcast's MP3, streamed (byte ranges, ETag, 304) */
+        get: operations["getPodcastAudio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/generate-infographic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate (or regenerate) the resource's infographic
+         * @description Client admins only (`content:generate`). Queues a visual summary laid out as SVG and rendered to
+         *     PNG: the title, statistics found in the text as big numbers, key takeaways, the process steps
+         *     when the document numbers them, and a bar chart when it has at least three comparable figures,
+         *     with alt text. The same source rules and regeneration behaviour as `generate-podcast`.
+         */
+        post: operations["generateInfographic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The resource's infographic, its status, alt text and download links
+         * @description Readable by whoever may open the source, like the podcast.
+         */
+        get: operations["getInfographic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The infographic as SVG (a download, sandboxed by CSP) */
+        get: operations["getInfographicSvg"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/infographic.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The infographic as PNG */
+        get: operations["getInfographicPng"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/generated-content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything generated from the resource (its podcast and infographic, when requested)
+         * @description Readable by whoever may open the source; each record says whether it is stale.
+         */
+        get: operations["listGeneratedContent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2342,6 +2910,475 @@ export interface components {
             /** Format: date-time */
             updatedAt: string | null;
         };
+        ResourceList: {
+            data: components["schemas"]["Resource"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description The icon a category shows, from a fixed set the portals draw.
+         * @enum {string}
+         */
+        CategoryIcon: "book" | "document" | "video" | "audio" | "image" | "folder" | "star" | "calendar" | "chart" | "lightbulb" | "graduation-cap" | "megaphone" | "briefcase" | "globe" | "heart" | "tools";
+        ResourceCategory: {
+            /** Format: uuid */
+            id: string;
+            /** @description Unique per organization ignoring case. */
+            name: string;
+            description: string | null;
+            icon: components["schemas"]["CategoryIcon"] | null;
+            /**
+             * Format: int32
+             * @description Order in lists (ascending).
+             */
+            position: number;
+            /** @description Archived categories are hidden from members; their resources stay. */
+            archived: boolean;
+            /** Format: date-time */
+            archivedAt: string | null;
+            /**
+             * Format: int32
+             * @description Resources of this category the caller may see.
+             */
+            resourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ResourceCategoryInput: {
+            name: string;
+            description?: string | null;
+            icon?: components["schemas"]["CategoryIcon"] | null;
+        };
+        ResourceCategoryList: {
+            data: components["schemas"]["ResourceCategory"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        ResourceCategoryReorder: {
+            /** @description Category ids in their new order. */
+            ids: string[];
+        };
+        ResourceEntitlement: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            resourceId: string;
+            /** Format: uuid */
+            memberId: string;
+            /** @description The integrator's own reference (an order number). */
+            reference: string | null;
+            active: boolean;
+            /** Format: date-time */
+            grantedAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        ResourceEntitlementInput: {
+            /** Format: uuid */
+            memberId: string;
+            reference?: string | null;
+        };
+        ResourceEntitlementList: {
+            data: components["schemas"]["ResourceEntitlement"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description The most downloaded resource of the range (ties by views). */
+        ReportTopResource: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * Format: int64
+             * @description Downloads in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            views: number;
+        };
+        /** @description The key metrics of a report, over every resource the reader sees in the range. */
+        ReportSummary: {
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            totalViews: number;
+            /**
+             * Format: int64
+             * @description Downloads in the range (a videos range requests count once).
+             */
+            totalDownloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers in the range: signed-in users, plus anonymous visitors and API keys told apart by their visitor key. Exact over the range, not a sum of daily counts.
+             */
+            uniqueUsers: number;
+            /** @description The most downloaded resource; null when nothing was downloaded in the range. */
+            topResource: components["schemas"]["ReportTopResource"] | null;
+        };
+        UsageReportRow: {
+            /**
+             * Format: uuid
+             * @description The resource.
+             */
+            resourceId: string;
+            /** @description Its current name. */
+            name: string;
+            /**
+             * @description Its type.
+             * @enum {string}
+             */
+            type: "document" | "video" | "audio" | "image";
+            /**
+             * @description Its current file's format.
+             * @enum {string}
+             */
+            format: "pdf" | "docx" | "xlsx" | "pptx" | "mp4" | "webm" | "mp3" | "wav" | "png" | "jpeg" | "svg";
+            accessLevel: components["schemas"]["AccessLevel"];
+            /**
+             * @description Its publication status now.
+             * @enum {string}
+             */
+            status: "draft" | "published";
+            /**
+             * Format: int64
+             * @description Views in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers of this resource in the range.
+             */
+            uniqueUsers: number;
+            /**
+             * Format: date-time
+             * @description Its last view or download in the range.
+             */
+            lastActivityAt: string;
+        };
+        CategoryReportRow: {
+            /**
+             * Format: uuid
+             * @description The category.
+             */
+            categoryId: string;
+            /** @description Its name. */
+            name: string;
+            /** @description Whether it is archived (hidden from members; its history stays). */
+            archived: boolean;
+            /**
+             * Format: int64
+             * @description Resources in the category the reader sees now.
+             */
+            resources: number;
+            /**
+             * Format: int64
+             * @description Views of its resources in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads of its resources in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers of its resources in the range.
+             */
+            uniqueUsers: number;
+            /**
+             * Format: date-time
+             * @description The last view or download of one of its resources in the range; null without any.
+             */
+            lastActivityAt: string | null;
+        };
+        MemberEngagementRow: {
+            /**
+             * Format: uuid
+             * @description The user.
+             */
+            userId: string;
+            /** @description First and last name. */
+            name: string;
+            /**
+             * Format: email
+             * @description Their e-mail address.
+             */
+            email: string;
+            /**
+             * Format: int64
+             * @description Views by this user in the range.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads by this user in the range.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct resources they viewed or downloaded in the range.
+             */
+            resourcesUsed: number;
+            /**
+             * Format: date-time
+             * @description Their last view or download in the range.
+             */
+            lastActivityAt: string;
+        };
+        TrendReportRow: {
+            /**
+             * Format: date
+             * @description First UTC day of the period (cut to the range).
+             */
+            periodStart: string;
+            /**
+             * Format: date
+             * @description Last UTC day of the period (cut to the range).
+             */
+            periodEnd: string;
+            /**
+             * Format: int64
+             * @description Views in the period.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads in the period.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers in the period.
+             */
+            uniqueUsers: number;
+        };
+        UsageReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["UsageReportRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        CategoryReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["CategoryReportRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        MemberEngagementReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["MemberEngagementRow"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        TrendReport: {
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            /**
+             * @description Length of a period.
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month";
+            summary: components["schemas"]["ReportSummary"];
+            data: components["schemas"]["TrendReportRow"][];
+        };
+        ResourceStatsDay: {
+            /**
+             * Format: date
+             * @description The UTC day.
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Views that day.
+             */
+            views: number;
+            /**
+             * Format: int64
+             * @description Downloads that day.
+             */
+            downloads: number;
+            /**
+             * Format: int64
+             * @description Distinct readers that day.
+             */
+            uniqueUsers: number;
+        };
+        ResourceStats: {
+            /** Format: uuid */
+            resourceId: string;
+            /**
+             * Format: date
+             * @description First day of the range.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day of the range.
+             */
+            to: string;
+            totals: {
+                /**
+                 * Format: int64
+                 * @description Views in the range.
+                 */
+                views: number;
+                /**
+                 * Format: int64
+                 * @description Downloads in the range.
+                 */
+                downloads: number;
+                /**
+                 * Format: int64
+                 * @description Distinct readers in the range (not the sum of the daily counts).
+                 */
+                uniqueUsers: number;
+            };
+            /** @description Every day of the range in order, zeros included. */
+            days: components["schemas"]["ResourceStatsDay"][];
+        };
+        ReportExportRequest: {
+            /**
+             * @description Which report.
+             * @enum {string}
+             */
+            report: "usage" | "categories" | "members" | "trends";
+            /**
+             * @description CSV (RFC 4180) or an XLSX workbook.
+             * @enum {string}
+             */
+            format: "csv" | "xlsx";
+            /**
+             * Format: date
+             * @description First UTC day (default 29 days before `to`).
+             */
+            from?: string;
+            /**
+             * Format: date
+             * @description Last UTC day (default today).
+             */
+            to?: string;
+            /**
+             * @description Trends only: length of a period.
+             * @default day
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month";
+        };
+        /**
+         * @description A podcast or infographic generated from a library resource, labelled AI-generated. `status` and
+         *     `progress` describe the latest request; the files (`links`), transcript, duration, voices and
+         *     alt text are those of the last complete output (made from `sourceVersion`).
+         */
+        GeneratedContent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            resourceId: string;
+            /** @enum {string} */
+            kind: "podcast" | "infographic";
+            /**
+             * @description `stale`: the source has a newer version than the one this was made from; regenerate to refresh it.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "ready" | "failed" | "stale";
+            /**
+             * Format: int32
+             * @description Percent done of the latest request.
+             */
+            progress: number;
+            /** @description Why the latest request failed. */
+            error: string | null;
+            /**
+             * @description Always true.
+             * @enum {boolean}
+             */
+            aiGenerated: true;
+            /** @enum {string} */
+            label: "AI-generated";
+            /**
+             * Format: int32
+             * @description The resource version the output was made from.
+             */
+            sourceVersion: number | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            generatedAt: string | null;
+            /**
+             * @description Podcasts: who wrote the script (Claude, or composed from the document).
+             * @enum {string|null}
+             */
+            scriptSource?: "composed" | "claude" | null;
+            /** Format: double */
+            durationSeconds?: number | null;
+            voices?: {
+                speaker: string;
+                voice: string;
+                engine: string;
+            }[] | null;
+            transcript?: {
+                speaker: string;
+                voice: string;
+                text: string;
+                /** Format: double */
+                startSeconds: number;
+            }[] | null;
+            /** @description Infographics: a text description of the picture. */
+            altText?: string | null;
+            links: {
+                self: string;
+                source: string;
+                audio?: string;
+                svg?: string;
+                png?: string;
+            };
+        };
+        GeneratedContentList: {
+            data: components["schemas"]["GeneratedContent"][];
+        };
     };
     responses: {
         /** @description The request failed validation (`validation_failed`, `malformed_body`, `invalid_filter`, `read_only_field`). */
@@ -2607,6 +3644,20 @@ export interface components {
                 };
             };
         };
+        /** @description The range lies outside the file (`Content-Range: bytes *\/<size>`). */
+        GeneratedRangeNotSatisfiable: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description Record identifier (UUID). */
@@ -2717,6 +3768,28 @@ export interface components {
         ifNoneMatchHeader: string;
         /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
         ifModifiedSinceHeader: string;
+        /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+        ResourceKeyword: string;
+        /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+        ResourceSort: "relevance" | "newest" | "downloads" | "name";
+        /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+        ResourceFilterCategory: string[];
+        /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+        ResourceFilterType: ("document" | "video" | "audio" | "image")[];
+        /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+        ResourceFilterAccessLevel: components["schemas"]["AccessLevelInput"][];
+        /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+        ResourceFilterPublishedAt: components["schemas"]["DateTimeFilter"];
+        /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+        ResourceFilterTag: string[];
+        /** @description Publication status. Drafts are only ever seen by client admins and API keys. */
+        ResourceFilterStatus: ("draft" | "published")[];
+        /** @description First UTC day of the range (included); default 29 days before `to`. */
+        ReportFrom: string;
+        /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+        ReportTo: string;
+        /** @description Length of a trend period. */
+        ReportInterval: "day" | "week" | "month";
     };
     requestBodies: never;
     headers: {
@@ -2750,6 +3823,10 @@ export interface components {
         ContentTypeOptions: "nosniff";
         /** @description SVG files only: `sandbox; default-src 'none'; style-src 'unsafe-inline'`, so an opened SVG runs nothing and reaches nothing. */
         ContentSecurityPolicy: string;
+        /** @description Strong validator of the file (send it back in If-None-Match or If-Range). */
+        GeneratedFileETag: string;
+        /** @description `bytes`: single byte ranges are served (206). */
+        GeneratedFileAcceptRanges: "bytes";
     };
     pathItems: never;
 }
@@ -4773,6 +5850,58 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listResources: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                q?: components["parameters"]["ResourceKeyword"];
+                /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+                sort?: components["parameters"]["ResourceSort"];
+                /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+                category?: components["parameters"]["ResourceFilterCategory"];
+                /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+                type?: components["parameters"]["ResourceFilterType"];
+                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
+                /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+                publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];
+                /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+                tag?: components["parameters"]["ResourceFilterTag"];
+                /** @description Publication status. Drafts are only ever seen by client admins and API keys. */
+                status?: components["parameters"]["ResourceFilterStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     uploadResource: {
         parameters: {
             query?: never;
@@ -4815,6 +5944,40 @@ export interface operations {
             413: components["responses"]["ResourceFileTooLarge"];
             415: components["responses"]["UnsupportedResourceFile"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -5066,6 +6229,1038 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description `exclude` (default): active categories; `include`: archived ones after them; `only`: archived ones. */
+                archived?: "exclude" | "include" | "only";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryInput"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    reorderResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryReorder"];
+            };
+        };
+        responses: {
+            /** @description The categories in their new order. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceCategoryInput"];
+            };
+        };
+        responses: {
+            /** @description The category as stored. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    archiveResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived category. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    unarchiveResourceCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The active category. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listResourceEntitlements: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only this member's entitlements. */
+                memberId?: string;
+                /** @description `true`: only active ones; `false`: only revoked ones. */
+                active?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entitlements. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceEntitlementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    grantResourceEntitlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResourceEntitlementInput"];
+            };
+        };
+        responses: {
+            /** @description Recorded. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceEntitlement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeResourceEntitlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+                entitlementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPublicResources: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                q?: components["parameters"]["ResourceKeyword"];
+                /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
+                sort?: components["parameters"]["ResourceSort"];
+                /** @description Category ids; a resource in any of them matches. Several with `category=a&category=b` or `category[]=a&category[]=b`. */
+                category?: components["parameters"]["ResourceFilterCategory"];
+                /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
+                type?: components["parameters"]["ResourceFilterType"];
+                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
+                /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
+                publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];
+                /** @description Tags; a resource with any of them matches (exact, case-sensitive). Several with `tag[]=a&tag[]=b`. */
+                tag?: components["parameters"]["ResourceFilterTag"];
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPublicResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listPublicResourceCategories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of categories. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUsageReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCategoryReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMemberEngagementReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberEngagementReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTrendReport: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+                /** @description Length of a trend period. */
+                interval?: components["parameters"]["ReportInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report for the range, with its key metrics. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportResourceReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The export, as an attachment. */
+            200: {
+                headers: {
+                    /** @description RFC 6266 `attachment; filename=resource-<report>-<from>-<to>.<format>` */
+                    "Content-Disposition"?: string;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceStats: {
+        parameters: {
+            query?: {
+                /** @description First UTC day of the range (included); default 29 days before `to`. */
+                from?: components["parameters"]["ReportFrom"];
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                to?: components["parameters"]["ReportTo"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource's stats for the range. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceStats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generatePodcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued (or already queued or running). */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPodcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The podcast record. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPodcastAudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole MP3. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                };
+            };
+            /** @description One byte range of the MP3 (`Content-Range`). */
+            206: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                };
+            };
+            /** @description Not modified (If-None-Match or If-Modified-Since). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    generateInfographic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued (or already queued or running). */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The infographic record. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographicSvg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SVG. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getInfographicPng: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PNG. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["GeneratedRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGeneratedContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, podcast and infographic, each at most once. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedContentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

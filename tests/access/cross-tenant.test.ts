@@ -6,18 +6,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { ResourceVersion } from '../../src/modules/library/resource-version.model.ts';
-import { Resource } from '../../src/modules/library/resource.model.ts';
 import { WebhookDelivery } from '../../src/modules/webhooks/webhook-delivery.model.ts';
 import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
-import { buildResource } from '../factories/library-files.ts';
 import { buildCourse, buildEvent, buildMember } from '../factories/records.ts';
-import { buildCategory, buildResource } from '../factories/resources.ts';
+import { buildCategory as buildCatalogCategory } from '../factories/resources.ts';
 import { ResourceEntitlement } from '../../src/modules/library/entitlement.model.ts';
-import { buildCategory, buildResource, recordEvents } from '../factories/resource-usage.ts';
-import { Resource } from '../../src/modules/library/resource.model.ts';
+import { buildCategory, recordEvents } from '../factories/resource-usage.ts';
 import { buildSourceResource } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -40,18 +36,21 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
   '/api/members': async (organizationId) => ({ id: (await buildMember(organizationId)).id }),
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
-  // a library resource with extracted text (its generated content operations)
-  '/api/resources': async (organizationId) => ({ id: (await buildSourceResource(organizationId, { accessLevel: 'public' })).resource.id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
-  // library: files (a resource with its first version; {version} of the version download)
-  '/api/resources': async (organizationId) => buildResource(organizationId),
   // before /api/resources: the first matching prefix names a path's collection
-  '/api/resources/categories': async (organizationId) => ({ id: (await buildCategory(organizationId)).id }),
-  '/api/resources': async (organizationId, t) => {
-    const resource = await buildResource(t, organizationId, { accessLevel: 'paid' });
+  '/api/resources/categories': async (organizationId) => ({ id: (await buildCatalogCategory(organizationId)).id }),
+  // one library resource of A for every operation under /api/resources/{id}: its first version with
+  // extracted text (ingestion, generated content), an entitlement, a category, and a download today by a
+  // user of A (its stats and every report of A show it)
+  '/api/resources': async (organizationId) => {
+    const { resource, version } = await buildSourceResource(organizationId, { accessLevel: 'public' });
     const member = await buildMember(organizationId);
     const entitlement = await ResourceEntitlement.create({ organizationId, resourceId: resource.id, memberId: member.id });
-    return { id: resource.id, entitlementId: entitlement.id };
+    const sequelize = ResourceEntitlement.sequelize!;
+    const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, { resourceIds: [resource.id] });
+    const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
+    await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
+    return { id: resource.id, version: String(version.version), entitlementId: entitlement.id, categoryId, userId: reader.id };
   },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
@@ -64,15 +63,6 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     const event = await WebhookEvent.create({ id: `msg_${randomUUID()}`, organizationId, type: 'member.created', body: '{}', occurredAt: new Date() });
     const delivery = await WebhookDelivery.create({ organizationId, subscriptionId: subscription.id, eventId: event.id, nextAttemptAt: null, status: 'failed' });
     return { id: subscription.id, deliveryId: delivery.id };
-  },
-  // a resource in a category, downloaded today by a user of A: its stats and every report of A show it
-  '/api/resources': async (organizationId) => {
-    const sequelize = Resource.sequelize!;
-    const resource = await buildResource(sequelize, organizationId);
-    const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, { resourceIds: [resource.id] });
-    const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
-    return { id: resource.id, categoryId, userId: reader.id };
   },
 };
 
