@@ -24,6 +24,8 @@ import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
 import type { FileStorage } from './integrations/storage/file-storage.ts';
+import { UploadRepository } from './modules/library/uploads/upload.repository.ts';
+import { UploadService } from './modules/library/uploads/upload.service.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { courseResource } from './modules/courses/course.definition.ts';
 import type { CourseDto, CourseInput } from './modules/courses/course.mapper.ts';
@@ -105,6 +107,8 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    /** Resumable (tus) uploads; the resource service takes finished ones (CompletedUploads). */
+    uploads: UploadService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -180,6 +184,7 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
+  const storage = createFileStorage(config.library);
   const container: Container = {
     config,
     logger,
@@ -192,7 +197,7 @@ export function createContainer(options: ContainerOptions): Container {
     pipelines: new Pipelines({ clock, logger: logger.child({ module: 'pipelines' }) }),
     limiter,
     counterStore,
-    storage: createFileStorage(config.library),
+    storage,
     embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
@@ -215,6 +220,7 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      uploads: new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

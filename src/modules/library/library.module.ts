@@ -1,9 +1,11 @@
-import { defineModule } from '../../shared/module-manifest.ts';
+import { bindJob, defineModule } from '../../shared/module-manifest.ts';
 import { ResourceCategory } from './category.model.ts';
 import { ResourceEntitlement } from './entitlement.model.ts';
 import { resourceEvents } from './resource.domain-events.ts';
 import { Resource } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
+import { resumableUploadRoutes } from './uploads/tus.routes.ts';
+import { uploadExpiryJob } from './uploads/upload-expiry.job.ts';
 
 export const libraryModule = defineModule({
   name: 'library',
@@ -13,6 +15,10 @@ export const libraryModule = defineModule({
     ResourceVersion.belongsTo(Resource, { as: 'resource', foreignKey: 'resourceId' });
   },
   events: resourceEvents,
+  routes: {
+    uploads: ({ container }) => resumableUploadRoutes(container.services.uploads, container.logger.child({ module: 'uploads' })),
+  },
+  jobs: [bindJob(uploadExpiryJob, (c) => c.services.uploads)],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
   ownedUserData: [

@@ -1,0 +1,16 @@
+// A finished resumable upload handed to the resource service: its bytes sit at a temporary storage key.
+import type { Actor } from '../../../shared/access/actor.ts';
+
+export interface CompletedUpload {
+  id: string;
+  /** tmp/... key holding the bytes; the taker moves or deletes it. */
+  tempKey: string;
+  sizeBytes: number;
+  sha256: string;
+  fileName: string;
+}
+
+export interface CompletedUploads {
+  /** The actor's finished upload (404 when unknown, another tenant's or not finished); it can be taken once. */
+  take(actor: Actor, uploadId: string): Promise<CompletedUpload>;
+}
