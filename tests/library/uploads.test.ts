@@ -112,7 +112,7 @@ describe('resumable uploads (tus)', () => {
     const wrong = await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(0, 10));
     assert.equal(wrong.status, 409);
 
-    const rest = await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '12000').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(12_000));
+    const rest = await t.http.patch(`/api/uploads/${location.split('/').pop()}`).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '12000').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(12_000));
     assert.equal(rest.status, 204);
     assert.equal(rest.headers['upload-offset'], String(bytes.length));
     assert.ok(rest.headers['x-ratelimit-remaining']);
@@ -180,7 +180,7 @@ describe('resumable uploads (tus)', () => {
     const location = created.headers.location!;
     const id = location.split('/').pop()!;
     await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(40));
-    const deleted = await t.http.delete(location).set(bearer(adminToken)).set(TUS);
+    const deleted = await t.http.delete(`/api/uploads/${id}`).set(bearer(adminToken)).set(TUS);
     assert.equal(deleted.status, 204);
     assert.equal(existsSync(path.join(t.config.library.uploadsDir, id)), false);
     for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1) await new Promise((r) => setTimeout(r, 50));
