@@ -24,6 +24,8 @@ import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
 import type { FileStorage } from './integrations/storage/file-storage.ts';
+import { ThumbnailRenderer, ffmpegLocator } from './modules/library/thumbnails/thumbnail.renderer.ts';
+import { ThumbnailService } from './modules/library/thumbnails/thumbnail.service.ts';
 import { UploadRepository } from './modules/library/uploads/upload.repository.ts';
 import { UploadService } from './modules/library/uploads/upload.service.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
@@ -109,6 +111,8 @@ export interface Container {
     organizations: OrganizationService;
     /** Resumable (tus) uploads; the resource service takes finished ones (CompletedUploads). */
     uploads: UploadService;
+    /** Resource thumbnails (made by the library.thumbnail job) and featured images, served to readers. */
+    thumbnails: ThumbnailService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -221,6 +225,7 @@ export function createContainer(options: ContainerOptions): Container {
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
       uploads: new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library }),
+      thumbnails: new ThumbnailService({ sql, storage, renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)), logger: logger.child({ module: 'thumbnails' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -888,6 +888,52 @@ export interface paths {
         patch: operations["appendUpload"];
         trace?: never;
     };
+    "/api/resources/{id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource's thumbnail (WebP, 480 px wide at most)
+         * @description Made by a job after the resource is published or its file or featured image changes: from the
+         *     featured image when there is one, else from the file (images and SVG, the first page of a
+         *     PDF, a poster frame of a video; none for Office documents and audio). For whoever may see the
+         *     resource (its details), not only who may open it. 404 when the resource has none (yet).
+         *     Sent inline with `ETag`/`Last-Modified` (304 on a match) and byte ranges.
+         */
+        get: operations["getResourceThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/featured-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource's featured image, as uploaded
+         * @description The image chosen for the resource (PNG, JPEG, WebP, GIF or sanitised SVG, the last with
+         *     `Content-Security-Policy: sandbox`), for whoever may see the resource. 404 when it has none.
+         *     Sent inline with `ETag`/`Last-Modified` (304 on a match) and byte ranges.
+         */
+        get: operations["getResourceFeaturedImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -2320,6 +2366,45 @@ export interface components {
                 "text/plain": string;
             };
         };
+        /** @description One byte range of the image (`Range`; `If-Range` with the ETag). */
+        StoredImagePart: {
+            headers: {
+                "Content-Range": components["headers"]["StoredFileContentRange"];
+                ETag: components["headers"]["StoredFileETag"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        /** @description `If-None-Match` or `If-Modified-Since` matched: the client's copy is current (no body). */
+        StoredFileNotModified: {
+            headers: {
+                ETag: components["headers"]["StoredFileETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The range lies outside the file (`range_not_satisfiable`); `Content-Range` gives its size. */
+        StoredImageRangeNotSatisfiable: {
+            headers: {
+                "Content-Range": components["headers"]["StoredFileContentRange"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description Record identifier (UUID). */
@@ -2465,6 +2550,14 @@ export interface components {
         UploadExpires: string;
         /** @description Never cached. */
         NoStore: "no-store";
+        /** @description Strong validator of the stored file (send it back in `If-None-Match` or `If-Range`). */
+        StoredFileETag: string;
+        /** @description When the stored file was written (RFC 7231 date). */
+        StoredFileLastModified: string;
+        /** @description RFC 6266 `inline` with the file's name (`filename*` for any name). */
+        InlineDisposition: string;
+        /** @description The bytes sent and the whole size (`bytes 0-99/1000`), or `bytes *\/1000` on 416. */
+        StoredFileContentRange: string;
     };
     pathItems: never;
 }
@@ -4696,6 +4789,90 @@ export interface operations {
             412: components["responses"]["TusPreconditionFailed"];
             413: components["responses"]["UploadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceFeaturedImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The featured image. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                    "image/svg+xml": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -4,6 +4,9 @@ import { ResourceEntitlement } from './entitlement.model.ts';
 import { resourceEvents } from './resource.domain-events.ts';
 import { Resource } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
+import { thumbnailJob } from './thumbnails/thumbnail.job.ts';
+import { thumbnailRoutes } from './thumbnails/thumbnail.routes.ts';
+import { ThumbnailSubscriber } from './thumbnails/thumbnail.subscriber.ts';
 import { resumableUploadRoutes } from './uploads/tus.routes.ts';
 import { uploadExpiryJob } from './uploads/upload-expiry.job.ts';
 
@@ -16,9 +19,11 @@ export const libraryModule = defineModule({
   },
   events: resourceEvents,
   routes: {
+    api: ({ container }) => (router) => thumbnailRoutes(router, container.services.thumbnails, container.storage),
     uploads: ({ container }) => resumableUploadRoutes(container.services.uploads, container.logger.child({ module: 'uploads' })),
   },
-  jobs: [bindJob(uploadExpiryJob, (c) => c.services.uploads)],
+  jobs: [bindJob(uploadExpiryJob, (c) => c.services.uploads), bindJob(thumbnailJob, (c) => c.services.thumbnails)],
+  subscribers: ({ queue }) => [new ThumbnailSubscriber({ queue })],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
   ownedUserData: [
