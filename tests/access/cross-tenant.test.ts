@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Resource } from '../../src/modules/library/resource.model.ts';
 import { WebhookDelivery } from '../../src/modules/webhooks/webhook-delivery.model.ts';
 import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
@@ -32,6 +33,20 @@ const FIXTURES: Record<string, (organizationId: string) => Promise<PathValues>> 
   '/api/events': async (organizationId) => ({ id: (await buildEvent(organizationId, { status: 'published' })).id }),
   '/api/courses': async (organizationId) => ({ id: (await buildCourse(organizationId, { status: 'published' })).id }),
   '/api/api-keys': async (organizationId) => ({ id: (await buildApiKey(organizationId)).apiKey.id }),
+  '/api/resources': async (organizationId) => {
+    const id = randomUUID();
+    const prefix = `orgs/${organizationId}/resources/${id}/`;
+    await Resource.create({ id, organizationId, name: 'A resource', type: 'image', format: 'png', accessLevel: 'public', status: 'published', publishedAt: new Date(), thumbnailKey: `${prefix}thumb.webp`, featuredImageKey: `${prefix}featured` });
+    return { id };
+  },
+  '/api/uploads': async (organizationId) => {
+    const uploadId = randomUUID();
+    await Resource.sequelize!.query(
+      `INSERT INTO resource_uploads (id, organization_id, creator_type, creator_id, file_name, size_bytes, expires_at) VALUES ($1, $2, 'api_key', 'k', 'a.pdf', 10, now() + interval '1 hour')`,
+      { bind: [uploadId, organizationId] },
+    );
+    return { uploadId };
+  },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,
