@@ -4,6 +4,7 @@ import { ResourceEntitlement } from './entitlement.model.ts';
 import { resourceEvents } from './resource.domain-events.ts';
 import { Resource } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
+import { storageSweeperJob } from './storage-sweeper.job.ts';
 import { thumbnailJob } from './thumbnails/thumbnail.job.ts';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.ts';
 import { ThumbnailSubscriber } from './thumbnails/thumbnail.subscriber.ts';
@@ -22,7 +23,11 @@ export const libraryModule = defineModule({
     api: ({ container }) => (router) => thumbnailRoutes(router, container.services.thumbnails, container.storage),
     uploads: ({ container }) => resumableUploadRoutes(container.services.uploads, container.logger.child({ module: 'uploads' })),
   },
-  jobs: [bindJob(uploadExpiryJob, (c) => c.services.uploads), bindJob(thumbnailJob, (c) => c.services.thumbnails)],
+  jobs: [
+    bindJob(uploadExpiryJob, (c) => c.services.uploads),
+    bindJob(thumbnailJob, (c) => c.services.thumbnails),
+    bindJob(storageSweeperJob, (c) => ({ storage: c.storage, sql: c.sql, clock: c.clock, uploads: c.services.uploads, tempMaxAgeMinutes: c.config.library.tempMaxAgeMinutes })),
+  ],
   subscribers: ({ queue }) => [new ThumbnailSubscriber({ queue })],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
