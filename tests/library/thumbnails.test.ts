@@ -119,6 +119,10 @@ describe('thumbnails', () => {
 
     const again = await t.http.get(`/api/resources/${resource.id}/thumbnail`).set(bearer(token)).set('If-None-Match', res.headers.etag!);
     assert.equal(again.status, 304);
+
+    // a metadata-only change (resource.updated) finds the thumbnail made from the same file already
+    assert.equal(await t.container.services.thumbnails.generate(resource.id), 'unchanged');
+    assert.equal((await Resource.findByPk(resource.id))!.thumbnailKey, key);
   });
 
   it('when a PDF resource is published, then its first page becomes the thumbnail', async () => {

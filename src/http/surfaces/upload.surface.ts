@@ -40,7 +40,10 @@ export interface UploadSurfaceOptions {
   quota?: UploadQuota;
 }
 
-const uploadLengthOf = (req: Request) => (req.headers['upload-length'] === undefined ? undefined : Number(req.headers['upload-length']));
+const uploadLengthOf = (req: Request) => {
+  const length = Number(req.headers['upload-length'] ?? Number.NaN);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+};
 const declaredBytesOf = (req: Request) => (req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']));
 
 /**

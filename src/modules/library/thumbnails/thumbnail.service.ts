@@ -21,7 +21,7 @@ interface SourceRow {
   thumbnailKey: string | null;
 }
 
-export type ThumbnailOutcome = 'made' | 'unsupported' | 'gone';
+export type ThumbnailOutcome = 'made' | 'unchanged' | 'unsupported' | 'gone';
 
 /** Every file a resource owns lives under this prefix (docs/library.md). */
 export const resourcePrefix = (organizationId: string, resourceId: string) => `orgs/${organizationId}/resources/${resourceId}/`;
@@ -61,10 +61,15 @@ export class ThumbnailService {
         ? { key: row.storageKey, format: row.format, name: `v${row.version}` }
         : null;
     if (!source) return 'unsupported';
+    const stored = await storage.stat(source.key);
+    if (!stored) return 'unsupported';
+    // named by what it was made from: a metadata-only change (resource.updated) finds it made already
+    const made = createHash('sha256').update(`${source.key}:${stored.sizeBytes}:${stored.modifiedAt.getTime()}`).digest('hex').slice(0, 16);
+    const key = `${resourcePrefix(row.organizationId, resourceId)}thumbnails/${source.name}-${made}.webp`;
+    if (row.thumbnailKey === key && (await storage.stat(key))) return 'unchanged';
     const bytes = await renderer.render(source.format, () => storage.get(source.key));
     if (!bytes) return 'unsupported';
 
-    const key = `${resourcePrefix(row.organizationId, resourceId)}thumbnails/${source.name}-${createHash('sha256').update(source.key).digest('hex').slice(0, 12)}.webp`;
     await storage.put(key, Readable.from([bytes]), { contentType: THUMBNAIL_CONTENT_TYPE });
     const updated = await sql.query(`UPDATE resources SET thumbnail_key = $2 WHERE id = $1`, [resourceId, key]);
     if (updated.rowCount === 0) {
