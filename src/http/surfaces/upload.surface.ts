@@ -25,11 +25,11 @@ export interface UploadRouter {
   post(path: string, options: UploadRouteOptions, handler: RequestHandler): void;
   put(path: string, options: UploadRouteOptions, handler: RequestHandler): void;
   /**
-   * A resumable (tus) endpoint: POST, HEAD, PATCH and DELETE behind the credential and the limits
-   * (the body, when there is one, is a PATCH's bytes, guarded to `maxBytes`); OPTIONS, the protocol's
-   * discovery and a browser's preflight, carries no credential and reaches the handler as is.
+   * A resumable (tus) endpoint: the given methods behind the credential and the limits (the body, when
+   * there is one, is a PATCH's bytes, guarded to `maxBytes`); OPTIONS, the protocol's discovery and a
+   * browser's preflight, carries no credential and reaches the handler as is.
    */
-  resumable(path: string, options: UploadRouteOptions, handler: RequestHandler): void;
+  resumable(path: string, options: UploadRouteOptions & { methods: ReadonlyArray<'post' | 'head' | 'patch' | 'delete'> }, handler: RequestHandler): void;
 }
 
 /** A module's upload routes, relative to /api (`/resources`), mounted ahead of the JSON API. */
@@ -85,7 +85,7 @@ export function uploadSurface(container: Container, { routes, quota }: UploadSur
     put: (path, options, handler) => void surface.put(path, ...chain(options.maxBytes), handler),
     resumable: (path, options, handler) => {
       surface.options(path, handler);
-      for (const method of ['post', 'head', 'patch', 'delete'] as const) surface[method](path, ...resumableChain(options.maxBytes), handler);
+      for (const method of options.methods) surface[method](path, ...resumableChain(options.maxBytes), handler);
     },
   };
   for (const register of routes) register(router);

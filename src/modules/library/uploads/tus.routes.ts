@@ -71,13 +71,13 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger): U
 
   return (uploads) => {
     // OPTIONS: the protocol's discovery (versions, extensions, maximum size), also a browser's preflight
-    uploads.resumable('/uploads', { maxBytes: service.maxBytes }, async (req, res) => {
+    uploads.resumable('/uploads', { maxBytes: service.maxBytes, methods: ['post'] }, async (req, res) => {
       if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
       const actor = actorOf(req);
       const owner = service.assertCanCreate(actor, uploadLengthOf(req));
       await handle(req, res, { uploadId: service.newId(), owner });
     });
-    uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes }, async (req, res) => {
+    uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] }, async (req, res) => {
       if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
       const actor = actorOf(req);
       const uploadId = String(req.params.uploadId);
