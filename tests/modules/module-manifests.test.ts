@@ -76,7 +76,7 @@ describe('the module list', () => {
 
   it('when the manifests are listed, then the API routes are collected in the list\'s order', () => {
     const withApi = manifests.filter((m) => m.routes?.api).map((m) => m.name);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations']);
+    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'library']);
   });
 });
 
