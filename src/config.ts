@@ -61,6 +61,8 @@ export interface LibrarySettings {
   s3?: { bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
   /** Unfinished resumable (tus) uploads expire after this long and are removed by a job. */
   uploadExpiryHours: number;
+  /** Where unfinished resumable (tus) uploads collect their bytes (DATA_DIR/uploads); finished ones move to storage. */
+  uploadsDir: string;
   /** Temporary storage keys older than this are leftovers of a crash; the sweeper removes them. */
   tempMaxAgeMinutes: number;
   /** Requests per hour one IP address may make to the anonymous public catalogue (/api/public/...). */
@@ -321,6 +323,7 @@ function librarySettings(env: Env, dataDir: string): LibrarySettings {
         }
       : undefined,
     uploadExpiryHours: int(env, 'LIBRARY_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 30),
+    uploadsDir: str(env, 'LIBRARY_UPLOADS_DIR', `${dataDir}/uploads`),
     tempMaxAgeMinutes: int(env, 'LIBRARY_TEMP_MAX_AGE_MINUTES', 60, 1, 7 * 24 * 60),
     publicRequestsPerHour: int(env, 'LIBRARY_PUBLIC_REQUESTS_PER_HOUR', 600, 1, 1_000_000),
   };

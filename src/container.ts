@@ -36,6 +36,10 @@ import { GenerationService } from './modules/generation/generation.service.ts';
 import { GenerationWorker } from './modules/generation/generation.worker.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
 import type { FileStorage } from './integrations/storage/file-storage.ts';
+import { ThumbnailRenderer, ffmpegLocator } from './modules/library/thumbnails/thumbnail.renderer.ts';
+import { ThumbnailService } from './modules/library/thumbnails/thumbnail.service.ts';
+import { UploadRepository } from './modules/library/uploads/upload.repository.ts';
+import { UploadService } from './modules/library/uploads/upload.service.ts';
 import { createSmtpMailer } from './integrations/mail/mailer.ts';
 import { courseResource } from './modules/courses/course.definition.ts';
 import type { CourseDto, CourseInput } from './modules/courses/course.mapper.ts';
@@ -133,6 +137,10 @@ export interface Container {
     usageRollup: UsageRollup;
     generation: GenerationService;
     generationWorker: GenerationWorker;
+    /** Resumable (tus) uploads; the resource service takes finished ones (CompletedUploads). */
+    uploads: UploadService;
+    /** Resource thumbnails (made by the library.thumbnail job) and featured images, served to readers. */
+    thumbnails: ThumbnailService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -225,6 +233,7 @@ export function createContainer(options: ContainerOptions): Container {
     ffmpegPath: config.ai.ffmpegPath,
     claude: claudeForScripts(config.ai.anthropic),
   });
+  const storage = createFileStorage(config.library);
   const container: Container = {
     config,
     logger,
@@ -239,6 +248,7 @@ export function createContainer(options: ContainerOptions): Container {
     counterStore,
     storage,
     embedder,
+    embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -272,6 +282,8 @@ export function createContainer(options: ContainerOptions): Container {
       usageRollup: new UsageRollup({ sequelize, sql }),
       generation: new GenerationService({ sequelize, sql, clock, queue, storage, maxPages: config.ai.generationMaxPages }),
       generationWorker,
+      uploads: new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library }),
+      thumbnails: new ThumbnailService({ sql, storage, renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)), logger: logger.child({ module: 'thumbnails' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Resource } from '../../src/modules/library/resource.model.ts';
 import { WebhookDelivery } from '../../src/modules/webhooks/webhook-delivery.model.ts';
 import { WebhookEvent } from '../../src/modules/webhooks/webhook-event.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
@@ -51,6 +52,19 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
     return { id: resource.id, version: String(version.version), entitlementId: entitlement.id, categoryId, userId: reader.id };
+  '/api/resources': async (organizationId) => {
+    const id = randomUUID();
+    const prefix = `orgs/${organizationId}/resources/${id}/`;
+    await Resource.create({ id, organizationId, name: 'A resource', type: 'image', format: 'png', accessLevel: 'public', status: 'published', publishedAt: new Date(), thumbnailKey: `${prefix}thumb.webp`, featuredImageKey: `${prefix}featured` });
+    return { id };
+  },
+  '/api/uploads': async (organizationId) => {
+    const uploadId = randomUUID();
+    await Resource.sequelize!.query(
+      `INSERT INTO resource_uploads (id, organization_id, creator_type, creator_id, file_name, size_bytes, expires_at) VALUES ($1, $2, 'api_key', 'k', 'a.pdf', 10, now() + interval '1 hour')`,
+      { bind: [uploadId, organizationId] },
+    );
+    return { uploadId };
   },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({

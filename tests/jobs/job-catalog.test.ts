@@ -21,6 +21,7 @@ describe('the job catalog', () => {
     const scheduled = specs.filter((s) => s.schedule).map((s) => s.name).sort();
     assert.deepEqual(scheduled, ['domain-events.purge', 'idempotency.purge', 'impersonation.close-expired', 'ingestion.reembed', 'pipeline.purge', 'rate-limit.purge', 'webhook.purge']);
     assert.deepEqual(scheduled, ['domain-events.purge', 'idempotency.purge', 'impersonation.close-expired', 'pipeline.purge', 'rate-limit.purge', 'resource-usage.rollup', 'webhook.purge']);
+    assert.deepEqual(scheduled, ['domain-events.purge', 'idempotency.purge', 'impersonation.close-expired', 'library.storage-sweep', 'library.uploads-expire', 'pipeline.purge', 'rate-limit.purge', 'webhook.purge']);
     for (const spec of specs.filter((s) => s.schedule)) assert.match(spec.schedule!, /^(\S+ ){4}\S+$/, spec.name);
   });
 

@@ -24,6 +24,12 @@ export interface UploadRouteOptions {
 export interface UploadRouter {
   post(path: string, options: UploadRouteOptions, handler: RequestHandler): void;
   put(path: string, options: UploadRouteOptions, handler: RequestHandler): void;
+  /**
+   * A resumable (tus) endpoint: the given methods behind the credential and the limits (the body, when
+   * there is one, is a PATCH's bytes, guarded to `maxBytes`); OPTIONS, the protocol's discovery and a
+   * browser's preflight, carries no credential and reaches the handler as is.
+   */
+  resumable(path: string, options: UploadRouteOptions & { methods: ReadonlyArray<'post' | 'head' | 'patch' | 'delete'> }, handler: RequestHandler): void;
 }
 
 /** A module's upload routes, relative to /api (`/resources`), mounted ahead of the JSON API. */
@@ -34,6 +40,10 @@ export interface UploadSurfaceOptions {
   quota?: UploadQuota;
 }
 
+const uploadLengthOf = (req: Request) => {
+  const length = Number(req.headers['upload-length'] ?? Number.NaN);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+};
 const declaredBytesOf = (req: Request) => (req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']));
 
 /**
@@ -59,9 +69,24 @@ export function uploadSurface(container: Container, { routes, quota }: UploadSur
     // no deadline of ours (a 500 MB upload on a slow link is legitimate): Node's requestTimeout bounds it
     bodyGuard(render, { maxBytes, timeoutMs: 0, countChunks: false }),
   ];
+  const resumableChain = (maxBytes: number): RequestHandler[] => [
+    apiCredential(container),
+    (req, _res, next) => (actorOf(req), next()),
+    ...afterCredential(container),
+    async (req, _res, next) => {
+      // a creation announces the whole file's length; the quota sees it before any byte
+      if (req.method === 'POST') await quota?.(actorOf(req), { declaredBytes: uploadLengthOf(req), contentType: req.get('content-type'), path: req.path });
+      next();
+    },
+    bodyGuard(render, { maxBytes, timeoutMs: 0, countChunks: false }),
+  ];
   const router: UploadRouter = {
     post: (path, options, handler) => void surface.post(path, ...chain(options.maxBytes), handler),
     put: (path, options, handler) => void surface.put(path, ...chain(options.maxBytes), handler),
+    resumable: (path, options, handler) => {
+      surface.options(path, handler);
+      for (const method of options.methods) surface[method](path, ...resumableChain(options.maxBytes), handler);
+    },
   };
   for (const register of routes) register(router);
   surface.use(surfaceErrorHandler(render, logger));

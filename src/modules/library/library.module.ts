@@ -1,4 +1,4 @@
-import { defineModule } from '../../shared/module-manifest.ts';
+import { bindJob, defineModule } from '../../shared/module-manifest.ts';
 import { ResourceCategory } from './category.model.ts';
 import { ResourceEntitlement } from './entitlement.model.ts';
 import { resourceEvents } from './resource.domain-events.ts';
@@ -6,6 +6,12 @@ import { resourceRoutes } from './resource.routes.ts';
 import { resourceUploadRoutes } from './resource-upload.routes.ts';
 import { Resource } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
+import { storageSweeperJob } from './storage-sweeper.job.ts';
+import { thumbnailJob } from './thumbnails/thumbnail.job.ts';
+import { thumbnailRoutes } from './thumbnails/thumbnail.routes.ts';
+import { ThumbnailSubscriber } from './thumbnails/thumbnail.subscriber.ts';
+import { resumableUploadRoutes } from './uploads/tus.routes.ts';
+import { uploadExpiryJob } from './uploads/upload-expiry.job.ts';
 
 export const libraryModule = defineModule({
   name: 'library',
@@ -16,6 +22,16 @@ export const libraryModule = defineModule({
   },
   routes: { api: resourceRoutes, uploads: resourceUploadRoutes },
   events: resourceEvents,
+  routes: {
+    api: ({ container }) => (router) => thumbnailRoutes(router, container.services.thumbnails, container.storage),
+    uploads: ({ container }) => resumableUploadRoutes(container.services.uploads, container.logger.child({ module: 'uploads' })),
+  },
+  jobs: [
+    bindJob(uploadExpiryJob, (c) => c.services.uploads),
+    bindJob(thumbnailJob, (c) => c.services.thumbnails),
+    bindJob(storageSweeperJob, (c) => ({ storage: c.storage, sql: c.sql, clock: c.clock, uploads: c.services.uploads, tempMaxAgeMinutes: c.config.library.tempMaxAgeMinutes })),
+  ],
+  subscribers: ({ queue }) => [new ThumbnailSubscriber({ queue })],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
   ownedUserData: [

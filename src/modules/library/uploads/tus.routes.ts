@@ -1,0 +1,106 @@
+// The tus 1.0 protocol (core, creation, termination, expiration) at /api/uploads, spoken by @tus/server
+// over @tus/file-store. The upload surface has authenticated and rate-limited the caller before this
+// runs; here the library decides whose upload it is (UploadService) before tus touches a byte, so
+// another tenant's or another creator's upload is 404 and an announced length over the limit is 413.
+import { Server, EVENTS } from '@tus/server';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Request, Response } from 'express';
+import { actorOf } from '../../../http/context.ts';
+import type { UploadRoutes } from '../../../http/surfaces/upload.surface.ts';
+import { AppError, errors } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { UploadOwner } from './upload.repository.ts';
+import type { UploadService } from './upload.service.ts';
+
+export const UPLOADS_PATH = '/api/uploads';
+const TUS_VERSION = '1.0.0';
+
+/** What the tus hooks need of the request being handled (they receive tus's own request object). */
+interface TusCall {
+  uploadId: string;
+  owner: UploadOwner;
+}
+
+function uploadLengthOf(req: Request): number {
+  const header = req.get('upload-length');
+  if (header === undefined) {
+    // Upload-Defer-Length is not offered: the size limit is enforced before the first byte
+    throw errors.validation([{ field: 'Upload-Length', message: 'is required (Upload-Defer-Length is not supported)' }]);
+  }
+  if (!/^\d{1,16}$/.test(header)) throw errors.validation([{ field: 'Upload-Length', message: 'must be a non-negative integer' }]);
+  return Number(header);
+}
+
+export function createTusServer(service: UploadService, logger: Logger): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
+  const calls = new AsyncLocalStorage<TusCall>();
+  const current = (): TusCall => {
+    const call = calls.getStore();
+    if (!call) throw new Error('tus hook outside an authorised upload request');
+    return call;
+  };
+  const tus = new Server({
+    path: UPLOADS_PATH,
+    datastore: service.datastore,
+    maxSize: service.maxBytes,
+    // the client resolves it against the URL it posted to, whatever host or proxy sits in front
+    relativeLocation: true,
+    namingFunction: () => current().uploadId,
+    getFileIdFromRequest: () => current().uploadId,
+    // a finished upload's bytes have moved to storage; the client must not delete them by a race
+    disableTerminationForFinishedUploads: true,
+    onUploadCreate: async (_req, upload) => {
+      await service.create(upload.id, current().owner, { fileName: upload.metadata?.filename, sizeBytes: upload.size ?? 0 });
+      return {};
+    },
+    onUploadFinish: async (_req, upload) => {
+      await service.finish(upload.id);
+      return {};
+    },
+    onResponseError: (_req, error) => {
+      if (!('status_code' in error)) logger.error({ err: error }, 'resumable upload failed');
+      return undefined;
+    },
+  });
+  tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => void service.discard(id).catch((error: unknown) => logger.warn({ err: error, uploadId: id }, 'could not discard a terminated upload')));
+  return { tus, calls };
+}
+
+export function resumableUploadRoutes(service: UploadService, logger: Logger): UploadRoutes {
+  const { tus, calls } = createTusServer(service, logger);
+  const handle = (req: Request, res: Response, call: TusCall) => calls.run(call, () => tus.handle(req, res));
+
+  return (uploads) => {
+    // OPTIONS: the protocol's discovery (versions, extensions, maximum size), also a browser's preflight
+    uploads.resumable('/uploads', { maxBytes: service.maxBytes, methods: ['post'] }, async (req, res) => {
+      if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
+      const actor = actorOf(req);
+      const owner = service.assertCanCreate(actor, uploadLengthOf(req));
+      await handle(req, res, { uploadId: service.newId(), owner });
+    });
+    uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] }, async (req, res) => {
+      if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
+      const actor = actorOf(req);
+      const uploadId = String(req.params.uploadId);
+      const upload = await service.findOwn(actor, uploadId);
+      const owner = service.ownerOf(actor);
+      if (upload.status === 'finished') {
+        // tus's copy is gone once the bytes reached storage; the upload is whole, so say so
+        if (req.method === 'HEAD') {
+          res.set({ 'Tus-Resumable': TUS_VERSION, 'Upload-Offset': String(upload.sizeBytes), 'Upload-Length': String(upload.sizeBytes), 'Cache-Control': 'no-store' });
+          return void res.status(200).end();
+        }
+        if (req.method === 'DELETE') {
+          await service.discard(uploadId);
+          return void res.set('Tus-Resumable', TUS_VERSION).status(204).end();
+        }
+        throw new AppError('conflict', 'The upload is already finished', { headers: { 'Upload-Offset': String(upload.sizeBytes), 'Tus-Resumable': TUS_VERSION } });
+      }
+      await handle(req, res, { uploadId, owner });
+      if (req.method === 'PATCH') {
+        // the row's offset is informational (tus's file is the truth): record it, never fail for it
+        const stored = await service.datastore.getUpload(uploadId).catch(() => undefined);
+        if (stored) await service.recordOffset(uploadId, stored.offset).catch(() => undefined);
+      }
+    });
+  };
+}

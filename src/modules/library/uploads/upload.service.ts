@@ -1,0 +1,147 @@
+// Resumable uploads as the library sees them: who may start one (client admins and API keys, within
+// LIBRARY_MAX_FILE_BYTES), whose it is (its organization and creator; anyone else gets 404), what
+// happens when the last byte arrives (hash it once while moving it to a temporary storage key), and
+// the hand-over to the resource service (take, once). The tus protocol itself is tus.routes.ts.
+import { FileStore } from '@tus/file-store';
+import { createHash, randomUUID } from 'node:crypto';
+import { Transform } from 'node:stream';
+import type { LibrarySettings } from '../../../config.ts';
+import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
+import { TEMP_PREFIX } from '../../../integrations/storage/file-storage.ts';
+import type { Actor } from '../../../shared/access/actor.ts';
+import { scopeFor } from '../../../shared/access/scope.ts';
+import type { Clock } from '../../../shared/clock.ts';
+import { AppError, errors } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/logger.ts';
+import type { CompletedUpload, CompletedUploads } from './completed-upload.ts';
+import type { UploadOwner, UploadRepository, UploadRow } from './upload.repository.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HOUR_MS = 3_600_000;
+
+export interface UploadServiceDeps {
+  repository: UploadRepository;
+  storage: FileStorage;
+  clock: Clock;
+  logger: Logger;
+  settings: Pick<LibrarySettings, 'maxFileBytes' | 'uploadExpiryHours' | 'uploadsDir'>;
+}
+
+/** A file name from the client's Upload-Metadata: only its last path segment, printable, at most 255 characters. */
+export function cleanFileName(name: string | null | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return base === '' || base === '.' || base === '..' ? 'upload' : base;
+}
+
+export const tempKeyOf = (uploadId: string) => `${TEMP_PREFIX}uploads/${uploadId}`;
+
+export class UploadService implements CompletedUploads {
+  /** Where tus keeps the bytes of unfinished uploads (one file plus a .json per upload). */
+  readonly datastore: FileStore;
+
+  constructor(private readonly deps: UploadServiceDeps) {
+    this.datastore = new FileStore({ directory: deps.settings.uploadsDir, expirationPeriodInMilliseconds: deps.settings.uploadExpiryHours * HOUR_MS });
+  }
+
+  get maxBytes(): number {
+    return this.deps.settings.maxFileBytes;
+  }
+
+  /** The upload's owner: the actor's organization and the actor itself. Only client admins and API keys (`resources:write`). */
+  ownerOf(actor: Actor): UploadOwner {
+    const { organizationId } = scopeFor(actor, 'resource', 'write');
+    if (organizationId === null || (actor.type !== 'user' && actor.type !== 'api_key')) throw errors.forbidden();
+    return { organizationId, creatorType: actor.type, creatorId: actor.id };
+  }
+
+  /** Before tus creates an upload: may the actor, and does the announced length fit? */
+  assertCanCreate(actor: Actor, uploadLength: number): UploadOwner {
+    const owner = this.ownerOf(actor);
+    if (uploadLength > this.maxBytes) throw new AppError('payload_too_large', `The upload may not exceed ${this.maxBytes} bytes`);
+    return owner;
+  }
+
+  async create(id: string, owner: UploadOwner, upload: { fileName: string | null | undefined; sizeBytes: number }): Promise<void> {
+    const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.settings.uploadExpiryHours * HOUR_MS);
+    await this.deps.repository.insert(id, owner, { fileName: cleanFileName(upload.fileName), sizeBytes: upload.sizeBytes, expiresAt });
+  }
+
+  /** The actor's upload, or 404 (unknown, another tenant's or another creator's). */
+  async findOwn(actor: Actor, uploadId: string): Promise<UploadRow> {
+    const owner = this.ownerOf(actor);
+    const row = UUID.test(uploadId) ? await this.deps.repository.findOwn(uploadId, owner) : undefined;
+    if (!row) throw errors.notFound('upload', uploadId);
+    return row;
+  }
+
+  async recordOffset(id: string, offsetBytes: number): Promise<void> {
+    await this.deps.repository.recordOffset(id, offsetBytes);
+  }
+
+  /**
+   * The last byte arrived: read the bytes once, hashing them on their way to a temporary storage key,
+   * then drop tus's copy. The row says `finished` only once the storage write succeeded.
+   */
+  async finish(id: string): Promise<void> {
+    const hash = createHash('sha256');
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    const tempKey = tempKeyOf(id);
+    const source = this.datastore.read(id);
+    source.once('error', (error) => hashing.destroy(error));
+    await this.deps.storage.put(tempKey, source.pipe(hashing));
+    const now = this.deps.clock.now();
+    await this.deps.repository.markFinished(id, {
+      tempKey,
+      sha256: hash.digest('hex'),
+      finishedAt: now,
+      // a finished upload waits this long to be taken, then it is removed like an unfinished one
+      expiresAt: new Date(now.getTime() + this.deps.settings.uploadExpiryHours * HOUR_MS),
+    });
+    await this.datastore.remove(id).catch((error: unknown) => this.deps.logger.warn({ err: error, uploadId: id }, 'could not remove a finished upload\'s tus file'));
+  }
+
+  async take(actor: Actor, uploadId: string): Promise<CompletedUpload> {
+    const owner = this.ownerOf(actor);
+    const row = UUID.test(uploadId) ? await this.deps.repository.takeFinished(uploadId, owner) : undefined;
+    if (!row || !row.tempKey || !row.sha256) throw errors.notFound('upload', uploadId);
+    return { id: row.id, tempKey: row.tempKey, sizeBytes: row.sizeBytes, sha256: row.sha256, fileName: row.fileName };
+  }
+
+  /** Terminates the actor's upload (tus DELETE once finished): its row and its temporary file. */
+  async discard(id: string): Promise<void> {
+    const row = await this.deps.repository.delete(id);
+    if (row?.tempKey) await this.deps.storage.delete(row.tempKey);
+    await this.datastore.remove(id).catch(() => undefined); // a finished upload has no tus file left
+  }
+
+  /** Removes uploads past their expiry (unfinished, or finished and never taken): row, tus file, temp key. */
+  async removeExpired(batchSize = 100): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const expired = await this.deps.repository.expired(this.deps.clock.now(), batchSize);
+      for (const row of expired) {
+        // the file first: a crash between the two leaves a row the next run removes again
+        await this.datastore.remove(row.id).catch(() => undefined);
+        if (row.tempKey) await this.deps.storage.delete(row.tempKey);
+        await this.deps.repository.delete(row.id);
+        removed += 1;
+      }
+      if (expired.length < batchSize) return removed;
+    }
+  }
+
+  /** Temporary keys still owned by a finished upload (the sweeper must keep them). */
+  pendingTempKeys(): Promise<Set<string>> {
+    return this.deps.repository.pendingTempKeys();
+  }
+
+  newId(): string {
+    return randomUUID();
+  }
+}

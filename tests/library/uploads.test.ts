@@ -1,0 +1,219 @@
+// Resumable uploads (tus 1.0) at /api/uploads against the real app and database: the tus-js-client
+// library end to end, raw protocol requests for an interrupted PATCH and its resumption, the size
+// limit, tenancy, expiry, and the hand-over to the resource service (take).
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buffer } from 'node:stream/consumers';
+import * as tus from 'tus-js-client';
+import type { Actor } from '../../src/shared/access/actor.ts';
+import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { listen } from '../setup/raw-http.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+
+const MAX = 64 * 1024;
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const metadata = (fileName: string) => `filename ${Buffer.from(fileName).toString('base64')}`;
+const TUS = { 'Tus-Resumable': '1.0.0' };
+
+describe('resumable uploads (tus)', () => {
+  let t: TestApp;
+  let server: Awaited<ReturnType<typeof listen>>;
+  let endpoint: string;
+  let orgId: string;
+  let adminToken: string;
+  let adminActor: Actor;
+
+  before(async () => {
+    t = await startTestApp({ env: { LIBRARY_MAX_FILE_BYTES: String(MAX), LIBRARY_UPLOAD_EXPIRY_HOURS: '2' } });
+    server = await listen(t);
+    endpoint = `http://127.0.0.1:${server.port}/api/uploads`;
+    const org = await buildOrganization();
+    orgId = org.id;
+    const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgId });
+    adminToken = await tokenFor(t, admin);
+    adminActor = { type: 'user', id: admin.id, organizationId: orgId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
+  });
+  after(async () => {
+    await server.close();
+    await t.close();
+  });
+
+  /** Sends `part` as a PATCH and cuts the connection before the announced length arrives. */
+  function interruptedPatch(location: string, token: string, offset: number, part: Buffer, announced: number): Promise<void> {
+    return new Promise((resolve) => {
+      const req = http.request(`http://127.0.0.1:${server.port}${location}`, {
+        method: 'PATCH',
+        headers: { ...bearer(token), ...TUS, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(announced) },
+      });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(part, () => setTimeout(() => req.destroy(), 300));
+    });
+  }
+
+  it('when tus-js-client uploads a file in chunks, then it finishes and the resource service can take it once', async () => {
+    const bytes = randomBytes(40 * 1024);
+    const url = await new Promise<string>((resolve, reject) => {
+      const upload = new tus.Upload(bytes, {
+        endpoint,
+        headers: bearer(adminToken),
+        metadata: { filename: 'report 2026.pdf' },
+        chunkSize: 16 * 1024, // three PATCHes
+        retryDelays: [],
+        onError: reject,
+        onSuccess: () => resolve(upload.url!),
+      });
+      upload.start();
+    });
+    const uploadId = url.split('/').pop()!;
+
+    // HEAD after the finish still reports the whole file
+    const head = await t.http.head(`/api/uploads/${uploadId}`).set(bearer(adminToken)).set(TUS);
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['upload-offset'], String(bytes.length));
+    assert.ok(head.headers['ratelimit-policy'] ?? head.headers['x-ratelimit-limit'], 'rate-limit headers on 2xx');
+
+    const taken = await t.container.services.uploads.take(adminActor, uploadId);
+    assert.equal(taken.sizeBytes, bytes.length);
+    assert.equal(taken.sha256, sha256(bytes));
+    assert.equal(taken.fileName, 'report 2026.pdf');
+    assert.match(taken.tempKey, /^tmp\//);
+    assert.deepEqual(await buffer(await t.container.storage.get(taken.tempKey)), bytes);
+    // tus's own copy is gone: the bytes live once, in storage
+    assert.equal(existsSync(path.join(t.config.library.uploadsDir, uploadId)), false);
+    await assert.rejects(t.container.services.uploads.take(adminActor, uploadId), { code: 'not_found' });
+    await t.container.storage.delete(taken.tempKey);
+  });
+
+  it('when a PATCH is interrupted, then HEAD gives the offset reached and the upload resumes from it', async () => {
+    const bytes = randomBytes(30_000);
+    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', String(bytes.length)).set('Upload-Metadata', metadata('video.mp4'));
+    assert.equal(created.status, 201);
+    assert.ok(created.headers['x-ratelimit-limit']);
+    const location = created.headers.location!;
+    assert.match(location, /^\/api\/uploads\/[0-9a-f-]{36}$/);
+
+    await interruptedPatch(location, adminToken, 0, bytes.subarray(0, 12_000), bytes.length);
+    let head = await t.http.head(location).set(bearer(adminToken)).set(TUS);
+    // tus answers an unfinished HEAD with Cache-Control: no-store and the offset it stored
+    for (let i = 0; i < 20 && head.headers['upload-offset'] !== '12000'; i += 1) {
+      await new Promise((r) => setTimeout(r, 100)); // the server may still be flushing the cut request
+      head = await t.http.head(location).set(bearer(adminToken)).set(TUS);
+    }
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['upload-offset'], '12000');
+    assert.equal(head.headers['upload-length'], String(bytes.length));
+
+    // a PATCH at the wrong offset is refused by the protocol
+    const wrong = await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(0, 10));
+    assert.equal(wrong.status, 409);
+
+    const rest = await t.http.patch(`/api/uploads/${location.split('/').pop()}`).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '12000').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(12_000));
+    assert.equal(rest.status, 204);
+    assert.equal(rest.headers['upload-offset'], String(bytes.length));
+    assert.ok(rest.headers['x-ratelimit-remaining']);
+
+    const taken = await t.container.services.uploads.take(adminActor, location.split('/').pop()!);
+    assert.equal(taken.sha256, sha256(bytes));
+    assert.equal(taken.fileName, 'video.mp4');
+    await t.container.storage.delete(taken.tempKey);
+  });
+
+  it('when an upload announces more than LIBRARY_MAX_FILE_BYTES, then it is refused with 413 and nothing is created', async () => {
+    const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', String(MAX + 1));
+    assert.equal(res.status, 413);
+    assert.equal(res.body.code ?? res.body.type?.split('/').pop(), 'payload_too_large');
+    const [{ count }] = (await t.container.sql.rows<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads WHERE size_bytes > $1', [MAX]));
+    assert.equal(count, 0);
+  });
+
+  it('when Upload-Length is missing, then the creation is refused with 400', async () => {
+    const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS);
+    assert.equal(res.status, 400);
+  });
+
+  it('when another organization, another admin, a client user or no credential asks for an upload, then it is 404, 403 or 401', async () => {
+    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', metadata('a.pdf'));
+    const location = created.headers.location!;
+
+    const otherOrg = await buildOrganization();
+    const { secret } = await buildApiKey(otherOrg.id);
+    const foreign = { Authorization: `Bearer ${secret}` };
+    assert.equal((await t.http.head(location).set(foreign).set(TUS)).status, 404);
+    const patch = await t.http.patch(location).set(foreign).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(10));
+    assert.equal(patch.status, 404);
+    assert.equal(patch.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal((await t.http.delete(location).set(foreign).set(TUS)).status, 404);
+    await assert.rejects(t.container.services.uploads.take({ type: 'api_key', id: 'k', organizationId: otherOrg.id, role: 'API_KEY', mfaVerified: true }, location.split('/').pop()!), { code: 'not_found' });
+
+    const otherAdmin = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgId });
+    assert.equal((await t.http.head(location).set(bearer(await tokenFor(t, otherAdmin))).set(TUS)).status, 404);
+
+    const clientUser = await buildUser({ role: 'ROLE_CLIENT_USER', organizationId: orgId });
+    const userToken = await tokenFor(t, clientUser);
+    assert.equal((await t.http.post('/api/uploads').set(bearer(userToken)).set(TUS).set('Upload-Length', '10')).status, 403);
+
+    assert.equal((await t.http.head(location).set(TUS)).status, 401);
+    // not finished: the resource service cannot take it yet
+    await assert.rejects(t.container.services.uploads.take(adminActor, location.split('/').pop()!), { code: 'not_found' });
+  });
+
+  it('when an API key uploads, then the upload is the key\'s', async () => {
+    const { apiKey, secret } = await buildApiKey(orgId);
+    const key = { Authorization: `Bearer ${secret}` };
+    const created = await t.http.post('/api/uploads').set(key).set(TUS).set('Upload-Length', '5').set('Upload-Metadata', metadata('../../etc/notes.txt'));
+    assert.equal(created.status, 201);
+    const done = await t.http.patch(created.headers.location!).set(key).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.from('hello'));
+    assert.equal(done.status, 204);
+    assert.equal((await t.http.head(created.headers.location!).set(bearer(adminToken)).set(TUS)).status, 404);
+    const taken = await t.container.services.uploads.take({ type: 'api_key', id: apiKey.id, organizationId: orgId, role: 'API_KEY', mfaVerified: true }, created.headers.location!.split('/').pop()!);
+    assert.equal(taken.fileName, 'notes.txt'); // only the last segment of the client's name
+    await t.container.storage.delete(taken.tempKey);
+  });
+
+  it('when an upload is terminated with DELETE, then its row and bytes are gone', async () => {
+    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
+    const location = created.headers.location!;
+    const id = location.split('/').pop()!;
+    await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(40));
+    const deleted = await t.http.delete(`/api/uploads/${id}`).set(bearer(adminToken)).set(TUS);
+    assert.equal(deleted.status, 204);
+    assert.equal(existsSync(path.join(t.config.library.uploadsDir, id)), false);
+    for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]), undefined);
+  });
+
+  it('when OPTIONS is asked, then the protocol\'s capabilities are announced without a credential', async () => {
+    const res = await t.http.options('/api/uploads');
+    assert.equal(res.status, 204);
+    assert.equal(res.headers['tus-version'], '1.0.0');
+    assert.equal(res.headers['tus-max-size'], String(MAX));
+    assert.match(res.headers['tus-extension'] ?? '', /creation/);
+  });
+
+  it('when uploads pass their expiry, then the job removes the unfinished and the untaken ones', async () => {
+    const unfinished = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
+    const unfinishedId = unfinished.headers.location!.split('/').pop()!;
+    await t.http.patch(unfinished.headers.location!).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(10));
+    const finished = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '3');
+    await t.http.patch(finished.headers.location!).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.from('abc'));
+    const finishedId = finished.headers.location!.split('/').pop()!;
+    const tempKey = `tmp/uploads/${finishedId}`;
+    assert.ok(await t.container.storage.stat(tempKey));
+
+    const run = (await import('../../src/modules/library/uploads/upload-expiry.job.ts')).uploadExpiryJob.handler(t.container.services.uploads);
+    const context = { jobId: 'test', attempt: 0, logger: t.container.logger };
+    await run({}, context);
+    assert.ok(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [unfinishedId]), 'not expired yet');
+
+    t.clock.advance(3 * 3600_000);
+    await run({}, context);
+    assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = ANY($1::uuid[])', [[unfinishedId, finishedId]]), undefined);
+    assert.equal(existsSync(path.join(t.config.library.uploadsDir, unfinishedId)), false);
+    assert.equal(await t.container.storage.stat(tempKey), null);
+  });
+});
