@@ -233,7 +233,8 @@ export function createContainer(options: ContainerOptions): Container {
     ffmpegPath: config.ai.ffmpegPath,
     claude: claudeForScripts(config.ai.anthropic),
   });
-  const storage = createFileStorage(config.library);
+  // resumable uploads: the resource service takes the finished ones (POST /api/resources {uploadId})
+  const uploads = new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library });
   const container: Container = {
     config,
     logger,
@@ -248,7 +249,6 @@ export function createContainer(options: ContainerOptions): Container {
     counterStore,
     storage,
     embedder,
-    embedder: createEmbedder(config.ai.embeddings),
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -270,8 +270,7 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
-      // uploads: the finished resumable uploads (lib-storage's service) once it is in the container
-      resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }) }),
+      resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }), uploads }),
       ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
       ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }) }),
       resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
@@ -282,7 +281,7 @@ export function createContainer(options: ContainerOptions): Container {
       usageRollup: new UsageRollup({ sequelize, sql }),
       generation: new GenerationService({ sequelize, sql, clock, queue, storage, maxPages: config.ai.generationMaxPages }),
       generationWorker,
-      uploads: new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library }),
+      uploads,
       thumbnails: new ThumbnailService({ sql, storage, renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)), logger: logger.child({ module: 'thumbnails' }) }),
     },
     onClose(cleanup) {

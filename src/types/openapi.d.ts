@@ -1555,6 +1555,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a resumable upload (tus creation)
+         * @description Starts a resumable upload of one file with the tus 1.0 protocol (https://tus.io/protocols/resumable-upload),
+         *     for a library resource: client admins and API keys (`resources:write`). Announce the whole
+         *     length in `Upload-Length` (deferred lengths are not supported) and the file name in
+         *     `Upload-Metadata` (`filename <base64>`). A length over `LIBRARY_MAX_FILE_BYTES` (500 MiB) is
+         *     refused with 413 before any byte is sent. `Location` is the upload's URL (relative); send the
+         *     bytes with PATCH, ask how far it got with HEAD, resume after an interruption from that offset.
+         *
+         *     The upload belongs to its organization and its creator (the user or API key): anyone else gets
+         *     404. Once the last byte arrives its SHA-256 is computed and the file is kept, unopened, until
+         *     `POST /api/resources` takes it by `uploadId` (its type is decided from the content then).
+         *     An upload not finished, or finished and not used, within `LIBRARY_UPLOAD_EXPIRY_HOURS` (24)
+         *     expires and is removed. Clients: tus-js-client, Uppy, tusd's clients.
+         */
+        post: operations["createUpload"];
+        delete?: never;
+        /**
+         * The tus protocol's capabilities (no credential)
+         * @description tus 1.0 discovery: the versions, extensions and largest size the server accepts. Needs no
+         *     credential (a browser's CORS preflight carries none) and is not rate-limited.
+         */
+        options: operations["discoverUploads"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/uploads/{uploadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A resumable upload's id (the last segment of its `Location`). */
+                uploadId: components["parameters"]["uploadId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Abandon an upload (tus termination)
+         * @description Removes the upload and every byte of it, finished or not (a finished one not yet used by a resource).
+         */
+        delete: operations["terminateUpload"];
+        /**
+         * The tus protocol's capabilities, at an upload's URL (no credential)
+         * @description The same answer as `OPTIONS /api/uploads`; says nothing about the upload itself.
+         */
+        options: operations["discoverUpload"];
+        /**
+         * How far an upload got (tus HEAD)
+         * @description `Upload-Offset` is the number of bytes stored: resume with a PATCH from there. A finished
+         *     upload answers its full length. Never cached (`Cache-Control: no-store`).
+         */
+        head: operations["getUploadOffset"];
+        /**
+         * Send bytes of an upload from its offset (tus PATCH)
+         * @description Appends the body at `Upload-Offset`, which must equal the bytes already stored (else 409):
+         *     after an interrupted PATCH, ask HEAD for the offset and continue from it. The response's
+         *     `Upload-Offset` is the new offset; when it reaches `Upload-Length` the upload is finished (its
+         *     SHA-256 is computed and the file waits for `POST /api/resources` with `uploadId`).
+         */
+        patch: operations["appendUpload"];
+        trace?: never;
+    };
+    "/api/resources/{id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource's thumbnail (WebP, 480 px wide at most)
+         * @description Made by a job after the resource is published or its file or featured image changes: from the
+         *     featured image when there is one, else from the file (images and SVG, the first page of a
+         *     PDF, a poster frame of a video; none for Office documents and audio). For whoever may see the
+         *     resource (its details), not only who may open it. 404 when the resource has none (yet).
+         *     Sent inline with `ETag`/`Last-Modified` (304 on a match) and byte ranges.
+         */
+        get: operations["getResourceThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/{id}/featured-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource's featured image, as uploaded
+         * @description The image chosen for the resource (PNG, JPEG, WebP, GIF or sanitised SVG, the last with
+         *     `Content-Security-Policy: sandbox`), for whoever may see the resource. 404 when it has none.
+         *     Sent inline with `ETag`/`Last-Modified` (304 on a match) and byte ranges.
+         */
+        get: operations["getResourceFeaturedImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -3658,6 +3779,96 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The announced length, or the bytes sent, exceed `LIBRARY_MAX_FILE_BYTES` (`payload_too_large`); nothing is kept. */
+        UploadTooLarge: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "text/plain": string;
+            };
+        };
+        /** @description `Upload-Offset` is not the stored offset (ask HEAD and resume from it), or the upload is already finished (`conflict`). */
+        UploadOffsetConflict: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+                "text/plain": string;
+            };
+        };
+        /** @description The upload expired (`LIBRARY_UPLOAD_EXPIRY_HOURS`); start a new one. */
+        UploadExpired: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description `Tus-Resumable` is missing or names a version other than 1.0.0. */
+        TusPreconditionFailed: {
+            headers: {
+                "Tus-Version": components["headers"]["TusVersion"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/plain": string;
+            };
+        };
+        /** @description One byte range of the image (`Range`; `If-Range` with the ETag). */
+        StoredImagePart: {
+            headers: {
+                "Content-Range": components["headers"]["StoredFileContentRange"];
+                ETag: components["headers"]["StoredFileETag"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        /** @description The range lies outside the file (`range_not_satisfiable`); `Content-Range` gives its size. */
+        StoredImageRangeNotSatisfiable: {
+            headers: {
+                "Content-Range": components["headers"]["StoredFileContentRange"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /** @description Record identifier (UUID). */
@@ -3790,6 +4001,10 @@ export interface components {
         ReportTo: string;
         /** @description Length of a trend period. */
         ReportInterval: "day" | "week" | "month";
+        /** @description A resumable upload's id (the last segment of its `Location`). */
+        uploadId: string;
+        /** @description The tus protocol version the client speaks; only 1.0.0 (else 412). */
+        tusResumable: "1.0.0";
     };
     requestBodies: never;
     headers: {
@@ -3827,6 +4042,34 @@ export interface components {
         GeneratedFileETag: string;
         /** @description `bytes`: single byte ranges are served (206). */
         GeneratedFileAcceptRanges: "bytes";
+        /** @description The tus protocol version of the answer. */
+        TusResumable: "1.0.0";
+        /** @description The tus versions the server speaks. */
+        TusVersion: "1.0.0";
+        /** @description The tus extensions offered. */
+        TusExtension: string;
+        /** @description The largest upload accepted, in bytes (`LIBRARY_MAX_FILE_BYTES`). */
+        TusMaxSize: number;
+        /** @description The upload's URL, relative to the server (`/api/uploads/<uploadId>`). */
+        UploadLocation: string;
+        /** @description Bytes of the upload stored so far. */
+        UploadOffset: number;
+        /** @description The upload's announced size in bytes. */
+        UploadLength: number;
+        /** @description The metadata sent at creation (tus format). */
+        UploadMetadata: string;
+        /** @description When an unfinished upload expires and is removed (RFC 7231 date). */
+        UploadExpires: string;
+        /** @description Never cached. */
+        NoStore: "no-store";
+        /** @description Strong validator of the stored file (send it back in `If-None-Match` or `If-Range`). */
+        StoredFileETag: string;
+        /** @description When the stored file was written (RFC 7231 date). */
+        StoredFileLastModified: string;
+        /** @description RFC 6266 `inline` with the file's name (`filename*` for any name). */
+        InlineDisposition: string;
+        /** @description The bytes sent and the whole size (`bytes 0-99/1000`), or `bytes *\/1000` on 416. */
+        StoredFileContentRange: string;
     };
     pathItems: never;
 }
@@ -7261,6 +7504,302 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createUpload: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The tus protocol version the client speaks; only 1.0.0 (else 412). */
+                "Tus-Resumable": components["parameters"]["tusResumable"];
+                /** @description The file's size in bytes, at most `LIBRARY_MAX_FILE_BYTES`. */
+                "Upload-Length": number;
+                /** @description tus metadata: comma-separated `key base64value` pairs; `filename` names the file (only its last path segment is kept, at most 255 characters). */
+                "Upload-Metadata"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created; send the bytes to `Location` with PATCH. */
+            201: {
+                headers: {
+                    Location: components["headers"]["UploadLocation"];
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "Upload-Expires": components["headers"]["UploadExpires"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["TusPreconditionFailed"];
+            413: components["responses"]["UploadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    discoverUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capabilities in the headers. */
+            204: {
+                headers: {
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "Tus-Version": components["headers"]["TusVersion"];
+                    "Tus-Extension": components["headers"]["TusExtension"];
+                    "Tus-Max-Size": components["headers"]["TusMaxSize"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    terminateUpload: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The tus protocol version the client speaks; only 1.0.0 (else 412). */
+                "Tus-Resumable": components["parameters"]["tusResumable"];
+            };
+            path: {
+                /** @description A resumable upload's id (the last segment of its `Location`). */
+                uploadId: components["parameters"]["uploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["TusPreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    discoverUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A resumable upload's id (the last segment of its `Location`). */
+                uploadId: components["parameters"]["uploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Capabilities in the headers. */
+            204: {
+                headers: {
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "Tus-Version": components["headers"]["TusVersion"];
+                    "Tus-Extension": components["headers"]["TusExtension"];
+                    "Tus-Max-Size": components["headers"]["TusMaxSize"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getUploadOffset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The tus protocol version the client speaks; only 1.0.0 (else 412). */
+                "Tus-Resumable": components["parameters"]["tusResumable"];
+            };
+            path: {
+                /** @description A resumable upload's id (the last segment of its `Location`). */
+                uploadId: components["parameters"]["uploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload's progress, in the headers (no body). */
+            200: {
+                headers: {
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "Upload-Offset": components["headers"]["UploadOffset"];
+                    "Upload-Length": components["headers"]["UploadLength"];
+                    "Upload-Metadata": components["headers"]["UploadMetadata"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["UploadExpired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    appendUpload: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The tus protocol version the client speaks; only 1.0.0 (else 412). */
+                "Tus-Resumable": components["parameters"]["tusResumable"];
+                /** @description Where these bytes start; must equal the stored offset. */
+                "Upload-Offset": number;
+            };
+            path: {
+                /** @description A resumable upload's id (the last segment of its `Location`). */
+                uploadId: components["parameters"]["uploadId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/offset+octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored; `Upload-Offset` is the new offset. */
+            204: {
+                headers: {
+                    "Tus-Resumable": components["headers"]["TusResumable"];
+                    "Upload-Offset": components["headers"]["UploadOffset"];
+                    "Upload-Expires": components["headers"]["UploadExpires"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["UploadOffsetConflict"];
+            410: components["responses"]["UploadExpired"];
+            412: components["responses"]["TusPreconditionFailed"];
+            413: components["responses"]["UploadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceFeaturedImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The featured image. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                    "image/svg+xml": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

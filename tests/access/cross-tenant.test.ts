@@ -51,12 +51,9 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, { resourceIds: [resource.id] });
     const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
+    const prefix = `orgs/${organizationId}/resources/${resource.id}/`;
+    await resource.update({ thumbnailKey: `${prefix}thumb.webp`, featuredImageKey: `${prefix}featured` });
     return { id: resource.id, version: String(version.version), entitlementId: entitlement.id, categoryId, userId: reader.id };
-  '/api/resources': async (organizationId) => {
-    const id = randomUUID();
-    const prefix = `orgs/${organizationId}/resources/${id}/`;
-    await Resource.create({ id, organizationId, name: 'A resource', type: 'image', format: 'png', accessLevel: 'public', status: 'published', publishedAt: new Date(), thumbnailKey: `${prefix}thumb.webp`, featuredImageKey: `${prefix}featured` });
-    return { id };
   },
   '/api/uploads': async (organizationId) => {
     const uploadId = randomUUID();

@@ -20,11 +20,23 @@ export const libraryModule = defineModule({
     Resource.hasMany(ResourceVersion, { as: 'versions', foreignKey: 'resourceId' });
     ResourceVersion.belongsTo(Resource, { as: 'resource', foreignKey: 'resourceId' });
   },
-  routes: { api: resourceRoutes, uploads: resourceUploadRoutes },
   events: resourceEvents,
   routes: {
-    api: ({ container }) => (router) => thumbnailRoutes(router, container.services.thumbnails, container.storage),
-    uploads: ({ container }) => resumableUploadRoutes(container.services.uploads, container.logger.child({ module: 'uploads' })),
+    api: (context) => {
+      const files = resourceRoutes(context);
+      return (router) => {
+        thumbnailRoutes(router, context.container.services.thumbnails, context.container.storage);
+        files(router);
+      };
+    },
+    uploads: (context) => {
+      const files = resourceUploadRoutes(context);
+      const resumable = resumableUploadRoutes(context.container.services.uploads, context.container.logger.child({ module: 'uploads' }));
+      return (uploads) => {
+        files(uploads);
+        resumable(uploads);
+      };
+    },
   },
   jobs: [
     bindJob(uploadExpiryJob, (c) => c.services.uploads),
