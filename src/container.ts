@@ -20,6 +20,8 @@ import { MailService } from './modules/mail/mail.service.ts';
 import { PasswordResetService } from './modules/users/password-reset.service.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
+import { AnthropicClient } from './integrations/anthropic/anthropic.client.ts';
+import { ChatService } from './modules/chat/chat.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
@@ -105,6 +107,7 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
+    chat: ChatService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -180,6 +183,8 @@ export function createContainer(options: ContainerOptions): Container {
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
     },
   });
+  const embedder = createEmbedder(config.ai.embeddings);
+  const anthropic = config.ai.anthropic ? new AnthropicClient(config.ai.anthropic) : undefined;
   const container: Container = {
     config,
     logger,
@@ -193,7 +198,7 @@ export function createContainer(options: ContainerOptions): Container {
     limiter,
     counterStore,
     storage: createFileStorage(config.library),
-    embedder: createEmbedder(config.ai.embeddings),
+    embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
       audit,
@@ -215,6 +220,7 @@ export function createContainer(options: ContainerOptions): Container {
       idempotency: new IdempotencyStore({ sequelize, clock }),
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
+      chat: new ChatService({ sql, sequelize, embedder, anthropic, logger: logger.child({ module: 'chat' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);
