@@ -106,9 +106,15 @@ export class PassageRetrieval {
     const candidates = input.candidates ?? 40;
     const binds = new Binds();
     const q = binds.add(input.query);
+    // inline (not a CTE column) so the planner sees an indexable condition for the GIN index
+    const tsquery = `NULLIF(replace(replace(websearch_to_tsquery('english', ${q}::text)::text, ' & ', ' | '), '!', ''), '')::tsquery`;
     const access = (alias: string, resourceAlias: string) => {
       const clauses = [
-        `${alias}.organization_id = ${binds.add(reader.organizationId)}`,
+        // The tenant is the resource's (openSql binds organization_id), and a passage belongs to its
+        // resource by foreign key. The passage's own organization_id is deliberately not compared:
+        // the planner would derive a constant from it and take the passages' (organization, resource)
+        // index as its way in, reading every passage of the organization instead of the GIN or HNSW
+        // index's few candidates.
         reader.openSql(binds, resourceAlias),
         `EXISTS (SELECT 1 FROM resource_versions v WHERE v.id = ${alias}.version_id AND v.version = ${resourceAlias}.current_version)`,
       ];
@@ -119,9 +125,9 @@ export class PassageRetrieval {
     };
     const keyword = `
       SELECT id, row_number() OVER (ORDER BY rank DESC, id) AS pos FROM (
-        SELECT p.id, ts_rank(p.search, tsq.q) AS rank
-          FROM resource_passages p JOIN resources r ON r.id = p.resource_id, tsq
-         WHERE p.search @@ tsq.q AND ${access('p', 'r')}
+        SELECT p.id, ts_rank(p.search, ${tsquery}) AS rank
+          FROM resource_passages p JOIN resources r ON r.id = p.resource_id
+         WHERE p.search @@ ${tsquery} AND ${access('p', 'r')}
          ORDER BY rank DESC, p.id LIMIT ${binds.add(candidates)}
       ) k`;
     const vectorSide = queryVector
@@ -135,8 +141,7 @@ export class PassageRetrieval {
       : `SELECT NULL::uuid AS id, NULL::float8 AS distance, NULL::bigint AS pos WHERE false`;
     const text = `
       WITH tsq AS (
-             SELECT NULLIF(replace(replace(websearch_to_tsquery('english', ${q})::text, ' & ', ' | '), '!', ''), '')::tsquery AS q,
-                    ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', ${q}))) AS terms
+             SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', ${q}::text))) AS terms
            ),
            kw AS (${keyword}),
            vec AS (${vectorSide}),
