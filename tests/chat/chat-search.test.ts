@@ -5,22 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, tokenFor } from '../factories/index.ts';
 import { expectProblem } from '../setup/problem.ts';
+import { parseEvents } from '../support/sse.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { buildLibrary, type LibraryFixture } from './library-fixture.ts';
 
 type Who = keyof LibraryFixture['users'];
-
-/** Parses a text/event-stream body into its events. */
-export function parseEvents(text: string): Array<{ event: string; data: any }> {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim())
-    .map((block) => {
-      const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? 'null';
-      return { event, data: JSON.parse(data) };
-    });
-}
 
 describe('library chat, search mode', () => {
   let t: TestApp;

@@ -42,7 +42,8 @@ export type Behaviour =
   | { kind: 'malformed' }
   | { kind: 'fail-mid-stream' };
 
-const words = (text: string) => new Set((text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).map((w) => w.replace(/s$/u, '')));
+// words of four letters or more: a crude stand-in for what a model attends to (no "how", "for", "the")
+const words = (text: string) => new Set((text.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []).map((w) => w.replace(/s$/u, '')));
 
 /** The search results of the last user message, in request order (their search_result_index). */
 export function searchResultsOf(request: MessagesRequest): SearchResultBlock[] {
