@@ -53,6 +53,15 @@ async function evaluate(setup: string, pgvector: boolean): Promise<Score> {
     const misses: string[] = [];
     for (const item of evalQuestions) {
       const answer = await chat.ask(actor, { query: item.question });
+      if (process.env.EVAL_VERBOSE) {
+        const top = (await chat.retrieval.retrieve(reader, { query: item.question, limit: 8 })).passages;
+        const expected = item.expect ? ids.get(item.expect.document) : undefined;
+        const rank = top.findIndex((p) => p.resourceId === expected && p.pageNumber === item.expect?.page);
+        const best = top.reduce((m, p) => Math.max(m, p.similarity ?? 0), 0);
+        const cov = top.reduce((m, p) => Math.max(m, p.coverage), 0);
+        const exp = rank >= 0 ? top[rank]! : undefined;
+        console.log(`${item.kind.padEnd(13)} conf=${answer.confidence.toFixed(2)} bestSim=${best.toFixed(2)} bestCov=${cov.toFixed(2)} rank=${rank} expSim=${exp?.similarity?.toFixed(2)} expCov=${exp?.coverage.toFixed(2)} ${item.question}`);
+      }
       if (!item.expect) {
         unanswerable++;
         if (answer.sources.length === 0) abstained++;
@@ -92,7 +101,7 @@ async function main(): Promise<void> {
   const counts = { direct: 0, paraphrased: 0, unanswerable: 0 };
   for (const q of evalQuestions) counts[q.kind]++;
   console.log(`evaluation set: ${evalDocuments.length} documents, ${evalDocuments.reduce((n, d) => n + d.pages.length, 0)} pages; questions: ${counts.direct} direct, ${counts.paraphrased} paraphrased, ${counts.unanswerable} unanswerable`);
-  const scores = [await evaluate('use-lite-512 + pgvector (hybrid)', true), await evaluate('keyword-only (no pgvector)', false)];
+  const scores = process.env.EVAL_ONLY === 'hybrid' ? [await evaluate('use-lite-512 + pgvector (hybrid)', true)] : [await evaluate('use-lite-512 + pgvector (hybrid)', true), await evaluate('keyword-only (no pgvector)', false)];
   console.log('\nsetup                              recall@5  cited page  (direct  paraphrased)  abstains');
   for (const s of scores) {
     console.log(`${s.setup.padEnd(35)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`);

@@ -51,7 +51,10 @@ export interface ExtractOptions {
   maxChars?: number;
 }
 
-/** The sentences that answer, best first, from at most the first three passages. */
+/**
+ * The sentences that answer, best first. They come from the best passage (the page the answer cites
+ * first); a sentence of the next two passages joins only when it scores as well as the best one.
+ */
 export async function pickSentences(passages: readonly RetrievedPassage[], options: ExtractOptions): Promise<Sentence[]> {
   const terms = new Set(contentWords(options.query));
   const candidates: Sentence[] = [];
@@ -60,7 +63,8 @@ export async function pickSentences(passages: readonly RetrievedPassage[], optio
       const words = new Set(contentWords(text));
       const overlap = terms.size ? [...terms].filter((term) => words.has(term)).length / terms.size : 0;
       // earlier passages are better evidence: a small tie-breaking preference
-      candidates.push({ passage, text, position, score: overlap - rank * 0.05 });
+      // the best passage is the evidence: the others must clearly beat it to be quoted
+      candidates.push({ passage, text, position, score: overlap - rank * 0.25 });
     });
   });
   if (!candidates.length) return [];
