@@ -27,6 +27,8 @@ import { ResourceReportService } from './modules/resource-reports/resource-repor
 import { UsageRollup } from './modules/resource-reports/usage-rollup.repository.ts';
 import { UserAdminService } from './modules/users/user-admin.service.ts';
 import { UserDeletionService } from './modules/users/user-deletion.service.ts';
+import { AnthropicClient } from './integrations/anthropic/anthropic.client.ts';
+import { ChatService } from './modules/chat/chat.service.ts';
 import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
 import { FliteVoiceEngine } from './integrations/speech/flite.engine.ts';
@@ -141,6 +143,7 @@ export interface Container {
     uploads: UploadService;
     /** Resource thumbnails (made by the library.thumbnail job) and featured images, served to readers. */
     thumbnails: ThumbnailService;
+    chat: ChatService;
   };
   /** Registers cleanup for resources created later (the Admin Portal's session store); run by close(). */
   onClose(cleanup: () => Promise<void> | void): void;
@@ -235,6 +238,8 @@ export function createContainer(options: ContainerOptions): Container {
   });
   // resumable uploads: the resource service takes the finished ones (POST /api/resources {uploadId})
   const uploads = new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library });
+  const embedder = createEmbedder(config.ai.embeddings);
+  const anthropic = config.ai.anthropic ? new AnthropicClient(config.ai.anthropic) : undefined;
   const container: Container = {
     config,
     logger,
@@ -248,6 +253,7 @@ export function createContainer(options: ContainerOptions): Container {
     limiter,
     counterStore,
     storage,
+    storage: createFileStorage(config.library),
     embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {
@@ -283,6 +289,7 @@ export function createContainer(options: ContainerOptions): Container {
       generationWorker,
       uploads,
       thumbnails: new ThumbnailService({ sql, storage, renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)), logger: logger.child({ module: 'thumbnails' }) }),
+      chat: new ChatService({ sql, sequelize, embedder, anthropic, logger: logger.child({ module: 'chat' }) }),
     },
     onClose(cleanup) {
       cleanups.push(cleanup);

@@ -3,6 +3,7 @@
 import { activityModule } from './modules/activity/activity.module.ts';
 import { apiKeysModule } from './modules/api-keys/api-keys.module.ts';
 import { auditModule } from './modules/audit/audit.module.ts';
+import { chatModule } from './modules/chat/chat.module.ts';
 import { authModule } from './modules/auth/auth.module.ts';
 import { coursesModule } from './modules/courses/courses.module.ts';
 import { eventsModule } from './modules/events/events.module.ts';
@@ -40,6 +41,7 @@ export const modules = [
   resourceCatalogModule,
   // before the library: its /api/resources/reports/* must not be read as /api/resources/:id
   resourceReportsModule,
+  chatModule,
   libraryModule,
   ingestionModule,
   generationModule,

@@ -77,6 +77,24 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
   },
 };
 
+/** A chat conversation of organization A's admin (history is the asker's own) and a low-confidence question (content gaps). */
+async function chatFixture(organizationId: string): Promise<PathValues> {
+  const sequelize = WebhookEvent.sequelize!;
+  const [[admin]] = (await sequelize.query(`SELECT id FROM users WHERE organization_id = $1 AND role = 'ROLE_CLIENT_ADMIN' LIMIT 1`, { bind: [organizationId] })) as [Array<{ id: string }>, unknown];
+  const question = `gap question ${randomUUID()}`;
+  const [[conversation]] = (await sequelize.query(
+    `INSERT INTO chat_conversations (organization_id, asker_type, asker_id, title) VALUES ($1, 'user', $2, $3) RETURNING id`,
+    { bind: [organizationId, admin!.id, question] },
+  )) as [Array<{ id: string }>, unknown];
+  await sequelize.query(
+    `INSERT INTO chat_turns (conversation_id, organization_id, ordinal, query, answer, mode, answered, confidence) VALUES ($1, $2, 1, $3, 'no answer', 'search', false, 0.1)`,
+    { bind: [conversation!.id, organizationId, question] },
+  );
+  return { conversationId: conversation!.id, question };
+}
+FIXTURES['/api/resources/chat/history'] = chatFixture;
+FIXTURES['/api/resources/reports/content-gaps'] = chatFixture;
+
 const exception = (operation: Operation) => NOT_TENANT_SCOPED.find(([pattern]) => pattern.test(operation.template));
 const collectionOf = (template: string) => Object.keys(FIXTURES).find((prefix) => template === prefix || template.startsWith(`${prefix}/`));
 const fill = (template: string, values: PathValues) =>
