@@ -238,7 +238,6 @@ export function createContainer(options: ContainerOptions): Container {
   });
   // resumable uploads: the resource service takes the finished ones (POST /api/resources {uploadId})
   const uploads = new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library });
-  const embedder = createEmbedder(config.ai.embeddings);
   const anthropic = config.ai.anthropic ? new AnthropicClient(config.ai.anthropic) : undefined;
   const container: Container = {
     config,
@@ -253,7 +252,6 @@ export function createContainer(options: ContainerOptions): Container {
     limiter,
     counterStore,
     storage,
-    storage: createFileStorage(config.library),
     embedder,
     keys: { adminSession: deriveKey(options.appSecret, 'admin-session').toString('base64url') },
     services: {

@@ -1676,6 +1676,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/resources/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the library a question
+         * @description Answers from the passages of the resources the asker may open (the library's access policy
+         *     decides before any model runs). With Claude configured the answer is written by Claude from
+         *     those passages only, each claim cited (`mode: ai`); when Claude is not configured, times out,
+         *     is overloaded or fails, the answer is extracted from the best passages (`mode: search`,
+         *     `fallbackReason` says why when Claude was configured). `confidence` comes from retrieval
+         *     evidence in both modes; when nothing relevant is found the answer says the library has no
+         *     answer, with low confidence and no sources. `keywordOnly` is true when the database has no
+         *     pgvector (or the embedder failed): retrieval was full-text only.
+         *
+         *     With `Accept: text/event-stream` the answer is streamed as server-sent events: `token`
+         *     (`{"text"}`, repeated), `reset` (`{"reason"}`: Claude failed mid-answer, discard the tokens so
+         *     far; the search-mode answer follows), `answer` (the whole ChatResponse, sources included),
+         *     then `done`. An error before the first event is a problem+json response; after it, an
+         *     `error` event (`{"code","detail"}`) ends the stream.
+         */
+        post: operations["chatWithLibrary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/chat/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The asker's chat conversations and their turns
+         * @description Most recently active conversation first; each with all its turns, oldest first.
+         */
+        get: operations["listChatHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/chat/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate one chat answer
+         * @description Helpful or not, with an optional comment, on one of the asker's own answers: `turnId`, or
+         *     `conversationId` for its latest answer. Rating again replaces the earlier verdict. Answers
+         *     rated unhelpful appear in the content-gaps report.
+         */
+        post: operations["rateChatAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/reports/content-gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the library lacks (content gaps)
+         * @description Client admins: questions the chat answered with low confidence (below 0.5) or that askers
+         *     rated unhelpful, grouped by their normalised text, most asked first.
+         */
+        get: operations["getChatContentGaps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "member.created": {
@@ -3499,6 +3595,117 @@ export interface components {
         };
         GeneratedContentList: {
             data: components["schemas"]["GeneratedContent"][];
+        };
+        ChatRequest: {
+            /** @description The question. */
+            query: string;
+            /**
+             * Format: uuid
+             * @description Continue this conversation (one of the asker's); earlier turns inform follow-ups.
+             */
+            conversationId?: string;
+            /** @description Only resources in one of these categories. */
+            resourceScope?: string[];
+        };
+        ChatSource: {
+            /** Format: uuid */
+            resourceId: string;
+            resourceName: string;
+            /**
+             * Format: int32
+             * @description PDF page; slide (PowerPoint); sheet position (Excel); page or section estimate (Word).
+             */
+            pageNumber: number;
+            /** @description The cited text, with its heading path when it has one. */
+            excerpt: string;
+        };
+        ChatResponse: {
+            answer: string;
+            sources: components["schemas"]["ChatSource"][];
+            suggestedQuestions: string[];
+            /** Format: double */
+            confidence: number;
+            /** Format: uuid */
+            conversationId: string;
+            /**
+             * Format: uuid
+             * @description The answer's identifier (for feedback).
+             */
+            turnId: string;
+            /**
+             * @description `ai`: written by Claude with citations; `search`: extracted from the best passages.
+             * @enum {string}
+             */
+            mode: "ai" | "search";
+            /** @description Retrieval was full-text only (no pgvector on this database, or the embedder failed). */
+            keywordOnly: boolean;
+            /**
+             * @description Why an answer meant for Claude came in search mode.
+             * @enum {string|null}
+             */
+            fallbackReason: "overloaded" | "timeout" | "error" | "malformed" | null;
+        };
+        ChatTurn: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            conversationId: string;
+            query: string;
+            answer: string;
+            /** @enum {string} */
+            mode: "ai" | "search";
+            keywordOnly: boolean;
+            /** Format: double */
+            confidence: number;
+            sources: components["schemas"]["ChatSource"][];
+            suggestedQuestions: string[];
+            helpful: boolean | null;
+            feedbackComment: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ChatConversation: {
+            /** Format: uuid */
+            id: string;
+            /** @description The first question. */
+            title: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            turns: components["schemas"]["ChatTurn"][];
+        };
+        ChatConversationList: {
+            data: components["schemas"]["ChatConversation"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description Name the answer by `turnId`, or by `conversationId` for its latest answer. */
+        ChatFeedbackRequest: {
+            /** Format: uuid */
+            turnId?: string;
+            /** Format: uuid */
+            conversationId?: string;
+            helpful: boolean;
+            comment?: string;
+        };
+        ContentGap: {
+            /** @description The latest wording of the question. */
+            question: string;
+            /** Format: int32 */
+            asked: number;
+            /** Format: int32 */
+            lowConfidence: number;
+            /** Format: int32 */
+            unhelpful: number;
+            /** Format: double */
+            averageConfidence: number;
+            /** Format: date-time */
+            lastAskedAt: string;
+            comments: string[];
+        };
+        ContentGapList: {
+            data: components["schemas"]["ContentGap"][];
+            pagination: components["schemas"]["Pagination"];
         };
     };
     responses: {
@@ -7800,6 +8007,166 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             416: components["responses"]["StoredImageRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    chatWithLibrary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer (or its event stream). */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatResponse"];
+                    /**
+                     * @example event: token
+                     *     data: {"text":"Refunds "}
+                     *
+                     *     event: answer
+                     *     data: {...}
+                     *
+                     *     event: done
+                     *     data: {}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listChatHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only this conversation. */
+                conversationId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversationList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rateChatAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatFeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The rated answer. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatTurn"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getChatContentGaps: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only questions asked at or after this time. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of gaps. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentGapList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

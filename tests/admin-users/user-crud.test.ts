@@ -84,7 +84,7 @@ describe('Admin users: create, read, update', () => {
     const user = await buildUser({ organizationId: orgId });
     const res = await t.http.get(`/api/admin/users/${user.id}`).set(bearer(token)).expect(200);
     assert.equal(res.body.email, user.email);
-    assert.deepEqual(res.body.associatedData.map((d: { type: string }) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions']);
+    assert.deepEqual(res.body.associatedData.map((d: { type: string }) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations']);
     expectProblem(await t.http.get('/api/admin/users/00000000-0000-4000-8000-000000000000').set(bearer(token)), 404, 'not_found');
   });
 

@@ -63,7 +63,7 @@ describe('the module list', () => {
 
     const owned = manifests.flatMap((m) => m.ownedUserData ?? []);
     assert.deepEqual(ownedUserData().map((d) => d.type).sort(), owned.map((d) => d.type).sort());
-    assert.deepEqual(ownedUserData().map((d) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions']);
+    assert.deepEqual(ownedUserData().map((d) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations']);
   });
 
   it('when modules declare error codes and permissions, then each is defined once and owned by one module', () => {
@@ -76,10 +76,7 @@ describe('the module list', () => {
 
   it('when the manifests are listed, then the API routes are collected in the list\'s order', () => {
     const withApi = manifests.filter((m) => m.routes?.api).map((m) => m.name);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'library']);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'ingestion']);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'resource-catalog']);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'generation']);
+    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'resource-catalog', 'resource-reports', 'chat', 'library', 'ingestion', 'generation']);
   });
 });
 

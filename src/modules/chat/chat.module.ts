@@ -9,6 +9,6 @@ export const chatModule = defineModule({
     api: ({ container: { services, logger } }) => (router) => chatRoutes(router, services.chat, logger),
   },
   ownedUserData: [
-    { type: 'chatConversations', description: 'Library chat conversations this user had (kept as history)', table: 'chat_conversations', column: 'asker_id', transferable: false, cast: '::text' },
+    { type: 'chat_conversations', description: 'Library chat conversations this user had (kept as history)', table: 'chat_conversations', column: 'asker_id', transferable: false, cast: '::text' },
   ],
 });
