@@ -41,10 +41,11 @@ export interface AppOptions {
 
 /**
  * A JSON API call that no earlier handler could answer: under /api/ but not the contract and docs
- * (docs.routes.ts), and not a POST or PUT (the only methods of the upload surface). Everything else
- * takes the full way through app.use() below, in order.
+ * (docs.routes.ts), not a POST or PUT (the upload surface's streamed bodies), and not the resumable
+ * uploads (/api/uploads: tus speaks PATCH, HEAD, DELETE and OPTIONS on the upload surface). Everything
+ * else takes the full way through app.use() below, in order.
  */
-const API_CALL = /^\/api\/(?!docs|openapi\.)/i; // case-insensitive, as Express's routing is
+const API_CALL = /^\/api\/(?!docs|openapi\.|uploads(?:[/?]|$))/i; // case-insensitive, as Express's routing is
 
 function straightToApi(req: Request): boolean {
   return req.method !== 'POST' && req.method !== 'PUT' && API_CALL.test(req.url);
