@@ -1217,6 +1217,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/organizations/{slug}/resources/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a public resource's file (no credential)
+         * @description The library's download (Range, ETag, 304, RFC 6266 `Content-Disposition`, `nosniff`, CSP sandbox
+         *     for SVG) for anonymous visitors: files of `public` resources only. A resource the visitor sees but
+         *     may not open (preview, paid) is 403 `resource_locked`; others 404. Counted as an anonymous download.
+         */
+        get: operations["downloadPublicResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/organizations/{slug}/categories": {
         parameters: {
             query?: never;
@@ -7109,6 +7131,40 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    downloadPublicResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=<start>-<end>` (or `-<suffix>`); several ranges get the whole file. */
+                Range?: components["parameters"]["rangeHeader"];
+                /** @description The ETag of the file the client holds part of; another one gets the whole file. */
+                "If-Range"?: components["parameters"]["ifRangeHeader"];
+                /** @description ETags the client holds; a match answers 304. */
+                "If-None-Match"?: components["parameters"]["ifNoneMatchHeader"];
+                /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
+                "If-Modified-Since"?: components["parameters"]["ifModifiedSinceHeader"];
+            };
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StoredFile"];
+            206: components["responses"]["StoredFilePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["RangeNotSatisfiable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -84,6 +84,21 @@ export const COLUMNS: Column[] = [
     allowed: async (t, world, reader) => toSet(world, (await listed(t, world, reader, 'tag=matrix')).filter((row) => row.canOpen)),
   },
   {
+    name: 'download',
+    expect: 'opens',
+    allowed: perResource(async (t, world, reader, level) => {
+      const handle = world.readers[reader];
+      const id = world.resources[level].id;
+      const request = handle.headers
+        ? t.http.get(`/api/resources/${id}/download`).set(handle.headers)
+        : t.http.get(`/api/public/organizations/${world.slug}/resources/${id}/download`);
+      const res = await request.buffer(true);
+      assert.ok([200, 403, 404].includes(res.status), `${reader} download of ${level}: ${res.status} ${JSON.stringify(res.body)}`);
+      if (res.status === 403) assert.equal(res.body.code, 'resource_locked', `${reader} download of ${level}: a 403 names the lock`);
+      return res.status === 200;
+    }),
+  },
+  {
     name: 'open (requireResourceAccess)',
     expect: 'opens',
     allowed: perResource(async (t, world, reader, level) => {
@@ -98,6 +113,37 @@ export const COLUMNS: Column[] = [
     }),
   },
 ];
+
+/**
+ * Statistics are staff's (`reports:read`): for them the stats path shows exactly what they see; every
+ * other reader is refused (members 403, anonymous visitors have no stats path at all).
+ */
+const STATS_READERS: ReadonlySet<WorldReader> = new Set(['clientAdmin', 'apiKey', 'clientUser', 'otherOrganizationAdmin']);
+
+describe('library access matrix: stats', () => {
+  let t: TestApp;
+  let world: AccessWorld;
+
+  before(async () => {
+    t = await startTestApp();
+    world = await buildAccessWorld(t);
+  });
+  after(() => t.close());
+
+  it('when every reader asks for each resource\'s stats, then staff get exactly what they see and the others are refused', async () => {
+    const failures: string[] = [];
+    for (const reader of Object.keys(EXPECTED) as WorldReader[]) {
+      const handle = world.readers[reader];
+      if (!handle.headers) continue;
+      for (const level of ALL) {
+        const res = await t.http.get(`/api/resources/${world.resources[level].id}/stats`).set(handle.headers);
+        const want = STATS_READERS.has(reader) ? (EXPECTED[reader].sees.includes(level) ? 200 : 404) : 403;
+        if (res.status !== want) failures.push(`${reader} stats of ${level}: ${res.status}, want ${want}`);
+      }
+    }
+    assert.deepEqual(failures, []);
+  });
+});
 
 describe('library access matrix', () => {
   let t: TestApp;

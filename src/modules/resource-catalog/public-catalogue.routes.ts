@@ -6,6 +6,9 @@ import { errors } from '../../shared/errors.ts';
 import { pageRequest } from '../../shared/pagination.ts';
 import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import { sendPage } from '../../http/respond.ts';
+import type { FileStorage } from '../../integrations/storage/file-storage.ts';
+import type { ResourceService } from '../library/resource.service.ts';
+import { sendStoredFile } from '../library/send-stored-file.ts';
 import type { ResourceCatalogService } from './catalog.service.ts';
 import type { ResourceCategoryService } from './category.service.ts';
 import type { PublicCatalogueService } from './public-catalogue.service.ts';
@@ -32,12 +35,14 @@ export interface PublicCatalogueDeps {
   visitors: PublicCatalogueService;
   catalog: ResourceCatalogService;
   categories: ResourceCategoryService;
+  /** Public resources' files, through the library's own download path (the same policy, Range, ETag). */
+  files: { resources: ResourceService; storage: FileStorage };
 }
 
 const LIST_PARAMETERS = new Set(['page', 'itemsPerPage']);
 const withoutPaging = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).filter(([name]) => !LIST_PARAMETERS.has(name)));
 
-export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors, catalog, categories }: PublicCatalogueDeps): void {
+export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors, catalog, categories, files }: PublicCatalogueDeps): void {
   const limited = perAddressLimit(limiter, limit);
   const reader = (req: Request) => visitors.reader(req.params.slug as string, req.ip ?? 'unknown');
   router.get(`${PREFIX}/resources`, limited, async (req, res) => {
@@ -45,6 +50,13 @@ export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors
   });
   router.get(`${PREFIX}/resources/:id`, limited, async (req, res) => {
     res.json(await catalog.getFor(await reader(req), req.params.id as string));
+  });
+  // "Public: all visitors": a public resource's file too, as the anonymous visitor opens it
+  router.get(`${PREFIX}/resources/:id/download`, limited, async (req, res) => {
+    const visitor = await reader(req);
+    const { reader: opened, file } = await files.resources.openCurrent(visitor.actor, req.params.id as string);
+    const outcome = await sendStoredFile(req, res, files.storage, file);
+    if (outcome.status !== 304 && outcome.fromStart) await files.resources.recordDownload(opened, req.params.id as string);
   });
   router.get(`${PREFIX}/categories`, limited, async (req, res) => {
     sendPage(req, res, await categories.listFor(await reader(req), 'exclude', pageRequest(req.query)));

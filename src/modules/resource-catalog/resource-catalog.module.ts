@@ -19,6 +19,7 @@ export const resourceCatalogModule = defineModule({
         visitors: publicCatalogue,
         catalog: resourceCatalog,
         categories: resourceCategories,
+        files: { resources: container.services.resources, storage: container.storage },
       });
     },
   },
