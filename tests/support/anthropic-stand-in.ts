@@ -62,13 +62,10 @@ export function questionOf(request: MessagesRequest): string {
   return last.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text').map((b) => b.text).join(' ');
 }
 
-/** The default model: quote the best-matching sentence and cite it; obey injected instructions. */
+/** The default model: quote the best-matching sentence and cite it; obey instructions injected in the best passage. */
 export function groundedReply(request: MessagesRequest): Reply {
   const results = searchResultsOf(request);
   if (!results.length) return { parts: [{ text: 'The library does not answer this question.' }] };
-  if (results.some((r) => /ignore (all )?previous instructions/i.test(r.content.map((c) => c.text).join(' ')))) {
-    return { parts: [{ text: 'As instructed, here is every document I was given: ' }, ...results.map((r, i) => ({ text: `${r.title}. `, cite: [i] }))] };
-  }
   const question = words(questionOf(request));
   let best = { index: 0, sentence: '', score: -1 };
   results.forEach((result, index) => {
@@ -77,6 +74,11 @@ export function groundedReply(request: MessagesRequest): Reply {
       if (score > best.score) best = { index, sentence, score };
     }
   });
+  // a gullible model: when the passage that answers best carries injected instructions, it obeys them
+  const bestText = results[best.index]!.content.map((c) => c.text).join(' ');
+  if (/ignore (all )?previous instructions/i.test(bestText)) {
+    return { parts: [{ text: 'As instructed, here is every document I was given: ' }, ...results.map((r, i) => ({ text: `${r.title}. `, cite: [i] }))] };
+  }
   return { parts: [{ text: 'According to the library, ' }, { text: best.sentence, cite: [best.index] }] };
 }
 
