@@ -82,6 +82,8 @@ describe('passage retrieval', () => {
       t.db.sequelize.transaction(async (transaction) => {
         // few rows: without this the planner rightly prefers a sequential scan
         await t.container.sql.query('SET LOCAL enable_seqscan = off', [], transaction);
+        // as retrieve() runs it (iterative HNSW scans)
+        await t.container.sql.query('SET LOCAL hnsw.iterative_scan = relaxed_order', [], transaction);
         const rows = await t.container.sql.rows<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, values, transaction);
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       });
@@ -99,6 +101,16 @@ describe('passage retrieval', () => {
          FROM v, generate_series(0, 14) g`,
       { bind: [lib.organizationId] },
     );
+    if (embedded) {
+      // fillers embedded by the current model too (random directions), so the model's own index is no
+      // shortcut and the planner has to choose between the HNSW index and walking the resources
+      await t.db.sequelize.query(
+        `UPDATE resource_passages p SET embedding_model = $2,
+                embedding = (SELECT ('[' || string_agg((random() - 0.5)::text, ',') || ']')::vector FROM generate_series(1, 512) WHERE p.ordinal >= 0)
+          WHERE p.organization_id = $1 AND p.content LIKE 'filler passage %'`,
+        { bind: [lib.organizationId, t.container.embedder.model] },
+      );
+    }
     await t.db.sequelize.query('ANALYZE resources');
     await t.db.sequelize.query('ANALYZE resource_versions');
     await t.db.sequelize.query('ANALYZE resource_passages');

@@ -167,9 +167,9 @@ describe('library files: bad input and faults leave nothing behind', () => {
     await nothingKept();
   });
 
-  it('when uploadId is sent and no resumable upload service is configured, then 422 names uploadId', async () => {
+  it('when uploadId names no finished resumable upload of the caller, then 404 and nothing is kept', async () => {
     const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Resumed').field('uploadId', 'abc123');
-    assert.equal(expectProblem(res, 422, 'unprocessable').errors[0].field, 'uploadId');
+    expectProblem(res, 404, 'not_found');
     await nothingKept();
   });
 
