@@ -1,6 +1,6 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 // Each kind of caller has its own surface (router, body parsing, credential, error format) over one
-// shared translation of errors; see http/surfaces/ and docs/pending/surfaces.md.
+// shared translation of errors; see http/surfaces/ and docs/surfaces.md.
 import express, { type Express, type Request } from 'express';
 import { adminPortal } from '../admin/mount.ts';
 import type { Container } from './container.ts';

@@ -19,7 +19,7 @@ const READ_ONLY: ResourceOptions['actions'] = {
   bulkDelete: { isAccessible: false },
 };
 
-/** What the portal needs of the library's resource service (built on another branch; absent until it is). */
+/** What the portal needs of the library's resource service (`container.services.resources`). */
 interface ResourceDeletion {
   delete(actor: Actor, id: string): Promise<unknown>;
 }
@@ -39,7 +39,7 @@ export function libraryResources(container: Container, components: PortalCompone
     variant: 'danger' as const,
     guard: 'Delete this resource? Its versions, thumbnails and generated content are removed from storage.',
     component: components.ConfirmAction,
-    // shown only once the library's service is wired into the container
+    // offered where the library's service is in the container (it always is in the full build)
     isAccessible: () => deletionService(container) !== undefined,
     handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const record = context.record!;

@@ -1,6 +1,6 @@
 // Text with its location, from the library's document formats. Each extractor returns units: the text
 // of one page (PDF), slide (PowerPoint), sheet (Excel) or heading section (Word), with the page number
-// the AI cites (docs/pending/ai-ingest.md explains what pageNumber means for each format).
+// the AI cites (docs/ai-ingestion.md explains what pageNumber means for each format).
 import { extractDocx } from './docx.extractor.ts';
 import { extractPdf } from './pdf.extractor.ts';
 import { extractPptx } from './pptx.extractor.ts';

@@ -4,7 +4,7 @@ import { ingestionRoutes } from './ingestion.routes.ts';
 import { ingestionSubscriber } from './ingestion.subscriber.ts';
 import { reembedJob } from './reembed.job.ts';
 
-/** Library documents -> located, embedded passages for retrieval (docs/pending/ai-ingest.md). */
+/** Library documents -> located, embedded passages for retrieval (docs/ai-ingestion.md). */
 export const ingestionModule = defineModule({
   name: 'ingestion',
   routes: { api: ({ container }) => (router) => ingestionRoutes(router, container.services.ingestion) },

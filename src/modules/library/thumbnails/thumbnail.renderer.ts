@@ -23,7 +23,7 @@ type Source = () => Promise<Readable>;
 export const IMAGE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'svg']);
 const VIDEO_FORMATS: ReadonlySet<string> = new Set(['mp4', 'webm']);
 
-/** Which formats get a thumbnail here (docs/pending/lib-storage.md says the same). */
+/** Which formats get a thumbnail here (docs/library-storage.md says the same). */
 export const canRender = (format: ResourceFormat | string): boolean => IMAGE_FORMATS.has(format) || VIDEO_FORMATS.has(format) || format === 'pdf';
 
 const toWebp = (input: Buffer | Uint8Array) =>
