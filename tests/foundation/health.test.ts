@@ -17,10 +17,10 @@ describe('health and readiness', () => {
     assert.match(res.body.database.version, /^\d+/);
     // PGlite ships pgvector; the machine's PostgreSQL server does not.
     assert.equal(res.body.vector, expectedKind === 'pglite' ? true : t.db.vector);
-    // The migrations declare no vector column yet: with pgvector the (empty) vector schema is ready.
+    // The library's passages declare the one vector column: ready with pgvector, pending (keyword search) without.
     assert.deepEqual(
       res.body.vectorSchema,
-      res.body.vector ? { extension: 'installed', state: 'ready', pending: [] } : { extension: 'absent', state: 'unavailable', pending: [] },
+      res.body.vector ? { extension: 'installed', state: 'ready', pending: [] } : { extension: 'absent', state: 'unavailable', pending: ['resource_passages.embedding'] },
     );
     assert.equal(res.body.search, res.body.vector ? 'semantic' : 'keyword');
     assert.ok(res.headers['x-request-id']);
