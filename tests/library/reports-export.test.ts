@@ -8,6 +8,7 @@ import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/ind
 import { buildResource, recordEvents } from '../factories/resource-usage.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { parseCsv } from '../setup/csv.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const RISKY = '=cmd|\' /C calc\'!A0';
@@ -25,25 +26,6 @@ async function workbookOf(body: Buffer): Promise<ExcelJS.Workbook> {
   return workbook;
 }
 
-/** A minimal RFC 4180 reader (quoted fields with doubled quotes, commas and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\n') row.push(field), rows.push(row), (row = []), (field = '');
-    else field += c;
-  }
-  return rows;
-}
 
 describe('library report exports', () => {
   let t: TestApp;
