@@ -33,7 +33,6 @@ import { createEmbedder } from './integrations/embeddings/create-embedder.ts';
 import type { Embedder } from './integrations/embeddings/embedder.ts';
 import { FliteVoiceEngine } from './integrations/speech/flite.engine.ts';
 import type { VoiceEngine } from './integrations/speech/voice-engine.ts';
-import { claudeForScripts } from './modules/generation/claude-client.ts';
 import { GenerationService } from './modules/generation/generation.service.ts';
 import { GenerationWorker } from './modules/generation/generation.worker.ts';
 import { createFileStorage } from './integrations/storage/create-file-storage.ts';
@@ -223,6 +222,8 @@ export function createContainer(options: ContainerOptions): Container {
   const storage = createFileStorage(config.library);
   const embedder = createEmbedder(config.ai.embeddings);
   const ingestionRepository = new IngestionRepository(sql);
+  // one Claude client (ANTHROPIC_API_KEY) for chat answers and podcast scripts
+  const anthropic = config.ai.anthropic ? new AnthropicClient(config.ai.anthropic) : undefined;
   // the speech engine's child process starts with the first podcast and stops with the container
   let voices: VoiceEngine | undefined;
   cleanups.push(() => voices?.close());
@@ -234,11 +235,10 @@ export function createContainer(options: ContainerOptions): Container {
     logger: logger.child({ module: 'generation' }),
     voices: () => (voices ??= new FliteVoiceEngine({ logger: logger.child({ module: 'speech' }) })),
     ffmpegPath: config.ai.ffmpegPath,
-    claude: claudeForScripts(config.ai.anthropic),
+    claude: anthropic && { client: anthropic.client, model: anthropic.model },
   });
   // resumable uploads: the resource service takes the finished ones (POST /api/resources {uploadId})
   const uploads = new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library });
-  const anthropic = config.ai.anthropic ? new AnthropicClient(config.ai.anthropic) : undefined;
   const container: Container = {
     config,
     logger,

@@ -64,7 +64,8 @@ function classify(error: unknown): AnthropicUnavailable {
 }
 
 export class AnthropicClient {
-  private readonly client: Anthropic;
+  /** The SDK client itself, for callers that write their own requests (podcast scripts); a failed job is retried by the queue. */
+  readonly client: Anthropic;
 
   constructor(private readonly settings: AnthropicSettings) {
     // No SDK retries: the chat has a better answer to an overloaded or slow model than waiting
