@@ -34,7 +34,7 @@ const operationOf = (req: Request) => `${req.method} ${req.originalUrl.split('?'
  * Claims the key for this fingerprint. Returns true when the request is answered already (a replay);
  * throws for a reuse with another request or a first request still running. When claimed, the JSON
  * response is stored before it leaves, so a retry right after it finds it. A response that is not
- * JSON (a stream: SSE, a download) cannot be replayed: its claim is released when it ends, and the
+ * JSON (a stream: SSE, a download) cannot be replayed: its claim is released as it ends, and the
  * response itself passes untouched.
  */
 async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Request, res: Response, key: string, fingerprint: string): Promise<boolean> {
@@ -68,11 +68,18 @@ async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Reque
     );
     return res;
   };
-  res.once('finish', () => {
-    if (settled) return;
+  // The claim is released before the stream's last byte leaves: a client that sees the end and retries
+  // at once must find the key free, not a 409 from a release still on its way to the database.
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    if (settled) return end(...args);
     settled = true;
-    store.release(scope, key).catch((error: unknown) => logger.error({ err: error, requestId: req.context.requestId }, 'could not release an idempotency key'));
-  });
+    store
+      .release(scope, key)
+      .catch((error: unknown) => logger.error({ err: error, requestId: req.context.requestId }, 'could not release an idempotency key'))
+      .finally(() => end(...args));
+    return res;
+  }) as Response['end'];
   return false;
 }
 
