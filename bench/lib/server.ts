@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureProductionBuild } from './build.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -21,6 +22,7 @@ function cpuSecondsOf(pid: number): number {
 
 /** Starts `bench/servers/<script>`; the script prints `LISTENING <port>` when ready. */
 export async function spawnServer(script: string, env: Record<string, string>): Promise<RunningServer> {
+  if (script === 'app.server.ts') ensureProductionBuild();
   // BENCH_PROFILE=1 writes a V8 CPU profile of each server to bench/profiles/ (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [];
   const child = spawn(process.execPath, [...profile, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', `bench/servers/${script}`], {

@@ -1,12 +1,15 @@
-// The real service (same container and app as production) on an ephemeral port, for benchmarks.
+// The real service (same container and app as production) on an ephemeral port, for benchmarks. It
+// loads the compiled build in dist/ as the production image does (bench/lib/build.ts makes it).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createContainer } from '../../src/container.ts';
-import { openDatabase } from '../../src/shared/database.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+
+const compiled = (module: string) => new URL(`../../dist/src/${module}.js`, import.meta.url).href;
+const { createApp } = (await import(compiled('app'))) as typeof import('../../src/app.ts');
+const { loadConfig } = (await import(compiled('config'))) as typeof import('../../src/config.ts');
+const { createContainer } = (await import(compiled('container'))) as typeof import('../../src/container.ts');
+const { openDatabase } = (await import(compiled('shared/database'))) as typeof import('../../src/shared/database.ts');
+const { createLogger } = (await import(compiled('shared/logger'))) as typeof import('../../src/shared/logger.ts');
 
 // A fresh bundle directory: with a bundle left by an earlier run, the wait below would pass at once
 // and AdminJS would rebuild (seconds of rollup and babel) during the measurement.
