@@ -77,6 +77,8 @@ export interface AiSettings {
   generationMaxPages: number;
   /** ffmpeg binary; the one bundled by @ffmpeg-installer/ffmpeg when unset. */
   ffmpegPath?: string;
+  /** LibreOffice's `soffice` (Word page numbers from a PDF rendering); looked up on PATH when unset. */
+  libreOfficePath?: string;
 }
 
 /** The listening server and the proxy in front of it (surfaces work). */
@@ -347,5 +349,6 @@ function aiSettings(env: Env): AiSettings {
         : { provider },
     generationMaxPages: int(env, 'GENERATION_MAX_PAGES', 50, 1, 10_000),
     ffmpegPath: optional(env, 'FFMPEG_PATH'),
+    libreOfficePath: optional(env, 'LIBREOFFICE_PATH'),
   };
 }

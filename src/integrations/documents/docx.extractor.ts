@@ -7,7 +7,7 @@
 // rendering's pages; otherwise pages are estimated by word count (a typical page holds ~450 words).
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
-import { cleanText, type Extraction, type PageNumberSource, type TextUnit } from './extraction.ts';
+import { cleanText, type Extraction, type ExtractionOptions, type PageNumberSource, type TextUnit } from './extraction.ts';
 import { renderWithLibreOffice } from './libreoffice.ts';
 import { pdfPageTexts } from './pdf.extractor.ts';
 
@@ -124,7 +124,7 @@ export function locateInPages(units: readonly TextUnit[], pageTexts: readonly st
   });
 }
 
-export async function extractDocx(data: Buffer): Promise<Extraction> {
+export async function extractDocx(data: Buffer, options: ExtractionOptions = {}): Promise<Extraction> {
   const { marked, breaks } = await markPageBreaks(data);
   const { value: html } = await mammoth.convertToHtml({ buffer: marked }, { ignoreEmptyParagraphs: true });
   const lines = htmlLines(html);
@@ -132,7 +132,7 @@ export async function extractDocx(data: Buffer): Promise<Extraction> {
     const { units, pages } = sections(lines, false);
     return { units, pagesTotal: pages, pageNumbers: 'recorded' };
   }
-  const rendered = await renderWithLibreOffice(data, 'docx');
+  const rendered = await renderWithLibreOffice(data, 'docx', { sofficePath: options.libreOfficePath });
   if (rendered) {
     const pageTexts = await pdfPageTexts(rendered);
     const { units } = sections(lines, false);

@@ -43,13 +43,18 @@ export type ExtractableFormat = (typeof EXTRACTABLE_FORMATS)[number];
 
 export const isExtractable = (format: string): format is ExtractableFormat => (EXTRACTABLE_FORMATS as readonly string[]).includes(format);
 
-export async function extractDocument(format: ExtractableFormat, data: Buffer): Promise<Extraction> {
+/** Where the machine's optional tools are (config.ai): LibreOffice renders Word files to find their pages. */
+export interface ExtractionOptions {
+  libreOfficePath?: string;
+}
+
+export async function extractDocument(format: ExtractableFormat, data: Buffer, options: ExtractionOptions = {}): Promise<Extraction> {
   try {
     switch (format) {
       case 'pdf':
         return await extractPdf(data);
       case 'docx':
-        return await extractDocx(data);
+        return await extractDocx(data, options);
       case 'xlsx':
         return await extractXlsx(data);
       case 'pptx':

@@ -33,6 +33,8 @@ export interface IngestionRunnerDeps {
   embedder: Embedder;
   clock: Clock;
   logger: Logger;
+  /** Where LibreOffice is (config.ai.libreOfficePath), for Word files' page numbers. */
+  libreOfficePath?: string;
   /** Passages embedded per call (and per progress update). */
   batchSize?: number;
 }
@@ -95,7 +97,7 @@ export class IngestionRunner {
     await repository.deleteDrafts(runId);
     let extraction;
     try {
-      extraction = await extractDocument(stored.format, await readAll(storage, stored.storage_key));
+      extraction = await extractDocument(stored.format, await readAll(storage, stored.storage_key), { libreOfficePath: this.deps.libreOfficePath });
     } catch (error) {
       // a corrupt or encrypted file fails the same way on every retry: say so and stop
       if (!(error instanceof UnreadableDocumentError)) throw error;
