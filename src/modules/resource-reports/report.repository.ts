@@ -82,10 +82,8 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
           SELECT m.user_id, u.first_name || ' ' || u.last_name AS name, u.email, m.views, m.downloads, m.resources_used, ${iso('m.last_at')} AS last_at,
                  m.views + m.downloads AS activity, m.last_at AS last_time
             FROM (SELECT user_id, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads,
-                         count(*)::bigint AS resources_used, max(last_at) AS last_at
-                    FROM (SELECT user_id, resource_id, sum(views) AS views, sum(downloads) AS downloads, max(last_at) AS last_at
-                            FROM uu WHERE user_id IS NOT NULL GROUP BY user_id, resource_id) per_resource
-                   GROUP BY user_id) m
+                         count(DISTINCT resource_id)::bigint AS resources_used, max(last_at) AS last_at
+                    FROM uu WHERE user_id IS NOT NULL GROUP BY user_id) m
             JOIN users u ON u.id = m.user_id)`,
         order: 'activity DESC, last_time DESC, user_id',
         columns: ['user_id', 'name', 'email', 'views', 'downloads', 'resources_used', 'last_at'],
