@@ -19,6 +19,7 @@ import { OrganizationService } from './modules/organizations/organization.servic
 import { ResourceService } from './modules/library/resource.service.ts';
 import { ResourceCatalogService } from './modules/resource-catalog/catalog.service.ts';
 import { ResourceCategoryService } from './modules/resource-catalog/category.service.ts';
+import { CategoryIconService } from './modules/resource-catalog/category-icon.service.ts';
 import { ResourceEntitlementService } from './modules/resource-catalog/entitlement.service.ts';
 import { PublicCatalogueService } from './modules/resource-catalog/public-catalogue.service.ts';
 import { MailService } from './modules/mail/mail.service.ts';
@@ -132,6 +133,8 @@ export interface Container {
     ingestionRunner: IngestionRunner;
     resourceCatalog: ResourceCatalogService;
     resourceCategories: ResourceCategoryService;
+    /** Uploaded category icon images (the alternative to a named icon). */
+    categoryIcons: CategoryIconService;
     resourceEntitlements: ResourceEntitlementService;
     publicCatalogue: PublicCatalogueService;
     resourceReports: ResourceReportService;
@@ -276,9 +279,10 @@ export function createContainer(options: ContainerOptions): Container {
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
       resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }), uploads }),
       ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
-      ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }) }),
+      ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }), libreOfficePath: config.ai.libreOfficePath }),
       resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
       resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
+      categoryIcons: new CategoryIconService({ sequelize, sql, storage, audit, logger: logger.child({ module: 'library' }) }),
       resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit }),
       publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
       resourceReports: new ResourceReportService({ sql, sequelize, clock }),

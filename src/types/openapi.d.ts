@@ -813,6 +813,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/organizations/{slug}/categories/{id}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An active category's icon image (no credential)
+         * @description The icon image an active category's `iconImageUrl` points at in the public catalogue (PNG, or
+         *     SVG served sandboxed). 404 for archived categories and categories without an image.
+         */
+        get: operations["getPublicResourceCategoryIcon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/resources": {
         parameters: {
             query?: never;
@@ -1120,6 +1141,41 @@ export interface paths {
          */
         post: operations["unarchiveResourceCategory"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/resources/categories/{id}/icon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A category's icon image
+         * @description For whoever sees the category (members: active categories only). PNG, or SVG served with
+         *     `Content-Security-Policy: sandbox` and `nosniff`. 404 when the category has no icon image.
+         *     Sent inline with `ETag`/`Last-Modified` (304 on a match) and byte ranges.
+         */
+        get: operations["getResourceCategoryIcon"];
+        /**
+         * Upload a category's icon image (client admins, API keys)
+         * @description The alternative to a named `icon`: one `file` part, PNG, JPEG or SVG by content (2 MB at most;
+         *     413 above, 415 for anything else or a name that lies about its content). PNG and JPEG are
+         *     resized to fit 256 x 256 pixels (never enlarged) and kept as PNG; an SVG is sanitised (scripts,
+         *     event handlers, external references and `foreignObject` removed) and always served sandboxed.
+         *     Replaces an earlier image (its file is removed). The permission and the category are checked
+         *     before the body is read. Audited. Answers the category, whose `iconImageUrl` now points here.
+         */
+        put: operations["uploadResourceCategoryIcon"];
+        post?: never;
+        /**
+         * Remove a category's icon image (client admins, API keys)
+         * @description The image's file is removed; a named `icon` stays. 404 when there is no image. Audited.
+         */
+        delete: operations["deleteResourceCategoryIcon"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3165,6 +3221,13 @@ export interface components {
             name: string;
             description: string | null;
             icon: components["schemas"]["CategoryIcon"] | null;
+            /**
+             * Format: uri-reference
+             * @description Where the uploaded icon image is served (`GET /api/resources/categories/{id}/icon`), or null
+             *     when none was uploaded. A category may have a named `icon`, an image, both (clients prefer the
+             *     image) or neither.
+             */
+            iconImageUrl: string | null;
             /**
              * Format: int32
              * @description Order in lists (ascending).
@@ -6322,6 +6385,47 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    getPublicResourceCategoryIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's slug. */
+                slug: string;
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon image. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/svg+xml": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listResources: {
         parameters: {
             query?: {
@@ -6921,6 +7025,125 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ResourceCategory"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getResourceCategoryIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon image. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["StoredFileETag"];
+                    "Last-Modified": components["headers"]["StoredFileLastModified"];
+                    "Content-Disposition": components["headers"]["InlineDisposition"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/svg+xml": string;
+                };
+            };
+            206: components["responses"]["StoredImagePart"];
+            304: components["responses"]["StoredFileNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            416: components["responses"]["StoredImageRangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploadResourceCategoryIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description PNG, JPEG or SVG, 2 MB at most.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The category with its new icon image. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["ResourceFileTooLarge"];
+            415: components["responses"]["UnsupportedResourceFile"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteResourceCategoryIcon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -18,6 +18,8 @@ export interface CategoryRow {
   name: string;
   description: string | null;
   icon: CategoryIcon | null;
+  /** Where an uploaded icon image is stored, if one was uploaded. */
+  iconStorageKey: string | null;
   position: number;
   archivedAt: Date | null;
   resourceCount: number;
@@ -25,12 +27,17 @@ export interface CategoryRow {
   updatedAt: Date;
 }
 
-export function toCategoryDto(row: CategoryRow): CategoryDto {
+/** Where an uploaded icon image is served to the authenticated API's callers. */
+export const apiIconUrl = (categoryId: string) => `/api/resources/categories/${categoryId}/icon`;
+
+/** `iconUrl`: where this caller fetches icon images (the public catalogue serves them under its own path). */
+export function toCategoryDto(row: CategoryRow, iconUrl: (categoryId: string) => string = apiIconUrl): CategoryDto {
   return {
     id: row.id,
     name: row.name,
     description: row.description,
     icon: row.icon,
+    iconImageUrl: row.iconStorageKey ? iconUrl(row.id) : null,
     position: row.position,
     archived: row.archivedAt !== null,
     archivedAt: row.archivedAt?.toISOString() ?? null,

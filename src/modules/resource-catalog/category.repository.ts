@@ -7,7 +7,7 @@ import type { CategoryRow } from './category.mapper.ts';
 export type ArchivedChoice = 'exclude' | 'include' | 'only';
 
 const columns = (reader: LibraryReader, binds: Binds) => `
-  c.id, c.name, c.description, c.icon, c.position, c.archived_at AS "archivedAt",
+  c.id, c.name, c.description, c.icon, c.icon_storage_key AS "iconStorageKey", c.position, c.archived_at AS "archivedAt",
   c.created_at AS "createdAt", c.updated_at AS "updatedAt",
   (SELECT count(*) FROM resource_category_links l JOIN resources r ON r.id = l.resource_id
     WHERE l.category_id = c.id AND ${reader.seeSql(binds, 'r')})::int AS "resourceCount"`;

@@ -11,7 +11,7 @@ import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { ResourceCategory } from '../library/category.model.ts';
 import { resolveReader, type LibraryReader } from '../library/resource.access.ts';
-import { toCategoryDto, type CategoryDto, type CategoryIcon } from './category.mapper.ts';
+import { apiIconUrl, toCategoryDto, type CategoryDto, type CategoryIcon } from './category.mapper.ts';
 import { findCategory, findCategoryPage, type ArchivedChoice } from './category.repository.ts';
 
 export interface CategoryInput {
@@ -36,10 +36,10 @@ export class ResourceCategoryService {
   }
 
   /** Archived categories are the managers' (client admins, API keys); members never see them. */
-  async listFor(reader: LibraryReader, archived: ArchivedChoice, page: PageRequest): Promise<Page<CategoryDto>> {
+  async listFor(reader: LibraryReader, archived: ArchivedChoice, page: PageRequest, iconUrl = apiIconUrl): Promise<Page<CategoryDto>> {
     if (archived !== 'exclude' && reader.standing !== 'manager') throw errors.forbidden('Only client admins see archived categories');
     const { rows, total } = await findCategoryPage(this.deps.sql, reader, archived, { limit: page.itemsPerPage, offset: offsetOf(page) });
-    return pageOf(rows.map(toCategoryDto), total, page);
+    return pageOf(rows.map((row) => toCategoryDto(row, iconUrl)), total, page);
   }
 
   async create(actor: Actor, input: CategoryInput): Promise<CategoryDto> {
@@ -53,7 +53,7 @@ export class ResourceCategoryService {
       await this.audit(actor, 'created', category, { after: snapshot(category) }, transaction);
       return category.id;
     });
-    return this.read(actor, id);
+    return this.get(actor, id);
   }
 
   /** PUT: name, description and icon are replaced (left out: null); position and archiving have their own operations. */
@@ -61,21 +61,21 @@ export class ResourceCategoryService {
     await this.change(actor, id, 'updated', (category) => {
       category.set({ name: input.name.trim(), description: input.description ?? null, icon: input.icon ?? null });
     });
-    return this.read(actor, id);
+    return this.get(actor, id);
   }
 
   async archive(actor: Actor, id: string): Promise<CategoryDto> {
     await this.change(actor, id, 'archived', (category) => {
       if (!category.archivedAt) category.archivedAt = this.deps.clock.now();
     });
-    return this.read(actor, id);
+    return this.get(actor, id);
   }
 
   async unarchive(actor: Actor, id: string): Promise<CategoryDto> {
     await this.change(actor, id, 'unarchived', (category) => {
       category.archivedAt = null;
     });
-    return this.read(actor, id);
+    return this.get(actor, id);
   }
 
   /**
@@ -111,7 +111,8 @@ export class ResourceCategoryService {
     return this.list(actor, 'include', page);
   }
 
-  private async read(actor: Actor, id: string): Promise<CategoryDto> {
+  /** One category as the actor sees it (after a change, or the icon upload's answer). */
+  async get(actor: Actor, id: string): Promise<CategoryDto> {
     const row = await findCategory(this.deps.sql, await resolveReader(this.deps.sql, actor), id);
     if (!row) throw errors.notFound('resource category', id);
     return toCategoryDto(row);

@@ -11,6 +11,7 @@ import type { ResourceService } from '../library/resource.service.ts';
 import { sendStoredFile } from '../library/send-stored-file.ts';
 import type { ResourceCatalogService } from './catalog.service.ts';
 import type { ResourceCategoryService } from './category.service.ts';
+import type { CategoryIconService } from './category-icon.service.ts';
 import type { PublicCatalogueService } from './public-catalogue.service.ts';
 
 const WINDOW_SECONDS = 3600;
@@ -35,8 +36,8 @@ export interface PublicCatalogueDeps {
   visitors: PublicCatalogueService;
   catalog: ResourceCatalogService;
   categories: ResourceCategoryService;
-  /** Public resources' files, through the library's own download path (the same policy, Range, ETag). */
-  files: { resources: ResourceService; storage: FileStorage };
+  /** Public resources' files and category icons, through the library's own paths (the same policy, Range, ETag). */
+  files: { resources: ResourceService; categoryIcons: CategoryIconService; storage: FileStorage };
 }
 
 const LIST_PARAMETERS = new Set(['page', 'itemsPerPage']);
@@ -59,6 +60,10 @@ export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors
     if (outcome.status !== 304 && outcome.fromStart) await files.resources.recordDownload(opened, req.params.id as string);
   });
   router.get(`${PREFIX}/categories`, limited, async (req, res) => {
-    sendPage(req, res, await categories.listFor(await reader(req), 'exclude', pageRequest(req.query)));
+    const iconUrl = (id: string) => `/api/public/organizations/${encodeURIComponent(req.params.slug as string)}/categories/${id}/icon`;
+    sendPage(req, res, await categories.listFor(await reader(req), 'exclude', pageRequest(req.query), iconUrl));
+  });
+  router.get(`${PREFIX}/categories/:id/icon`, limited, async (req, res) => {
+    await sendStoredFile(req, res, files.storage, await files.categoryIcons.open((await reader(req)).actor, req.params.id as string));
   });
 }

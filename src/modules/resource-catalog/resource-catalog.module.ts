@@ -1,5 +1,6 @@
 import { defineModule } from '../../shared/module-manifest.ts';
 import { catalogRoutes } from './catalog.routes.ts';
+import { categoryIconApiRoutes, categoryIconUploadRoutes } from './category-icon.routes.ts';
 import { publicCatalogueRoutes } from './public-catalogue.routes.ts';
 
 /**
@@ -10,8 +11,11 @@ import { publicCatalogueRoutes } from './public-catalogue.routes.ts';
 export const resourceCatalogModule = defineModule({
   name: 'resource-catalog',
   routes: {
-    api: ({ container }) => (router) => {
+    uploads: categoryIconUploadRoutes,
+    api: (context) => (router) => {
+      const { container } = context;
       const { resourceCatalog, resourceCategories, resourceEntitlements, publicCatalogue } = container.services;
+      categoryIconApiRoutes(context)(router);
       catalogRoutes(router, { catalog: resourceCatalog, categories: resourceCategories, entitlements: resourceEntitlements });
       publicCatalogueRoutes(router, {
         limiter: container.limiter,
@@ -19,7 +23,7 @@ export const resourceCatalogModule = defineModule({
         visitors: publicCatalogue,
         catalog: resourceCatalog,
         categories: resourceCategories,
-        files: { resources: container.services.resources, storage: container.storage },
+        files: { resources: container.services.resources, categoryIcons: container.services.categoryIcons, storage: container.storage },
       });
     },
   },

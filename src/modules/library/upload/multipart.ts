@@ -10,7 +10,8 @@ import { AppError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
 import { UploadSession } from './upload-session.ts';
 
-export const FILE_FIELDS = ['file', 'featuredImage'] as const;
+/** The file parts a route accepts, each with its byte limit (a resource: `file` and `featuredImage`). */
+export type FileParts = Readonly<Record<string, number>>;
 
 export interface MultipartLimits {
   /** The resource file (LIBRARY_MAX_FILE_BYTES). */
@@ -33,7 +34,7 @@ export interface UploadedPart extends StagedPart {
 
 export interface MultipartUpload {
   fields: Record<string, unknown>;
-  files: Partial<Record<(typeof FILE_FIELDS)[number], UploadedPart>>;
+  files: Partial<Record<string, UploadedPart>>;
   /** SHA-256 of the whole body, when the request carries an Idempotency-Key. */
   bodySha256?: string;
   session: UploadSession;
@@ -45,15 +46,16 @@ const fieldError = (field: string, message: string, status: 'validation_failed' 
   new AppError(status, `${field} ${message}`, { errors: [{ field, message }] });
 
 /** multer's and busboy's refusals as problems that name the field at fault. */
-function translate(error: unknown, limits: MultipartLimits): unknown {
+function translate(error: unknown, limits: MultipartLimits, fileParts: FileParts): unknown {
+  const fileFields = Object.keys(fileParts);
   if (error instanceof AppError) return error;
   if (error instanceof multer.MulterError) {
     const field = error.field ?? 'body';
     switch (error.code) {
       case 'LIMIT_UNEXPECTED_FILE':
-        return fieldError(field, (FILE_FIELDS as readonly string[]).includes(field) ? 'may be sent only once' : `is not a file field (accepted: ${FILE_FIELDS.join(', ')})`);
+        return fieldError(field, fileFields.includes(field) ? 'may be sent only once' : `is not a file field (accepted: ${fileFields.join(', ')})`);
       case 'LIMIT_FILE_COUNT':
-        return fieldError('file', `at most ${FILE_FIELDS.length} file parts are accepted`);
+        return fieldError('file', `at most ${fileFields.length} file parts are accepted`);
       case 'LIMIT_FIELD_VALUE':
         return fieldError(field, `exceeds ${limits.fieldBytes} bytes`);
       case 'LIMIT_FIELD_KEY':
@@ -62,7 +64,7 @@ function translate(error: unknown, limits: MultipartLimits): unknown {
       case 'LIMIT_PART_COUNT':
         return fieldError('body', `has more than ${limits.fields} fields`);
       case 'LIMIT_FILE_SIZE':
-        return new AppError('payload_too_large', `The ${field} may not exceed ${limits.fileBytes} bytes`, { errors: [{ field, message: 'too large' }] });
+        return new AppError('payload_too_large', `The ${field} may not exceed ${fileParts[field] ?? limits.fileBytes} bytes`, { errors: [{ field, message: 'too large' }] });
       default:
         return fieldError(field, `is not acceptable (${error.message})`);
     }
@@ -74,9 +76,10 @@ function translate(error: unknown, limits: MultipartLimits): unknown {
   return error;
 }
 
-export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
+export function multipartReader(storage: FileStorage, limits: MultipartLimits, fileParts: FileParts = { file: limits.fileBytes, featuredImage: limits.featuredImageBytes }) {
+  const fileFields = Object.keys(fileParts);
   const sessions = new WeakMap<Request, UploadSession>();
-  const routeBound = limits.fileBytes + limits.featuredImageBytes + MULTIPART_OVERHEAD_BYTES;
+  const routeBound = Object.values(fileParts).reduce((sum, bytes) => sum + bytes, 0) + MULTIPART_OVERHEAD_BYTES;
   const hashes = new WeakMap<Request, ReturnType<typeof createHash>>();
   const parse = multer({
     storage: streamingStorage(storage, (req) => sessions.get(req)!),
@@ -85,7 +88,7 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
     // large buffers between the socket, busboy and the file stream: fewer, bigger writes to storage
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
-    limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: FILE_FIELDS.length, parts: limits.fields + FILE_FIELDS.length },
+    limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: fileFields.length, parts: limits.fields + fileFields.length },
     // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
     streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {
       let received = 0;
@@ -97,13 +100,13 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       });
       req.pipe(busboy);
     },
-  } as multer.Options).fields(FILE_FIELDS.map((name) => ({ name, maxCount: 1 })));
+  } as multer.Options).fields(fileFields.map((name) => ({ name, maxCount: 1 })));
 
   return {
     /** The largest body the route accepts (the upload surface refuses a larger Content-Length at once). */
     routeBound,
     async read(req: Request, res: Response): Promise<MultipartUpload> {
-      const session = new UploadSession({ file: limits.fileBytes, featuredImage: limits.featuredImageBytes });
+      const session = new UploadSession(fileParts);
       sessions.set(req, session);
       if (req.get('idempotency-key') !== undefined) hashes.set(req, createHash('sha256'));
       const parsed = new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
@@ -111,14 +114,14 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       try {
         await Promise.race([parsed, session.failed]);
       } catch (error) {
-        const problem = translate(error, limits);
+        const problem = translate(error, limits, fileParts);
         if (problem instanceof AppError) session.fail(problem);
         await session.discard(storage);
         throw problem;
       }
       const files: MultipartUpload['files'] = {};
       const uploaded = (req.files ?? {}) as Record<string, MulterFile[]>;
-      for (const name of FILE_FIELDS) {
+      for (const name of fileFields) {
         const part = uploaded[name]?.[0];
         if (part?.tempKey) files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
       }

@@ -1,0 +1,45 @@
+// A category's icon image: PUT (multipart, one `file` part, on the uploads surface: the permission and
+// the category are checked before a byte is read), GET (anyone who sees the category) and DELETE.
+import type { Router } from 'express';
+import { actorOf } from '../../http/context.ts';
+import type { UploadRoutes } from '../../http/surfaces/upload.surface.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { RouteContext } from '../../shared/module-manifest.ts';
+import { sendStoredFile } from '../library/send-stored-file.ts';
+import { DEFAULT_LIMITS, multipartReader } from '../library/upload/multipart.ts';
+import { CATEGORY_ICON_MAX_BYTES } from './category-icon.service.ts';
+
+export function categoryIconApiRoutes({ container }: RouteContext) {
+  const { services, storage } = container;
+  return (router: Router): void => {
+    router.get('/api/resources/categories/:id/icon', async (req, res) => {
+      await sendStoredFile(req, res, storage, await services.categoryIcons.open(actorOf(req), String(req.params.id)));
+    });
+    router.delete('/api/resources/categories/:id/icon', async (req, res) => {
+      await services.categoryIcons.clear(actorOf(req), String(req.params.id));
+      res.status(204).end();
+    });
+  };
+}
+
+export function categoryIconUploadRoutes({ container }: RouteContext): UploadRoutes {
+  const { services, storage } = container;
+  const multipart = multipartReader(storage, { fileBytes: CATEGORY_ICON_MAX_BYTES, ...DEFAULT_LIMITS, fields: 5 }, { file: CATEGORY_ICON_MAX_BYTES });
+  return (uploads) => {
+    uploads.put('/resources/categories/:id/icon', { maxBytes: multipart.routeBound }, async (req, res) => {
+      const actor = actorOf(req);
+      const id = String(req.params.id);
+      await services.categoryIcons.assertCanChange(actor, id);
+      if (!req.is('multipart/form-data')) throw new AppError('unsupported_media_type', 'Upload the icon as multipart/form-data with one file part', { detectedType: req.get('content-type') ?? 'none' });
+      const upload = await multipart.read(req, res);
+      try {
+        const part = upload.files.file;
+        if (!part) throw new AppError('validation_failed', 'file is required', { errors: [{ field: 'file', message: 'is required' }] });
+        await services.categoryIcons.set(actor, id, { tempKey: part.tempKey, sizeBytes: part.size, sha256: part.sha256, fileName: part.fileName });
+        res.json(await services.resourceCategories.get(actor, id));
+      } finally {
+        await upload.session.discard(storage);
+      }
+    });
+  };
+}
