@@ -17,6 +17,7 @@ import { TokenService } from './modules/auth/token.service.ts';
 import { ImpersonationService } from './modules/impersonation/impersonation.service.ts';
 import { OrganizationService } from './modules/organizations/organization.service.ts';
 import { ResourceService } from './modules/library/resource.service.ts';
+import { ResourceFileService } from './modules/library/resource-files.service.ts';
 import { ResourceCatalogService } from './modules/resource-catalog/catalog.service.ts';
 import { ResourceCategoryService } from './modules/resource-catalog/category.service.ts';
 import { CategoryIconService } from './modules/resource-catalog/category-icon.service.ts';
@@ -126,8 +127,10 @@ export interface Container {
     idempotency: IdempotencyStore;
     jobs: JobAdminService;
     organizations: OrganizationService;
-    /** The library's files: upload, update (versions), delete, download. */
+    /** The library's writes: create, update (new versions), delete. */
     resources: ResourceService;
+    /** The library's files for reading: download, any version, the version list, download counts. */
+    resourceFiles: ResourceFileService;
     /** Library ingestion: status, re-run, reactions to resource events (the runner embeds, in jobs). */
     ingestion: IngestionService;
     ingestionRunner: IngestionRunner;
@@ -278,6 +281,7 @@ export function createContainer(options: ContainerOptions): Container {
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
       resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }), uploads }),
+      resourceFiles: new ResourceFileService({ sql }),
       ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
       ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }), libreOfficePath: config.ai.libreOfficePath }),
       resourceCatalog: new ResourceCatalogService({ sequelize, sql }),

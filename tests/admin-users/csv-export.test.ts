@@ -5,6 +5,7 @@ import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser } from '../factories/index.ts';
 import { buildAdmin } from '../factories/mfa.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { textBody } from '../setup/body-parsers.ts';
 
 describe('Users CSV export', () => {
   let t: TestApp;
@@ -24,12 +25,7 @@ describe('Users CSV export', () => {
   after(() => t.close());
 
   const exportCsv = (query: string, accept = 'text/csv') =>
-    t.http.get(`/api/admin/users${query}`).set(bearer(token)).set('Accept', accept).buffer(true).parse((res, done) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done(null, body));
-    });
+    t.http.get(`/api/admin/users${query}`).set(bearer(token)).set('Accept', accept).buffer(true).parse(textBody);
 
   it('when asked with Accept: text/csv, then the filtered list comes as CSV with a header row', async () => {
     const res = await exportCsv(`?organizationId=${orgId}&order[email]=asc`).expect(200);

@@ -9,6 +9,7 @@ import { AnthropicStandIn, searchResultsOf } from '../support/anthropic-stand-in
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { parseEvents } from '../support/sse.ts';
 import { buildLibrary, type LibraryFixture } from './library-fixture.ts';
+import { textBody } from '../setup/body-parsers.ts';
 
 type Who = keyof LibraryFixture['users'];
 const TIMEOUT_MS = 1000;
@@ -36,12 +37,7 @@ describe('library chat, with Claude (stand-in)', () => {
     ask(who, body)
       .set('Accept', 'text/event-stream')
       .buffer(true)
-      .parse((response, done) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => done(null, text));
-      });
+      .parse(textBody);
   const sentTexts = () => standIn.requests.flatMap((request) => searchResultsOf(request).map((r) => `${r.title} ${r.content.map((c) => c.text).join(' ')}`));
 
   it('when Claude answers with citations, then the sources are the cited passages, page-exact, sent as search results', async () => {

@@ -8,6 +8,7 @@ import { expectProblem } from '../setup/problem.ts';
 import { parseEvents } from '../support/sse.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { buildLibrary, type LibraryFixture } from './library-fixture.ts';
+import { textBody } from '../setup/body-parsers.ts';
 
 type Who = keyof LibraryFixture['users'];
 
@@ -80,12 +81,7 @@ describe('library chat, search mode', () => {
   });
 
   it('when the client accepts text/event-stream, then tokens stream, then the answer with its sources, then done', async () => {
-    const res = await ask('member', { query: 'When does conference registration open?' }).set('Accept', 'text/event-stream').buffer(true).parse((response, done) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => done(null, text));
-    });
+    const res = await ask('member', { query: 'When does conference registration open?' }).set('Accept', 'text/event-stream').buffer(true).parse(textBody);
     assert.equal(res.status, 200);
     assert.match(res.headers['content-type'] ?? '', /^text\/event-stream/);
     const events = parseEvents(res.body as string);

@@ -6,12 +6,7 @@ import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/ind
 import { addSourceVersion, buildSourceResource, RICH_REPORT } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-
-const binary = (res: any, cb: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
+import { binaryBody } from '../setup/body-parsers.ts';
 
 async function waitFor(t: TestApp, url: string, token: string, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
@@ -53,7 +48,7 @@ describe('infographic generation', () => {
     assert.match(infographic.altText, /bar chart compares/);
     assert.equal(infographic.transcript, undefined);
 
-    const svg = await t.http.get(`/api/resources/${resource.id}/infographic.svg`).set(bearer(admin)).buffer(true).parse(binary).expect(200);
+    const svg = await t.http.get(`/api/resources/${resource.id}/infographic.svg`).set(bearer(admin)).buffer(true).parse(binaryBody).expect(200);
     assert.equal(svg.headers['content-type'], 'image/svg+xml');
     assert.match(svg.headers['content-security-policy'] ?? '', /sandbox/);
     const text = (svg.body as Buffer).toString('utf8');
@@ -65,7 +60,7 @@ describe('infographic generation', () => {
     assert.ok(text.includes('&lt;shared&gt; venues &amp; volunteers') || !text.includes('<shared>'));
     assert.ok(!text.includes('<shared>'));
 
-    const png = await t.http.get(`/api/resources/${resource.id}/infographic.png`).set(bearer(admin)).buffer(true).parse(binary).expect(200);
+    const png = await t.http.get(`/api/resources/${resource.id}/infographic.png`).set(bearer(admin)).buffer(true).parse(binaryBody).expect(200);
     assert.equal(png.headers['content-type'], 'image/png');
     const image = sharp(png.body as Buffer);
     const meta = await image.metadata();
@@ -95,7 +90,7 @@ describe('infographic generation', () => {
     const second = await waitFor(t, `/api/resources/${resource.id}/infographic`, admin);
     assert.equal(second.status, 'ready');
     assert.equal(second.sourceVersion, 2);
-    const svg = await t.http.get(`/api/resources/${resource.id}/infographic.svg`).set(bearer(admin)).buffer(true).parse(binary).expect(200);
+    const svg = await t.http.get(`/api/resources/${resource.id}/infographic.svg`).set(bearer(admin)).buffer(true).parse(binaryBody).expect(200);
     assert.match((svg.body as Buffer).toString(), />87%</);
     assert.match((svg.body as Buffer).toString(), />\$2\.4 million</);
     // the first output's files are gone once nothing names them

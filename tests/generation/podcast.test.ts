@@ -13,6 +13,7 @@ import { addSourceVersion, buildSourceResource, SHORT_REPORT } from '../factorie
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { median, medianPitch } from './audio-analysis.ts';
+import { binaryBody } from '../setup/body-parsers.ts';
 
 const realFfmpeg = resolveFfmpegPath();
 
@@ -87,11 +88,7 @@ describe('podcast generation', () => {
     assert.match(script, /\$1\.2 million/);
 
     // a real MP3: decodes, and its length is the transcript's
-    const audio = await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
+    const audio = await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).buffer(true).parse(binaryBody);
     assert.equal(audio.status, 200);
     assert.equal(audio.headers['content-type'], 'audio/mpeg');
     assert.ok(audio.headers.etag);

@@ -10,15 +10,10 @@ import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { storedKeys } from './library-helpers.ts';
+import { binaryBody } from '../setup/body-parsers.ts';
 
 const image = (width: number, height: number, format: 'png' | 'jpeg') =>
   sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })[format]().toBuffer();
-
-const binary = (res: Response, done: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 describe('category icon images', () => {
   let t: TestApp;
@@ -32,7 +27,7 @@ describe('category icon images', () => {
   const upload = (content: Buffer, fileName: string, headers = admin, id = categoryId) =>
     t.http.put(`/api/resources/categories/${id}/icon`).set(headers).attach('file', content, fileName);
   const fetchIcon = (headers: Record<string, string>, id = categoryId) =>
-    t.http.get(`/api/resources/categories/${id}/icon`).set(headers).buffer(true).parse(binary);
+    t.http.get(`/api/resources/categories/${id}/icon`).set(headers).buffer(true).parse(binaryBody);
   const iconProblem = (headers: Record<string, string>, id = categoryId) => t.http.get(`/api/resources/categories/${id}/icon`).set(headers);
   const iconKeys = () => storedKeys(t, `orgs/${organizationId}/categories/`);
 
@@ -116,7 +111,7 @@ describe('category icon images', () => {
     const listed = (await t.http.get(`/api/public/organizations/${slug}/categories`).expect(200)).body.data as Array<{ id: string; iconImageUrl: string }>;
     const url = listed.find((c) => c.id === categoryId)!.iconImageUrl;
     assert.equal(url, `/api/public/organizations/${slug}/categories/${categoryId}/icon`);
-    const served: Response = await t.http.get(`/api/public/organizations/${slug}/categories/${categoryId}/icon`).buffer(true).parse(binary).expect(200);
+    const served: Response = await t.http.get(`/api/public/organizations/${slug}/categories/${categoryId}/icon`).buffer(true).parse(binaryBody).expect(200);
     assert.equal(served.headers['content-type'], 'image/svg+xml');
     await t.http.post(`/api/resources/categories/${categoryId}/archive`).set(admin).expect(200);
     expectProblem(await t.http.get(url), 404, 'not_found');

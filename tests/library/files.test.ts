@@ -15,13 +15,9 @@ import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { EXTENSIONS, fixture, HOSTILE_SVG, type FixtureFormat } from './fixtures.ts';
 import { privateStorage, storedKeys } from './library-helpers.ts';
+import { binaryBody } from '../setup/body-parsers.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const binary = (res: { on(event: string, listener: (chunk: Buffer) => void): void }, callback: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => callback(null, Buffer.concat(chunks)));
-};
 
 describe('library files: upload, versions, delete, download', () => {
   let t: TestApp;
@@ -55,7 +51,7 @@ describe('library files: upload, versions, delete, download', () => {
     return request.attach('file', bytes, { filename: fileName, contentType: 'application/octet-stream' });
   };
 
-  const download = (path: string, token = admin) => t.http.get(path).set(bearer(token)).buffer(true).parse(binary);
+  const download = (path: string, token = admin) => t.http.get(path).set(bearer(token)).buffer(true).parse(binaryBody);
 
   it('when each accepted format is uploaded, then its type and format come from the content and the bytes are stored as sent', async () => {
     const expected: Record<FixtureFormat, [string, string]> = {

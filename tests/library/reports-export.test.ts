@@ -9,15 +9,10 @@ import { buildResource, recordEvents } from '../factories/resource-usage.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { parseCsv } from '../setup/csv.ts';
+import { binaryBody } from '../setup/body-parsers.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const RISKY = '=cmd|\' /C calc\'!A0';
-
-const binary = (res: Response, done: (error: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-};
 
 async function workbookOf(body: Buffer): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -25,7 +20,6 @@ async function workbookOf(body: Buffer): Promise<ExcelJS.Workbook> {
   await workbook.xlsx.load(body as unknown as ExcelJS.Buffer);
   return workbook;
 }
-
 
 describe('library report exports', () => {
   let t: TestApp;
@@ -51,7 +45,7 @@ describe('library report exports', () => {
   });
   after(() => t.close());
 
-  const exportOf = (body: object) => t.http.post('/api/resources/reports/export').set(bearer(admin)).send(body).buffer(true).parse(binary);
+  const exportOf = (body: object) => t.http.post('/api/resources/reports/export').set(bearer(admin)).send(body).buffer(true).parse(binaryBody);
 
   it('when the usage report is exported as CSV, then a header row and every row, formula cells neutralised, as an attachment', async () => {
     const res = await exportOf({ report: 'usage', format: 'csv', from: '2026-06-01', to: '2026-06-15' }).expect(200);

@@ -19,6 +19,7 @@ import type { ResourceFormat, ResourceType } from '../../src/modules/library/res
 import { systemActor } from '../../src/shared/access/actor.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { binaryBody } from '../setup/body-parsers.ts';
 
 const run = promisify(execFile);
 
@@ -95,11 +96,7 @@ describe('thumbnails', () => {
   }
 
   async function fetchThumbnail(resourceId: string) {
-    const res = await t.http.get(`/api/resources/${resourceId}/thumbnail`).set(bearer(token)).buffer(true).parse((response, done) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const res = await t.http.get(`/api/resources/${resourceId}/thumbnail`).set(bearer(token)).buffer(true).parse(binaryBody);
     return res;
   }
 
@@ -155,11 +152,7 @@ describe('thumbnails', () => {
     const meta = await sharp((await fetchThumbnail(resource.id)).body as Buffer).metadata();
     assert.equal(meta.height, 480); // square, like the featured image, not an A4 page
 
-    const image = await t.http.get(`/api/resources/${resource.id}/featured-image`).set(bearer(token)).buffer(true).parse((response, done) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const image = await t.http.get(`/api/resources/${resource.id}/featured-image`).set(bearer(token)).buffer(true).parse(binaryBody);
     assert.equal(image.status, 200);
     assert.equal(image.headers['content-type'], 'image/png');
     assert.deepEqual(image.body, featured);

@@ -1,6 +1,7 @@
 // Reads resources as the API shows them: the row, its current version, its categories (archived ones
 // included: history stays) and whether the reader may open it, in one query for a page of ids.
 import type { Transaction } from 'sequelize';
+import { errors } from '../../shared/errors.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import type { LibraryReader } from './resource.access.ts';
 import type { ResourceView } from './resource.mapper.ts';
@@ -49,4 +50,10 @@ export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: re
     const { fileName, contentType, sizeBytes, sha256, uploadedAt, viewCount, downloadCount, ...rest } = row;
     return [{ ...rest, viewCount: Number(viewCount), downloadCount: Number(downloadCount), file: { name: fileName, contentType, sizeBytes: Number(sizeBytes), sha256, uploadedAt } }];
   });
+}
+
+/** 404 unless the resource belongs to the organization (before a write or a manager's read). */
+export async function requireOwnResource(sql: Sql, organizationId: string, id: string, transaction?: Transaction): Promise<void> {
+  const row = await sql.one('SELECT 1 FROM resources WHERE id = $1 AND organization_id = $2', [id, organizationId], transaction);
+  if (!row) throw errors.notFound('resource', id);
 }

@@ -1,6 +1,6 @@
-// The library's write side and file access: create (a file, or a finished resumable upload), update
-// (metadata, and a new file as a new version), delete (row, then every file under the resource's
-// prefix), versions. Writes check `scopeFor(actor, 'resource', 'write')` first. A file is staged at a
+// The library's write side: create (a file, or a finished resumable upload), update (metadata, and a
+// new file as a new version), delete (row, then every file under the resource's prefix); reading files
+// is resource-files.service.ts. Writes check `scopeFor(actor, 'resource', 'write')` first. A file is staged at a
 // temporary key, its type decided from its bytes, the rows committed with the domain event and the
 // audit entry, and only then promoted to its final key; any failure removes the staged bytes.
 import { randomUUID } from 'node:crypto';
@@ -10,21 +10,18 @@ import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors, type FieldError } from '../../shared/errors.ts';
-import { DEFAULT_PAGE_SIZE, offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { Binds, type Sql } from '../../shared/sql.ts';
+import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { AccessLevel } from './access-levels.ts';
-import { libraryReader, lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
+import { libraryReader } from './resource.access.ts';
 import { toResourceDto, type ResourceDto } from './resource.mapper.ts';
 import { Resource, RESOURCE_FORMATS, type ResourceStatus } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
-import { loadResourceViews } from './resource-view.repository.ts';
-import type { StoredFile } from './send-stored-file.ts';
+import { loadResourceViews, requireOwnResource } from './resource-view.repository.ts';
 import { inspectStagedFile, type InspectedFile, type StagedFile } from './upload/file-inspection.ts';
 import { newTempKey } from './upload/storage-engine.ts';
 import type { CompletedUploads } from './uploads/completed-upload.ts';
-import { recordUsage } from './usage.recorder.ts';
 
 export interface ResourceMetadataInput {
   name?: string;
@@ -50,23 +47,6 @@ export interface ResourceFileInput {
 export type CreateResourceInput = ResourceMetadataInput & ResourceFileInput & { name: string };
 export type UpdateResourceInput = ResourceMetadataInput & ResourceFileInput;
 
-export interface ResourceVersionView {
-  version: number;
-  fileName: string;
-  contentType: string;
-  format: string;
-  sizeBytes: number;
-  sha256: string;
-  current: boolean;
-  createdAt: Date;
-}
-
-/** What the download route sends, and the reader to record the download for. */
-export interface OpenedFile {
-  reader: LibraryReader;
-  file: StoredFile;
-}
-
 export interface ResourceEvents {
   publish(actor: Actor, type: string, data: object, transaction: Transaction): Promise<void>;
 }
@@ -91,27 +71,6 @@ export const resourcePrefix = (organizationId: string, resourceId: string) => `o
 
 const versionKey = (organizationId: string, resourceId: string, version: number) => `${resourcePrefix(organizationId, resourceId)}v${version}-${randomUUID()}`;
 const featuredKey = (organizationId: string, resourceId: string, format: string) => `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
-
-interface FileRow {
-  key: string;
-  fileName: string;
-  contentType: string;
-  sizeBytes: string;
-  sha256: string;
-  createdAt: Date;
-}
-
-const FILE_COLUMNS = `v.storage_key AS key, v.file_name AS "fileName", v.content_type AS "contentType", v.size_bytes AS "sizeBytes", v.sha256, v.created_at AS "createdAt"`;
-
-const toStoredFile = (row: FileRow): StoredFile => ({
-  key: row.key,
-  sizeBytes: Number(row.sizeBytes),
-  contentType: row.contentType,
-  etag: `"${row.sha256}"`,
-  lastModified: row.createdAt,
-  fileName: row.fileName,
-  disposition: 'attachment',
-});
 
 interface Promotion {
   from: string;
@@ -193,7 +152,7 @@ export class ResourceService {
     try {
       if (input.file && input.uploadId) throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       // 404 for another tenant's id before any upload is taken or inspected
-      await this.requireOwn(organizationId, id);
+      await requireOwnResource(this.deps.sql, organizationId, id);
       const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
       const file = source ? await this.inspect(source, 'file', FILE_FORMATS, staged) : undefined;
       const image = input.featuredImage ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged) : undefined;
@@ -274,71 +233,6 @@ export class ResourceService {
       await this.deps.events.publish(actor, 'resource.deleted', dto, transaction);
     });
     await this.removePrefix(resourcePrefix(organizationId, id));
-  }
-
-  /** The resource's versions, newest first (client admins, platform admins, API keys). */
-  async versions(actor: Actor, id: string, page: PageRequest = { page: 1, itemsPerPage: DEFAULT_PAGE_SIZE }): Promise<Page<ResourceVersionView>> {
-    const scope = scopeFor(actor, 'resource', 'write');
-    const organizationId = scope.organizationId!;
-    await this.requireOwn(organizationId, id);
-    const rows = await this.deps.sql.rows<ResourceVersionView & { sizeBytes: string; total: string }>(
-      `SELECT v.version, v.file_name AS "fileName", v.content_type AS "contentType", v.format, v.size_bytes AS "sizeBytes", v.sha256,
-              v.version = r.current_version AS current, v.created_at AS "createdAt", count(*) OVER () AS total
-         FROM resources r JOIN resource_versions v ON v.resource_id = r.id
-        WHERE r.id = $1 AND r.organization_id = $2
-        ORDER BY v.version DESC
-        LIMIT $3 OFFSET $4`,
-      [id, organizationId, page.itemsPerPage, offsetOf(page)],
-    );
-    const total = rows.length ? Number(rows[0]!.total) : (await this.deps.sql.one<{ n: string }>('SELECT count(*) AS n FROM resource_versions WHERE resource_id = $1', [id]))!.n;
-    return pageOf(rows.map(({ total: _total, ...row }) => ({ ...row, sizeBytes: Number(row.sizeBytes) })), Number(total), page);
-  }
-
-  /**
-   * The current file for a reader who may open the resource (404 unseen, 403 `resource_locked`): the
-   * access check and the file in one query, since a video player sends one request per seek.
-   */
-  async openCurrent(actor: Actor, id: string): Promise<OpenedFile> {
-    const reader = await resolveReader(this.deps.sql, actor);
-    const binds = new Binds();
-    const idBind = binds.add(id);
-    const row = await this.deps.sql.one<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
-      `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
-         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
-        WHERE r.id = ${idBind}::uuid`,
-      binds.values,
-    );
-    if (!row || !row.sees) throw errors.notFound('resource', id);
-    if (!row.opens) throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
-    return { reader, file: toStoredFile(row) };
-  }
-
-  /** Any version's file, for those who manage the library. */
-  async openVersion(actor: Actor, id: string, version: number): Promise<StoredFile> {
-    const scope = scopeFor(actor, 'resource', 'write');
-    const file = await this.storedFile(scope.organizationId!, id, version);
-    if (!file) throw errors.notFound('resource version', `${id}/${version}`);
-    return file;
-  }
-
-  /** A download that began at byte 0 (a video's further range requests are the same download). */
-  async recordDownload(reader: LibraryReader, id: string): Promise<void> {
-    await recordUsage(this.deps.sql, reader, id, 'download');
-  }
-
-  private async storedFile(organizationId: string, id: string, version: number): Promise<StoredFile | undefined> {
-    const row = await this.deps.sql.one<FileRow>(
-      `SELECT ${FILE_COLUMNS}
-         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = $3
-        WHERE r.id = $1 AND r.organization_id = $2`,
-      [id, organizationId, version],
-    );
-    return row && toStoredFile(row);
-  }
-
-  private async requireOwn(organizationId: string, id: string): Promise<void> {
-    const row = await this.deps.sql.one('SELECT 1 FROM resources WHERE id = $1 AND organization_id = $2', [id, organizationId]);
-    if (!row) throw errors.notFound('resource', id);
   }
 
   private async takeUpload(actor: Actor, uploadId: string, staged: Set<string>): Promise<StagedFile> {

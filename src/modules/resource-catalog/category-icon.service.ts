@@ -3,6 +3,7 @@
 // sandboxed). The file is written first under its own new key, the row then points at it in one
 // transaction; a failure removes the new file, a success removes the replaced one.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import sharp from 'sharp';
@@ -78,17 +79,8 @@ export class CategoryIconService {
   }
 
   async clear(actor: Actor, id: string): Promise<void> {
-    const replaced = await this.deps.sequelize.transaction(async (transaction) => {
-      const category = await ResourceCategory.findOne({ where: scopeFor(actor, 'resourceCategory', 'write').where({ id }), transaction, lock: transaction.LOCK.UPDATE });
-      if (!category) throw errors.notFound('resource category', id);
-      if (!category.iconStorageKey) throw errors.notFound('category icon', id);
-      const key = category.iconStorageKey;
-      category.iconStorageKey = null;
-      await category.save({ transaction });
-      await this.audit(actor, category.id, { iconImage: true }, { iconImage: false }, transaction);
-      return key;
-    });
-    await this.remove(replaced);
+    const replaced = await this.point(actor, id, null);
+    if (replaced) await this.remove(replaced);
   }
 
   /** The icon image for anyone who sees the category (members: active categories only). */
@@ -105,24 +97,25 @@ export class CategoryIconService {
       key: row.iconStorageKey,
       sizeBytes: stored.sizeBytes,
       contentType: svg ? 'image/svg+xml' : 'image/png',
-      // each upload gets a new key, so the key names these exact bytes
-      etag: `"${row.iconStorageKey.slice(row.iconStorageKey.lastIndexOf('icon-') + 5, row.iconStorageKey.lastIndexOf('.'))}"`,
+      // each upload gets a new key, so its file name names these exact bytes
+      etag: `"${path.posix.basename(row.iconStorageKey, path.posix.extname(row.iconStorageKey))}"`,
       lastModified: row.updatedAt,
       fileName: `category-icon.${svg ? 'svg' : 'png'}`,
       disposition: 'inline',
     };
   }
 
-  /** Points the row at the new file; returns the key it replaced. */
-  private point(actor: Actor, id: string, key: string): Promise<string | null> {
+  /** Points the row at `key` (null: no image) under a row lock; returns the key it replaced. */
+  private point(actor: Actor, id: string, key: string | null): Promise<string | null> {
     return this.deps.sequelize.transaction(async (transaction) => {
       const category = await ResourceCategory.findOne({ where: scopeFor(actor, 'resourceCategory', 'write').where({ id }), transaction, lock: transaction.LOCK.UPDATE });
       if (!category) throw errors.notFound('resource category', id);
       const replaced = category.iconStorageKey;
+      if (key === null && replaced === null) throw errors.notFound('category icon', id);
       category.iconStorageKey = key;
       category.changed('updatedAt', true); // a new image is a change of the category (Last-Modified, ETag of the list)
       await category.save({ transaction });
-      await this.audit(actor, category.id, { iconImage: replaced !== null }, { iconImage: true }, transaction);
+      await this.audit(actor, category.id, { iconImage: replaced !== null }, { iconImage: key !== null }, transaction);
       return replaced;
     });
   }

@@ -7,7 +7,7 @@ import { pageRequest } from '../../shared/pagination.ts';
 import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import { sendPage } from '../../http/respond.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
-import type { ResourceService } from '../library/resource.service.ts';
+import type { ResourceFileService } from '../library/resource-files.service.ts';
 import { sendStoredFile } from '../library/send-stored-file.ts';
 import type { ResourceCatalogService } from './catalog.service.ts';
 import type { ResourceCategoryService } from './category.service.ts';
@@ -37,7 +37,7 @@ export interface PublicCatalogueDeps {
   catalog: ResourceCatalogService;
   categories: ResourceCategoryService;
   /** Public resources' files and category icons, through the library's own paths (the same policy, Range, ETag). */
-  files: { resources: ResourceService; categoryIcons: CategoryIconService; storage: FileStorage };
+  files: { resources: ResourceFileService; categoryIcons: CategoryIconService; storage: FileStorage };
 }
 
 const LIST_PARAMETERS = new Set(['page', 'itemsPerPage']);

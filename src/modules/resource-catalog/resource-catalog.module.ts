@@ -23,7 +23,7 @@ export const resourceCatalogModule = defineModule({
         visitors: publicCatalogue,
         catalog: resourceCatalog,
         categories: resourceCategories,
-        files: { resources: container.services.resources, categoryIcons: container.services.categoryIcons, storage: container.storage },
+        files: { resources: container.services.resourceFiles, categoryIcons: container.services.categoryIcons, storage: container.storage },
       });
     },
   },
