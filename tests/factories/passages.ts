@@ -1,12 +1,13 @@
 // Library resources with passages, for the chat's tests, the evaluation and the benchmark: rows are
 // written directly (resources, resource_versions, resource_passages), text is split the way ingestion
 // splits it (paragraphs gathered into passages of bounded length, page kept) and embedded with the
-// container's embedder, the one ingestion uses.
+// container's embedder, the one ingestion uses, on the text ingestion gives it (embeddingInput).
 import { createHash, randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { Embedder } from '../../src/integrations/embeddings/embedder.ts';
 import { toVectorLiteral } from '../../src/integrations/embeddings/embedder.ts';
 import type { AccessLevel } from '../../src/modules/library/access-levels.ts';
+import { embeddingInput } from '../../src/modules/ingestion/ingestion.pipeline.ts';
 import { inspectVectorSchema } from '../../src/shared/vector-schema.ts';
 
 export interface DocumentPage {
@@ -86,7 +87,7 @@ export async function buildDocument(deps: { sequelize: Sequelize; embedder: Embe
     for (const content of splitPage(text)) rows.push({ page: i + 1, heading: heading ?? null, content });
   });
   const withVectors = spec.embed !== false && (await hasVectorColumn(sequelize));
-  const vectors = withVectors ? await embedder.embed(rows.map((row) => (row.heading ? `${row.heading}. ${row.content}` : row.content))) : [];
+  const vectors = withVectors ? await embedder.embed(rows.map((row) => embeddingInput({ content: row.content, heading_path: row.heading }))) : [];
   if (rows.length) {
     await sequelize.query(
       `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, heading_path, content, embedding_model${withVectors ? ', embedding' : ''})
