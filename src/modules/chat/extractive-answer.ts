@@ -70,8 +70,7 @@ export async function pickSentences(passages: readonly RetrievedPassage[], optio
   if (!candidates.length) return [];
   if (options.queryVector && options.embed) {
     try {
-      // a sentence is embedded with its headings: "Harnesses are replaced after any fall" alone lacks its topic
-      const vectors = await options.embed(candidates.map(({ passage, text }) => (passage.headingPath ? `${passage.headingPath}. ${text}` : text)));
+      const vectors = await options.embed(candidates.map((candidate) => candidate.text));
       candidates.forEach((candidate, i) => {
         const similarity = vectors[i] ? cosine(options.queryVector!, vectors[i]!) : 0;
         candidate.score = 0.6 * similarity + 0.4 * candidate.score;
