@@ -147,15 +147,18 @@ export class PassageRetrieval {
     const model = vectorBind ? binds.add(this.deps.embedder.model) : null; // bound only when the SQL uses it
     const vectorSide = vectorBind
       ? `
-      SELECT id, row_number() OVER (ORDER BY distance, id) AS pos FROM (
+      SELECT id, distance, row_number() OVER (ORDER BY distance, id) AS pos FROM (
         SELECT p.id, p.embedding <=> ${vectorBind}::vector AS distance
           FROM resource_passages p JOIN resources r ON r.id = p.resource_id
          WHERE p.embedding_model = ${model} AND ${access('p', 'r')}
          ORDER BY distance LIMIT ${binds.add(candidates)}
       ) s`
-      : `SELECT NULL::uuid AS id, NULL::bigint AS pos WHERE false`;
-    // similarity for every pooled passage, keyword candidates included (only vectors of this embedder)
-    const similarity = vectorBind ? `CASE WHEN p.embedding_model = ${model} THEN 1 - (p.embedding <=> ${vectorBind}::vector) END` : 'NULL::float8';
+      : `SELECT NULL::uuid AS id, NULL::float8 AS distance, NULL::bigint AS pos WHERE false`;
+    // similarity for every pooled passage: the vector side's distance, computed for keyword candidates
+    // the vector side did not reach (only vectors of this embedder)
+    const similarity = vectorBind
+      ? `CASE WHEN f.distance IS NOT NULL THEN 1 - f.distance WHEN p.embedding_model = ${model} THEN 1 - (p.embedding <=> ${vectorBind}::vector) END`
+      : 'NULL::float8';
     const coverage = `CASE WHEN cardinality(tsq.terms) = 0 THEN 0
                   ELSE (SELECT count(*) FROM unnest(tsvector_to_array(p.search)) l WHERE l = ANY(tsq.terms))::float8 / cardinality(tsq.terms) END`;
     // keyword-only: the fused order is the full-text order, nothing to re-rank with
@@ -167,13 +170,13 @@ export class PassageRetrieval {
            kw AS (${keyword}),
            vec AS (${vectorSide}),
            pool AS (
-             SELECT coalesce(kw.id, vec.id) AS id, kw.pos AS kw_pos, vec.pos AS vec_pos,
+             SELECT coalesce(kw.id, vec.id) AS id, kw.pos AS kw_pos, vec.pos AS vec_pos, vec.distance,
                     coalesce(1.0 / (${RRF_K} + kw.pos), 0) + coalesce(1.0 / (${RRF_K} + vec.pos), 0) AS score
                FROM kw FULL JOIN vec ON vec.id = kw.id
               ORDER BY score DESC, id LIMIT ${binds.add(Math.max(limit, RERANK_POOL))}
            ),
            scored AS (
-             SELECT f.*, ${similarity} AS similarity, ${coverage} AS coverage, cardinality(tsq.terms) AS query_terms
+             SELECT f.id, f.kw_pos, f.vec_pos, f.score, ${similarity} AS similarity, ${coverage} AS coverage, cardinality(tsq.terms) AS query_terms
                FROM pool f JOIN resource_passages p ON p.id = f.id, tsq
            )
       SELECT p.id, p.resource_id, r.name AS resource_name, p.page_number, p.location_kind, p.heading_path, p.content,
