@@ -9,6 +9,13 @@ import type { Readable } from 'node:stream';
 import { errors } from '../../shared/errors.ts';
 import { assertSafeKey, type ByteRange, type FileStorage, type StoredObject } from './file-storage.ts';
 
+/**
+ * Bytes a file write may buffer before it holds back its source. At the default (16 KiB) every 1 MiB
+ * chunk of an upload waited for its disk write before the next was parsed and hashed; with room for a
+ * few chunks, reading the socket, hashing and writing overlap.
+ */
+const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export class LocalFileStorage implements FileStorage {
   readonly kind = 'local' as const;
 
@@ -24,7 +31,7 @@ export class LocalFileStorage implements FileStorage {
     await fs.mkdir(path.dirname(target), { recursive: true });
     const part = `${target}.${randomUUID()}.part`;
     try {
-      await pipeline(body, createWriteStream(part, { flags: 'wx' }));
+      await pipeline(body, createWriteStream(part, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }));
       const { size } = await fs.stat(part);
       await fs.rename(part, target);
       return { sizeBytes: size };
