@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildApiKey, buildUser, tokenFor } from '../factories/index.ts';
-import { buildMember } from '../factories/records.ts';
 import { buildResource } from '../factories/resources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { activeMemberToken } from './library-helpers.ts';
 
 describe('resource categories', () => {
   let t: TestApp;
@@ -24,9 +24,7 @@ describe('resource categories', () => {
     organizationId = adminUser.organizationId!;
     admin = bearer(await tokenFor(t, adminUser));
     staff = bearer(await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId })));
-    const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
-    member = bearer(await tokenFor(t, memberUser));
+    member = bearer(await activeMemberToken(t, organizationId));
     apiKey = bearer((await buildApiKey(organizationId)).secret);
   });
   after(() => t.close());

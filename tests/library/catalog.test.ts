@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
-import { buildMember } from '../factories/records.ts';
 import { buildCategory, buildResource } from '../factories/resources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { activeMemberToken } from './library-helpers.ts';
 
 describe('library list, search and details', () => {
   let t: TestApp;
@@ -27,9 +27,7 @@ describe('library list, search and details', () => {
     const adminUser = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     organizationId = adminUser.organizationId!;
     admin = bearer(await tokenFor(t, adminUser));
-    const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await buildMember(organizationId, { userId: memberUser.id, status: 'active', tier: 'member' });
-    member = bearer(await tokenFor(t, memberUser));
+    member = bearer(await activeMemberToken(t, organizationId));
     activeCategory = (await buildCategory(organizationId, { name: 'Governance' })).id;
     archivedCategory = (await buildCategory(organizationId, { name: 'Old stuff', archived: true })).id;
     const at = (day: string) => new Date(`2026-${day}T10:00:00Z`);

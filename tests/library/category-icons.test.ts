@@ -6,10 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import type { Response } from 'supertest';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
-import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { storedKeys } from './library-helpers.ts';
+import { storedKeys, activeMemberToken } from './library-helpers.ts';
 import { binaryBody } from '../setup/body-parsers.ts';
 
 const image = (width: number, height: number, format: 'png' | 'jpeg') =>
@@ -36,9 +35,7 @@ describe('category icon images', () => {
     const adminUser = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     organizationId = adminUser.organizationId!;
     admin = bearer(await tokenFor(t, adminUser));
-    const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
-    member = bearer(await tokenFor(t, memberUser));
+    member = bearer(await activeMemberToken(t, organizationId));
     stranger = bearer(await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN' })));
     slug = (await t.container.sql.one<{ slug: string }>('SELECT slug FROM organizations WHERE id = $1', [organizationId]))!.slug;
     categoryId = (await t.http.post('/api/resources/categories').set(admin).send({ name: 'Governance', icon: 'briefcase' }).expect(201)).body.id;

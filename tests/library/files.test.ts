@@ -10,11 +10,10 @@ import { errors } from '../../src/shared/errors.ts';
 import { ResourceService } from '../../src/modules/library/resource.service.ts';
 import type { CompletedUpload, CompletedUploads } from '../../src/modules/library/uploads/completed-upload.ts';
 import { buildOrganization, buildUser, bearer, tokenFor } from '../factories/index.ts';
-import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { EXTENSIONS, fixture, HOSTILE_SVG, type FixtureFormat } from './fixtures.ts';
-import { privateStorage, storedKeys } from './library-helpers.ts';
+import { privateStorage, storedKeys, activeMemberToken } from './library-helpers.ts';
 import { binaryBody } from '../setup/body-parsers.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -36,9 +35,7 @@ describe('library files: upload, versions, delete, download', () => {
     adminActor = { type: 'user', id: adminUser.id, organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
     admin = await tokenFor(t, adminUser);
     staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));
-    const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
-    member = await tokenFor(t, memberUser);
+    member = await activeMemberToken(t, organizationId);
   });
   after(async () => {
     await t.close();

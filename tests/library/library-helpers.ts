@@ -1,7 +1,10 @@
-// What the library left on disk and in its tables, for the "nothing is kept" checks.
+// What the library left on disk and in its tables, for the "nothing is kept" checks, and the readers
+// library tests log in as.
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildUser, tokenFor } from '../factories/index.ts';
+import { buildMember } from '../factories/records.ts';
 import type { TestApp } from '../setup/test-app.ts';
 
 /** Every file under the storage root (temporary keys and half-written `.part` files included), or under `prefix`. */
@@ -49,4 +52,11 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 5_000): P
 export async function privateStorage(): Promise<{ env: { LIBRARY_STORAGE_DIR: string }; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'guildhall-library-'));
   return { env: { LIBRARY_STORAGE_DIR: dir }, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A member reader: a ROLE_MEMBER user with an active membership of the tier, logged in (its bearer token). */
+export async function activeMemberToken(t: TestApp, organizationId: string, tier: 'member' | 'premium' = 'member'): Promise<string> {
+  const user = await buildUser({ role: 'ROLE_MEMBER', organizationId });
+  await buildMember(organizationId, { userId: user.id, status: 'active', tier });
+  return tokenFor(t, user);
 }

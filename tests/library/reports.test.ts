@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
-import { buildMember } from '../factories/records.ts';
 import { buildCategory, buildResource, recordEvents, type ResourceFixture } from '../factories/resource-usage.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { activeMemberToken } from './library-helpers.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const RANGE = 'from=2026-06-10&to=2026-06-15';
@@ -34,9 +34,7 @@ describe('library usage: rollup, stats and reports', () => {
     const adminUser = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
     admin = await tokenFor(t, adminUser);
     staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));
-    const memberUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await buildMember(organizationId, { userId: memberUser.id, status: 'active' });
-    memberToken = await tokenFor(t, memberUser);
+    memberToken = await activeMemberToken(t, organizationId);
     apiKey = (await buildApiKey(organizationId)).secret;
     otherAdmin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN' }));
     const adaUser = await buildUser({ role: 'ROLE_MEMBER', organizationId, firstName: 'Ada', lastName: 'Lovelace' });
