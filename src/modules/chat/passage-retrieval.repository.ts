@@ -37,7 +37,7 @@ export interface RetrievedPassage {
   similarity: number | null;
   /** Share of the question's content words (lexemes) found in the passage, 0..1. */
   coverage: number;
-  /** Reciprocal rank fusion score. */
+  /** Reciprocal rank fusion score (it chose the pool; the order is the re-ranking's, see RERANK_POOL). */
   score: number;
 }
 
@@ -52,6 +52,7 @@ export interface RetrievalQuery {
 }
 
 export interface RetrievalResult {
+  /** Best first, in the re-ranked order. */
   passages: RetrievedPassage[];
   /** true when no vector search ran (no pgvector, or the embedder failed): keyword only. */
   keywordOnly: boolean;
