@@ -2,7 +2,7 @@
 // voices and encodes an MP3; readers who may open the source stream it. Test documents are short (a
 // few sentences per voice): speech is CPU-heavy.
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
-import type { Response } from 'superagent';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildResource, recordEvents } from '../factories/resource-usage.ts';
 import { expectProblem } from '../setup/problem.ts';
