@@ -9,7 +9,7 @@ import type { UploadRoutes } from '../../http/surfaces/upload.surface.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { RouteContext } from '../../shared/module-manifest.ts';
 import type { StagedFile } from './upload/file-inspection.ts';
-import { DEFAULT_LIMITS, multipartReader, type UploadedPart } from './upload/multipart.ts';
+import { DEFAULT_LIMITS, FEATURED_IMAGE_MAX_BYTES, multipartReader, type UploadedPart } from './upload/multipart.ts';
 import { parseResourceFields } from './upload/resource-fields.ts';
 
 const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: () => true });
@@ -33,7 +33,7 @@ function readJson(req: Request, res: Response): Promise<Record<string, unknown>>
 
 export function resourceUploadRoutes({ container }: RouteContext): UploadRoutes {
   const { storage, config, services } = container;
-  const multipart = multipartReader(storage, { fileBytes: config.library.maxFileBytes, ...DEFAULT_LIMITS });
+  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, files: { file: config.library.maxFileBytes, featuredImage: FEATURED_IMAGE_MAX_BYTES } });
   const options = { maxBytes: multipart.routeBound };
 
   return (uploads) => {

@@ -24,7 +24,7 @@ export function categoryIconApiRoutes({ container }: RouteContext) {
 
 export function categoryIconUploadRoutes({ container }: RouteContext): UploadRoutes {
   const { services, storage } = container;
-  const multipart = multipartReader(storage, { fileBytes: CATEGORY_ICON_MAX_BYTES, ...DEFAULT_LIMITS, fields: 5 }, { file: CATEGORY_ICON_MAX_BYTES });
+  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, fields: 5, files: { file: CATEGORY_ICON_MAX_BYTES } });
   return (uploads) => {
     uploads.put('/resources/categories/:id/icon', { maxBytes: multipart.routeBound }, async (req, res) => {
       const actor = actorOf(req);

@@ -14,9 +14,8 @@ import { UploadSession } from './upload-session.ts';
 export type FileParts = Readonly<Record<string, number>>;
 
 export interface MultipartLimits {
-  /** The resource file (LIBRARY_MAX_FILE_BYTES). */
-  fileBytes: number;
-  featuredImageBytes: number;
+  /** The file parts accepted, each with its limit (a resource: `file`, LIBRARY_MAX_FILE_BYTES, and `featuredImage`). */
+  files: FileParts;
   /** One text field's value, in bytes (the description's 5,000 characters fit). */
   fieldBytes: number;
   /** Text fields in one request (50 tags + 50 categories + the rest). */
@@ -26,7 +25,10 @@ export interface MultipartLimits {
 /** Multipart framing, part headers and text fields on top of the file parts. */
 export const MULTIPART_OVERHEAD_BYTES = 2 * 1024 * 1024;
 
-export const DEFAULT_LIMITS = { featuredImageBytes: 10 * 1024 * 1024, fieldBytes: 20_000, fields: 120 };
+/** A resource's featured image, at most. */
+export const FEATURED_IMAGE_MAX_BYTES = 10 * 1024 * 1024;
+
+export const DEFAULT_LIMITS = { fieldBytes: 20_000, fields: 120 };
 
 export interface UploadedPart extends StagedPart {
   fileName: string;
@@ -46,8 +48,8 @@ const fieldError = (field: string, message: string, status: 'validation_failed' 
   new AppError(status, `${field} ${message}`, { errors: [{ field, message }] });
 
 /** multer's and busboy's refusals as problems that name the field at fault. */
-function translate(error: unknown, limits: MultipartLimits, fileParts: FileParts): unknown {
-  const fileFields = Object.keys(fileParts);
+function translate(error: unknown, limits: MultipartLimits): unknown {
+  const fileFields = Object.keys(limits.files);
   if (error instanceof AppError) return error;
   if (error instanceof multer.MulterError) {
     const field = error.field ?? 'body';
@@ -64,7 +66,7 @@ function translate(error: unknown, limits: MultipartLimits, fileParts: FileParts
       case 'LIMIT_PART_COUNT':
         return fieldError('body', `has more than ${limits.fields} fields`);
       case 'LIMIT_FILE_SIZE':
-        return new AppError('payload_too_large', `The ${field} may not exceed ${fileParts[field] ?? limits.fileBytes} bytes`, { errors: [{ field, message: 'too large' }] });
+        return new AppError('payload_too_large', `The ${field} may not exceed ${limits.files[field]} bytes`, { errors: [{ field, message: 'too large' }] });
       default:
         return fieldError(field, `is not acceptable (${error.message})`);
     }
@@ -76,7 +78,8 @@ function translate(error: unknown, limits: MultipartLimits, fileParts: FileParts
   return error;
 }
 
-export function multipartReader(storage: FileStorage, limits: MultipartLimits, fileParts: FileParts = { file: limits.fileBytes, featuredImage: limits.featuredImageBytes }) {
+export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
+  const fileParts = limits.files;
   const fileFields = Object.keys(fileParts);
   const sessions = new WeakMap<Request, UploadSession>();
   const routeBound = Object.values(fileParts).reduce((sum, bytes) => sum + bytes, 0) + MULTIPART_OVERHEAD_BYTES;
@@ -114,7 +117,7 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits, f
       try {
         await Promise.race([parsed, session.failed]);
       } catch (error) {
-        const problem = translate(error, limits, fileParts);
+        const problem = translate(error, limits);
         if (problem instanceof AppError) session.fail(problem);
         await session.discard(storage);
         throw problem;
