@@ -80,6 +80,83 @@ function skipIdleParameterRewrite(): void {
 }
 skipIdleParameterRewrite();
 
+type AjvLike = { getSchema(key: string): unknown; addSchema(schema: object, key?: string): unknown };
+type SharedParts = { paths?: object; components?: object };
+
+/**
+ * express-openapi-validator compiles each operation's request checks (two schemas) and each of its
+ * declared responses (one per status and media type) as a schema that carries the whole contract's
+ * `paths` and `components` beside it, so that `#/components/...` resolves; AJV walks every key of
+ * what it is given (some 22,000 nodes here) each time: 60 to 150 ms per schema, 0.4 to 0.7 s of CPU
+ * the first time an operation is answered (every test file pays it again for each operation it
+ * calls). The shared parts are registered once per AJV instance under an id of their own, and each
+ * operation's schema refers to them there: the same schemas, the same checks, each walked once.
+ */
+function registerSharedPartsOnce(): void {
+  const modulePath = require.resolve('express-openapi-validator/dist/middlewares/util.js', { paths: [require.resolve('express-openapi-validator')] });
+  const util = require(modulePath) as { useAjvCache: (ajv: AjvLike, schema: object, key: string) => unknown; sharedPartsOnce?: boolean };
+  if (util.sharedPartsOnce) return;
+  if (typeof util.useAjvCache !== 'function') throw new Error('express-openapi-validator no longer has useAjvCache: review registerSharedPartsOnce');
+  const original = util.useAjvCache;
+  const registered = new WeakMap<AjvLike, Map<string, string>>();
+  let ids = 0;
+  const idOf = (ajv: AjvLike, shared: Required<SharedParts>): string => {
+    const byParts = registered.get(ajv) ?? new Map<string, string>();
+    registered.set(ajv, byParts);
+    // the validator hands the same two objects to every schema of one contract
+    const objectKey = `${identity(shared.paths)}:${identity(shared.components)}`;
+    let id = byParts.get(objectKey);
+    if (!id) {
+      id = `urn:guildhall:contract:${++ids}`;
+      ajv.addSchema({ $id: id, paths: shared.paths, components: shared.components });
+      byParts.set(objectKey, id);
+    }
+    return id;
+  };
+  util.useAjvCache = (ajv, schema, key) => {
+    const cached = ajv.getSchema(key);
+    if (cached) return cached;
+    const { paths, components, ...own } = schema as SharedParts & Record<string, unknown>;
+    if (!components || typeof components !== 'object') return original(ajv, schema, key);
+    const id = idOf(ajv, { paths: paths ?? {}, components });
+    ajv.addSchema(pointRefsAt(own, id), key);
+    return ajv.getSchema(key);
+  };
+  util.sharedPartsOnce = true;
+}
+
+const identities = new WeakMap<object, number>();
+let nextIdentity = 0;
+function identity(value: object): number {
+  let known = identities.get(value);
+  if (known === undefined) identities.set(value, (known = ++nextIdentity));
+  return known;
+}
+
+/** A copy of `schema` whose `#/paths/...` and `#/components/...` references point into the document `id` (shared subtrees copied once). */
+function pointRefsAt(schema: object, id: string): object {
+  const copies = new Map<object, unknown>();
+  const copy = (value: unknown): unknown => {
+    if (!value || typeof value !== 'object') return value;
+    const known = copies.get(value);
+    if (known) return known;
+    if (Array.isArray(value)) {
+      const array: unknown[] = [];
+      copies.set(value, array);
+      for (const item of value) array.push(copy(item));
+      return array;
+    }
+    const object: Record<string, unknown> = {};
+    copies.set(value, object);
+    for (const [name, inner] of Object.entries(value)) {
+      object[name] = name === '$ref' && typeof inner === 'string' && /^#\/(components|paths)\//.test(inner) ? `${id}${inner}` : copy(inner);
+    }
+    return object;
+  };
+  return copy(schema) as object;
+}
+registerSharedPartsOnce();
+
 export const CONTRACT_PATH = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 
 export interface Contract {

@@ -1,11 +1,8 @@
 // Text with its location, from the library's document formats. Each extractor returns units: the text
 // of one page (PDF), slide (PowerPoint), sheet (Excel) or heading section (Word), with the page number
-// the AI cites (docs/ai-ingestion.md explains what pageNumber means for each format).
-import { extractDocx } from './docx.extractor.ts';
-import { extractPdf } from './pdf.extractor.ts';
-import { extractPptx } from './pptx.extractor.ts';
-import { extractText } from './text.extractor.ts';
-import { extractXlsx } from './xlsx.extractor.ts';
+// the AI cites (docs/ai-ingestion.md explains what pageNumber means for each format). Each extractor
+// is imported when its format is first met: pdf.js, mammoth and ExcelJS stay out of processes that
+// never extract.
 
 export type LocationKind = 'page' | 'slide' | 'sheet' | 'section' | 'text';
 
@@ -52,15 +49,15 @@ export async function extractDocument(format: ExtractableFormat, data: Buffer, o
   try {
     switch (format) {
       case 'pdf':
-        return await extractPdf(data);
+        return await (await import('./pdf.extractor.ts')).extractPdf(data);
       case 'docx':
-        return await extractDocx(data, options);
+        return await (await import('./docx.extractor.ts')).extractDocx(data, options);
       case 'xlsx':
-        return await extractXlsx(data);
+        return await (await import('./xlsx.extractor.ts')).extractXlsx(data);
       case 'pptx':
-        return await extractPptx(data);
+        return await (await import('./pptx.extractor.ts')).extractPptx(data);
       case 'txt':
-        return extractText(data);
+        return (await import('./text.extractor.ts')).extractText(data);
     }
   } catch (error) {
     if (error instanceof UnreadableDocumentError) throw error;

@@ -4,7 +4,6 @@
 // the SVG is escaped. The alt text says what the picture says.
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import { digestDocument, type DocumentDigest, type Figure } from './document-digest.ts';
 import type { SourcePassage } from './source.repository.ts';
 
@@ -178,6 +177,7 @@ export async function renderInfographic(title: string, passages: readonly Source
   const svgFile = path.join(workDir, 'infographic.svg');
   const pngFile = path.join(workDir, 'infographic.png');
   await writeFile(svgFile, svg);
+  const { default: sharp } = await import('sharp');
   await sharp(Buffer.from(svg)).png().toFile(pngFile);
   return { svgFile, pngFile, altText: altTextFor(summary), summary };
 }

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import sharp from 'sharp';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import type { Actor } from '../../shared/access/actor.ts';
@@ -66,7 +65,7 @@ export class CategoryIconService {
       });
       const bytes = await buffer(await this.deps.storage.get(inspected.tempKey));
       const svg = inspected.format === 'svg';
-      const content = svg ? bytes : await sharp(bytes).resize(CATEGORY_ICON_PIXELS, CATEGORY_ICON_PIXELS, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+      const content = svg ? bytes : await (await import('sharp')).default(bytes).resize(CATEGORY_ICON_PIXELS, CATEGORY_ICON_PIXELS, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
       written = iconKey(organizationId, id, svg ? 'svg' : 'png');
       await this.deps.storage.put(written, Readable.from([content]), { contentType: svg ? 'image/svg+xml' : 'image/png' });
       const replaced = await this.point(actor, id, written);

@@ -2,15 +2,17 @@
 // streamed CSV writer, or into exceljs's streaming WorkbookWriter (rows are committed as they come, so
 // memory stays flat). Both neutralise cells a spreadsheet would read as a formula.
 import { PassThrough, pipeline, Writable, type Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Sequelize } from 'sequelize';
 import { csvText, csvWriter, neutralise } from '../../shared/csv.ts';
+import { lazily } from '../../shared/lazy.ts';
 import type { ReportKind } from './report.repository.ts';
 
 export type ExportFormat = 'csv' | 'xlsx';
 type Cell = string | number | boolean | null;
+
+const excel = lazily(async () => (await import('exceljs')).default);
 
 /** Column headers of each report's export, by column of its SELECT. */
 export const EXPORT_HEADERS: Record<string, string> = {
@@ -65,9 +67,10 @@ export interface ExportSource {
 }
 
 export async function openReportExport(sequelize: Sequelize, kind: ReportKind, format: ExportFormat, source: ExportSource): Promise<Readable> {
+  const workbooks = format === 'xlsx' ? await excel() : undefined; // loaded before the cursor holds a connection
   const rows = await openCursor(sequelize, source.text, source.values);
   const header = source.columns.map((column) => EXPORT_HEADERS[column] ?? column);
-  if (format === 'csv') {
+  if (!workbooks) {
     const line = (row: unknown[]) =>
       row.map((value, i) => {
         const cell = cellOf(source.columns[i]!, value);
@@ -75,11 +78,11 @@ export async function openReportExport(sequelize: Sequelize, kind: ReportKind, f
       }).join(',') + '\n';
     return pipeline(rows, csvWriter<unknown[]>(header, line), () => undefined);
   }
-  return xlsxStream(kind, header, source.columns, rows);
+  return xlsxStream(workbooks, kind, header, source.columns, rows);
 }
 
 /** The workbook as a byte stream: one sheet named after the report, a header row, one row per row. */
-function xlsxStream(kind: ReportKind, header: string[], columns: readonly string[], rows: Readable): Readable {
+function xlsxStream(ExcelJS: typeof import('exceljs'), kind: ReportKind, header: string[], columns: readonly string[], rows: Readable): Readable {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(kind);

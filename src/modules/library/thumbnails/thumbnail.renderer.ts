@@ -10,7 +10,6 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import sharp from 'sharp';
 import type { ResourceFormat } from '../resource.model.ts';
 
 const run = promisify(execFile);
@@ -26,8 +25,8 @@ const VIDEO_FORMATS: ReadonlySet<string> = new Set(['mp4', 'webm']);
 /** Which formats get a thumbnail here (docs/library-storage.md says the same). */
 export const canRender = (format: ResourceFormat | string): boolean => IMAGE_FORMATS.has(format) || VIDEO_FORMATS.has(format) || format === 'pdf';
 
-const toWebp = (input: Buffer | Uint8Array) =>
-  sharp(input, { limitInputPixels: 100_000_000 }).rotate().resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+const toWebp = async (input: Buffer | Uint8Array) =>
+  (await import('sharp')).default(input, { limitInputPixels: 100_000_000 }).rotate().resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
 
 export class ThumbnailRenderer {
   constructor(private readonly ffmpegPath: () => Promise<string>) {}

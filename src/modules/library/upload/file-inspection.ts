@@ -82,7 +82,7 @@ export async function inspectStagedFile(storage: FileStorage, file: StagedFile, 
   // SVG is text: file-type finds nothing, or XML when there is a declaration
   if ((!detected || detected.ext === 'xml') && file.sizeBytes > 0 && file.sizeBytes <= MAX_SVG_BYTES) {
     const verdict = recogniseSvg(await text(await storage.get(file.tempKey)));
-    const clean = verdict.svg ? sanitiseSvg(verdict.root) : undefined;
+    const clean = verdict.svg ? await sanitiseSvg(verdict.root) : undefined;
     if (clean !== undefined) {
       format = 'svg';
       if (options.allowed.includes('svg')) staged = await restage(storage, file, clean, options.newTempKey());

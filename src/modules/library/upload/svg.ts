@@ -2,9 +2,10 @@
 // the XML declaration, comments and processing instructions are skipped, its root element is <svg> in
 // the SVG namespace. A DOCTYPE or ENTITY is refused outright (XXE, billion laughs). Sanitising uses
 // DOMPurify over jsdom (over linkedom it returns its input unchanged) in XHTML mode, with forbid lists
-// for what that mode would otherwise keep (external <image href>, <use>, style).
-import createDOMPurify from 'dompurify';
-import { JSDOM } from 'jsdom';
+// for what that mode would otherwise keep (external <image href>, <use>, style). jsdom (some 650
+// modules) is loaded on the first SVG, not when the app starts.
+import type createDOMPurify from 'dompurify';
+import { lazily } from '../../../shared/lazy.ts';
 
 const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
 
@@ -40,12 +41,14 @@ export function recogniseSvg(text: string): SvgVerdict {
   return { svg: true, root: rest };
 }
 
-let purifier: ReturnType<typeof createDOMPurify> | undefined;
+const purifier = lazily(async () => {
+  const [{ default: createPurifier }, { JSDOM }] = await Promise.all([import('dompurify'), import('jsdom')]);
+  return createPurifier(new JSDOM('').window as unknown as Parameters<typeof createDOMPurify>[0]);
+});
 
 /** The SVG (from its root element) without scripts, event handlers, foreignObject, external references or styles; undefined when nothing is left. */
-export function sanitiseSvg(root: string): string | undefined {
-  purifier ??= createDOMPurify(new JSDOM('').window as unknown as Parameters<typeof createDOMPurify>[0]);
-  const clean = purifier.sanitize(root, {
+export async function sanitiseSvg(root: string): Promise<string | undefined> {
+  const clean = (await purifier()).sanitize(root, {
     USE_PROFILES: { svg: true, svgFilters: true },
     PARSER_MEDIA_TYPE: 'application/xhtml+xml',
     FORBID_TAGS: ['foreignObject', 'image', 'use', 'style', 'script', 'a'],
