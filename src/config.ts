@@ -14,6 +14,8 @@ export interface Config {
   baseUrl: string;
   sandboxUrl: string;
   databaseUrl?: string;
+  /** Hot lookups by id are prepared by name on a PostgreSQL server (shared/sql.ts); off for a pooler that cannot keep them. */
+  databasePreparedStatements: boolean;
   dataDir: string;
   appSecret?: string;
   redisUrl?: string;
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     sandboxUrl: url(env, 'SANDBOX_URL', baseUrl),
     databaseUrl: optionalUrl(env, 'DATABASE_URL'),
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     dataDir: str(env, 'DATA_DIR', './data'),
     appSecret,
     redisUrl: optionalUrl(env, 'REDIS_URL'),

@@ -160,7 +160,7 @@ export function createContainer(options: ContainerOptions): Container {
   const clock = options.clock ?? systemClock;
   const models = initModels(db.sequelize);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  const sql = new Sql(db.sequelize);
+  const sql = new Sql(db.sequelize, { namedStatements: db.kind === 'postgresql' && config.databasePreparedStatements });
   const counterStore = redis ? new RedisCounterStore(redis, config.redisKeyPrefix) : new PostgresCounterStore(sql);
   const limiter = new RateLimiter(counterStore, clock);
 
@@ -206,7 +206,7 @@ export function createContainer(options: ContainerOptions): Container {
   const cleanups: Array<() => Promise<void> | void> = [];
   const secrets = new WebhookSecrets(deriveKey(options.appSecret, 'webhook-secrets'));
   const guard = new WebhookTargetGuard({ allowPrivateTargets: config.webhooks.allowPrivateTargets, lookup: options.dnsLookup ?? systemDnsLookup });
-  const crud = { sequelize, clock, audit, publisher: domainEvents };
+  const crud = { sequelize, sql, clock, audit, publisher: domainEvents };
   const webhooks = new WebhookService({ sequelize, clock, audit, queue, guard, secrets });
   const webhookSender = new WebhookSender(config.webhooks.concurrency);
   const webhookDispatcher = new WebhookDispatcher({

@@ -22,6 +22,7 @@ export interface EventPublisher {
 
 export interface CrudDeps {
   sequelize: Sequelize;
+  sql: Sql;
   clock: Clock;
   audit: AuditService;
   publisher: EventPublisher;
@@ -30,14 +31,12 @@ export interface CrudDeps {
 type Json = Record<string, unknown>;
 
 export class CrudService<M extends Model = Model, Dto extends object = object, Input extends object = object> {
-  private readonly sql: Sql;
   private readonly shape: TableShape;
 
   constructor(
     readonly definition: ResourceDefinition<M, Dto, Input>,
     private readonly deps: CrudDeps,
   ) {
-    this.sql = new Sql(deps.sequelize);
     this.shape = tableShape(definition.model, definition.fields);
   }
 
@@ -45,8 +44,8 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   async list(actor: Actor, query: Readonly<Json>, page: PageRequest): Promise<Page<Attributes<M>>> {
     const statements = this.listStatements(actor, query, page);
     const [rows, count] = await Promise.all([
-      this.sql.rows<Attributes<M>>(statements.rows.text, statements.rows.values),
-      this.sql.one<{ total: number }>(statements.count.text, statements.count.values),
+      this.deps.sql.rows<Attributes<M>>(statements.rows.text, statements.rows.values),
+      this.deps.sql.one<{ total: number }>(statements.count.text, statements.count.values),
     ]);
     return pageOf(rows, count?.total ?? 0, page);
   }
@@ -71,7 +70,8 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   /** One row (plain attributes, as lists return them: no model instance) inside the actor's scope. */
   async get(actor: Actor, id: string): Promise<Attributes<M>> {
     const statement = rowSql(this.shape, scopeFor(actor, this.definition.kind, 'read'), id);
-    const record = await this.sql.one<Attributes<M>>(statement.text, statement.values);
+    // one text per resource and kind of reader: a repeated statement, prepared once per connection
+    const record = await this.deps.sql.repeated<Attributes<M>>(statement.text, statement.values);
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }

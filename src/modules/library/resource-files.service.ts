@@ -80,7 +80,8 @@ export class ResourceFileService {
     const reader = await resolveReader(this.deps.sql, actor);
     const binds = new Binds();
     const idBind = binds.add(id);
-    const row = await this.deps.sql.one<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
+    // one text per kind of reader (every range request of a player runs it): repeated
+    const row = await this.deps.sql.repeated<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
       `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
          FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
         WHERE r.id = ${idBind}::uuid`,

@@ -99,7 +99,7 @@ export function libraryReader(actor: Actor, member: LibraryReader['member']): Li
 export async function resolveReader(sql: Sql, actor: Actor): Promise<LibraryReader> {
   const scope = scopeFor(actor, 'resource', 'read');
   if (actor.type !== 'user' || MANAGERS.has(actor.role) || STAFF.has(actor.role)) return libraryReader(actor, null);
-  const member = await sql.one<{ id: string; tier: 'member' | 'premium' }>(
+  const member = await sql.repeated<{ id: string; tier: 'member' | 'premium' }>(
     `SELECT id, tier FROM members WHERE organization_id = $1 AND user_id = $2 AND status = 'active'`,
     [scope.organizationId, actor.id],
   );
@@ -135,7 +135,8 @@ interface AccessRow {
 export async function requireResourceAccess(sql: Sql, reader: LibraryReader, resourceId: string, action: 'see' | 'open'): Promise<void> {
   const binds = new Binds();
   const id = binds.add(resourceId);
-  const row = await sql.one<AccessRow>(
+  // one text per kind of reader: repeated, prepared once per connection
+  const row = await sql.repeated<AccessRow>(
     `SELECT r.id, r.access_level, (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens
        FROM resources r WHERE r.id = ${id}::uuid`,
     binds.values,
