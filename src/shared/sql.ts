@@ -4,8 +4,11 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
 
+/** A text, or a named statement (its values inside, as pg takes it). */
+type Statement = string | { name: string; text: string; values: unknown[] };
+
 interface PgClient {
-  query(statement: string | { name: string; text: string; values: unknown[] }, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(statement: Statement, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 export interface SqlOptions {
@@ -34,6 +37,19 @@ export class Sql {
     private readonly options: SqlOptions = { namedStatements: false },
   ) {}
 
+  async query<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<SqlResult<T>> {
+    if (transaction) return this.run<T>((transaction as unknown as { connection: PgClient }).connection, text, values);
+    return this.onPooledConnection<T>(text, values);
+  }
+
+  async rows<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<T[]> {
+    return (await this.query<T>(text, values, transaction)).rows;
+  }
+
+  async one<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<T | undefined> {
+    return (await this.query<T>(text, values, transaction)).rows[0];
+  }
+
   /**
    * One row of a statement whose text is one of a small fixed set and is run very often (a record
    * by id). On a PostgreSQL server it is prepared once per pooled connection and executed by name
@@ -42,14 +58,7 @@ export class Sql {
    */
   async repeated<T>(text: string, values: unknown[]): Promise<T | undefined> {
     const name = this.nameOf(text);
-    if (!name) return this.one<T>(text, values);
-    const manager = this.sequelize.connectionManager;
-    const client = (await manager.getConnection({ type: 'write' })) as PgClient;
-    try {
-      return (await client.query({ name, text, values })).rows[0] as T | undefined;
-    } finally {
-      manager.releaseConnection(client);
-    }
+    return (await this.onPooledConnection<T>(name ? { name, text, values } : text, values)).rows[0];
   }
 
   /** Whether `repeated` statements are prepared by name here. */
@@ -67,27 +76,18 @@ export class Sql {
     return name;
   }
 
-  async query<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<SqlResult<T>> {
-    if (transaction) return this.run<T>((transaction as unknown as { connection: PgClient }).connection, text, values);
+  private async onPooledConnection<T>(statement: Statement, values: unknown[]): Promise<SqlResult<T>> {
     const manager = this.sequelize.connectionManager;
     const client = (await manager.getConnection({ type: 'write' })) as PgClient;
     try {
-      return await this.run<T>(client, text, values);
+      return await this.run<T>(client, statement, values);
     } finally {
       manager.releaseConnection(client);
     }
   }
 
-  async rows<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<T[]> {
-    return (await this.query<T>(text, values, transaction)).rows;
-  }
-
-  async one<T>(text: string, values: unknown[] = [], transaction?: Transaction | null): Promise<T | undefined> {
-    return (await this.query<T>(text, values, transaction)).rows[0];
-  }
-
-  private async run<T>(client: PgClient, text: string, values: unknown[]): Promise<SqlResult<T>> {
-    const result = await client.query(text, values);
+  private async run<T>(client: PgClient, statement: Statement, values: unknown[]): Promise<SqlResult<T>> {
+    const result = await client.query(statement, values);
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
   }
 }
