@@ -45,20 +45,28 @@ export interface ExtractionOptions {
   libreOfficePath?: string;
 }
 
+type Extractor = (data: Buffer, options: ExtractionOptions) => Extraction | Promise<Extraction>;
+
+async function extractorFor(format: ExtractableFormat): Promise<Extractor> {
+  switch (format) {
+    case 'pdf':
+      return (await import('./pdf.extractor.ts')).extractPdf;
+    case 'docx':
+      return (await import('./docx.extractor.ts')).extractDocx;
+    case 'xlsx':
+      return (await import('./xlsx.extractor.ts')).extractXlsx;
+    case 'pptx':
+      return (await import('./pptx.extractor.ts')).extractPptx;
+    case 'txt':
+      return (await import('./text.extractor.ts')).extractText;
+  }
+}
+
 export async function extractDocument(format: ExtractableFormat, data: Buffer, options: ExtractionOptions = {}): Promise<Extraction> {
+  // outside the try: an extractor that cannot load is the installation's fault, not the document's (retried)
+  const extract = await extractorFor(format);
   try {
-    switch (format) {
-      case 'pdf':
-        return await (await import('./pdf.extractor.ts')).extractPdf(data);
-      case 'docx':
-        return await (await import('./docx.extractor.ts')).extractDocx(data, options);
-      case 'xlsx':
-        return await (await import('./xlsx.extractor.ts')).extractXlsx(data);
-      case 'pptx':
-        return await (await import('./pptx.extractor.ts')).extractPptx(data);
-      case 'txt':
-        return (await import('./text.extractor.ts')).extractText(data);
-    }
+    return await extract(data, options);
   } catch (error) {
     if (error instanceof UnreadableDocumentError) throw error;
     throw new UnreadableDocumentError(`The ${format.toUpperCase()} file could not be read: ${(error as Error)?.message ?? error}`, { cause: error });
