@@ -2,26 +2,22 @@
 // it reads ADMIN_JS_TMP_DIR once, when its module loads, so the setting must be in place before.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import type { RequestHandler, Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { Container } from '../src/container.ts';
+import { lazily } from '../src/shared/lazy.ts';
 
 export function adminPortal(container: Container, options: { eager: boolean }): RequestHandler {
-  let portal: Promise<Router> | undefined;
-  const load = () => {
+  // a failed load is not kept: the next request tries again
+  const load = lazily(async () => {
     // Express 5 will not send files from dot-folders, where AdminJS bundles by default (.adminjs)
     const dir = path.resolve(container.config.adminJsTmpDir);
     process.env.ADMIN_JS_TMP_DIR = dir;
     // Outside production AdminJS serves an existing bundle as it is: drop one left by an older
     // checkout so edited components are rebuilt (production rebuilds at every start anyway).
-    if (!portal && container.config.nodeEnv !== 'production') rmSync(path.join(dir, 'bundle.js'), { force: true });
-    portal ??= import('./portal.ts')
-      .then(({ buildAdminPortal }) => buildAdminPortal(container))
-      .catch((error: unknown) => {
-        portal = undefined;
-        throw error;
-      });
-    return portal;
-  };
+    if (container.config.nodeEnv !== 'production') rmSync(path.join(dir, 'bundle.js'), { force: true });
+    const { buildAdminPortal } = await import('./portal.ts');
+    return buildAdminPortal(container);
+  });
   if (options.eager) load().catch((error: unknown) => container.logger.error({ err: error }, 'the Admin Portal failed to load'));
   return (req, res, next) => {
     load().then((router) => router(req, res, next), next);

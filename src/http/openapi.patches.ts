@@ -95,19 +95,18 @@ function registerSharedPartsOnce(): void {
   if (util.sharedPartsOnce) return;
   if (typeof util.useAjvCache !== 'function') throw new Error('express-openapi-validator no longer has useAjvCache: review registerSharedPartsOnce');
   const original = util.useAjvCache;
-  const registered = new WeakMap<AjvLike, Map<string, string>>();
+  // per AJV instance: the contract's components object -> the paths registered with it, under an id
+  const registered = new WeakMap<AjvLike, WeakMap<object, { paths: object | undefined; id: string }>>();
   let ids = 0;
-  const idOf = (ajv: AjvLike, shared: Required<SharedParts>): string => {
-    const byParts = registered.get(ajv) ?? new Map<string, string>();
-    registered.set(ajv, byParts);
+  const idOf = (ajv: AjvLike, paths: object | undefined, components: object): string => {
+    let byComponents = registered.get(ajv);
+    if (!byComponents) registered.set(ajv, (byComponents = new WeakMap()));
     // the validator hands the same two objects to every schema of one contract
-    const objectKey = `${identity(shared.paths)}:${identity(shared.components)}`;
-    let id = byParts.get(objectKey);
-    if (!id) {
-      id = `urn:guildhall:contract:${++ids}`;
-      ajv.addSchema({ $id: id, paths: shared.paths, components: shared.components });
-      byParts.set(objectKey, id);
-    }
+    const known = byComponents.get(components);
+    if (known && known.paths === paths) return known.id;
+    const id = `urn:guildhall:contract:${++ids}`;
+    ajv.addSchema({ $id: id, paths: paths ?? {}, components });
+    byComponents.set(components, { paths, id });
     return id;
   };
   util.useAjvCache = (ajv, schema, key) => {
@@ -115,19 +114,10 @@ function registerSharedPartsOnce(): void {
     if (cached) return cached;
     const { paths, components, ...own } = schema as SharedParts & Record<string, unknown>;
     if (!components || typeof components !== 'object') return original(ajv, schema, key);
-    const id = idOf(ajv, { paths: paths ?? {}, components });
-    ajv.addSchema(pointRefsAt(own, id), key);
+    ajv.addSchema(pointRefsAt(own, idOf(ajv, paths, components)), key);
     return ajv.getSchema(key);
   };
   util.sharedPartsOnce = true;
-}
-
-const identities = new WeakMap<object, number>();
-let nextIdentity = 0;
-function identity(value: object): number {
-  let known = identities.get(value);
-  if (known === undefined) identities.set(value, (known = ++nextIdentity));
-  return known;
 }
 
 /** A copy of `schema` whose `#/paths/...` and `#/components/...` references point into the document `id` (shared subtrees copied once). */

@@ -36,8 +36,8 @@ function contractCacheDir(): string | undefined {
  * contract is parsed afresh. A cache that cannot be read or written is not used: nothing depends on it.
  */
 export function parsedContract(yaml: string, dir = contractCacheDir()): unknown {
-  const name = `openapi-${createHash('sha256').update(yaml).digest('hex').slice(0, 24)}.json`;
   if (!dir) return parse(yaml);
+  const name = `openapi-${createHash('sha256').update(yaml).digest('hex').slice(0, 24)}.json`;
   const file = path.join(dir, name);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));

@@ -6,13 +6,10 @@ import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Sequelize } from 'sequelize';
 import { csvText, csvWriter, neutralise } from '../../shared/csv.ts';
-import { lazily } from '../../shared/lazy.ts';
 import type { ReportKind } from './report.repository.ts';
 
 export type ExportFormat = 'csv' | 'xlsx';
 type Cell = string | number | boolean | null;
-
-const excel = lazily(async () => (await import('exceljs')).default);
 
 /** Column headers of each report's export, by column of its SELECT. */
 export const EXPORT_HEADERS: Record<string, string> = {
@@ -67,7 +64,8 @@ export interface ExportSource {
 }
 
 export async function openReportExport(sequelize: Sequelize, kind: ReportKind, format: ExportFormat, source: ExportSource): Promise<Readable> {
-  const workbooks = format === 'xlsx' ? await excel() : undefined; // loaded before the cursor holds a connection
+  // ExcelJS is loaded on the first export that needs it, before the cursor holds a connection
+  const workbooks = format === 'xlsx' ? (await import('exceljs')).default : undefined;
   const rows = await openCursor(sequelize, source.text, source.values);
   const header = source.columns.map((column) => EXPORT_HEADERS[column] ?? column);
   if (!workbooks) {
