@@ -2,7 +2,8 @@
 // hashed) against raw node:http piping the body to a file on the same disk: throughput ratio (target
 // >= 0.8) and the server's RSS growth (target < 100 MB). Then the download of the same file and 100
 // random 1 MB range reads against fs.createReadStream (target >= 0.9). BENCH_LIBRARY_MB (500) sets the
-// size, BENCH_ROUNDS (3) the alternating rounds; both servers run in child processes writing under one
+// size, BENCH_ROUNDS (3) the alternating rounds, BENCH_RANGE_TRIALS (5) the range trials in each round;
+// both servers run in child processes writing under one
 // temporary folder.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
@@ -20,6 +21,7 @@ const MB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_LIBRARY_MB ?? 500) * MB;
 const RANGES = 100;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const RANGE_TRIALS = Number(process.env.BENCH_RANGE_TRIALS ?? 5);
 const BOUNDARY = 'guildhall-bench-boundary';
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
@@ -172,10 +174,14 @@ try {
       const downloads = { app: 0, baseline: 0 };
       for (const target of order) downloads[target] = await download(target, uploaded[target]!.url);
       results.download.push([downloads.app, downloads.baseline]);
-      const offsets = Array.from({ length: RANGES }, () => Math.floor(Math.random() * (SIZE - MB)));
-      const rangeSeconds = { app: 0, baseline: 0 };
-      for (const target of order) rangeSeconds[target] = await ranges(target, uploaded[target]!.url, offsets);
-      results.ranges.push([rangeSeconds.app, rangeSeconds.baseline]);
+      // 100 ranges take about a second: one pause of either server swings a single trial by a third,
+      // so each round runs RANGE_TRIALS trials, alternating which server goes first
+      for (let trial = 0; trial < RANGE_TRIALS; trial++) {
+        const offsets = Array.from({ length: RANGES }, () => Math.floor(Math.random() * (SIZE - MB)));
+        const rangeSeconds = { app: 0, baseline: 0 };
+        for (const target of trial % 2 === 0 ? order : [...order].reverse()) rangeSeconds[target] = await ranges(target, uploaded[target]!.url, offsets);
+        results.ranges.push([rangeSeconds.app, rangeSeconds.baseline]);
+      }
     }
 
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
