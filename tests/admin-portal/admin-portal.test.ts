@@ -1,5 +1,6 @@
 // The Admin Portal in a real browser: login with MFA, the users grid and its filters, CSV export,
 // impersonation with its banner and exit, and a refusal rule holding in the UI.
+// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,7 @@
 // The library in the Admin Portal, in a real browser: a platform admin sees each organization's
 // resources, their versions, categories and the storage used per organization, read-only. Deletion
 // goes through the library's ResourceService; on a build without it the action is not offered.
+// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

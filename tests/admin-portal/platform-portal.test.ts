@@ -1,6 +1,7 @@
 // The Admin Portal's platform pages in a real browser: the dashboard (figures and the admin's own MFA
 // enrolment), organizations through OrganizationService, audit entries, impersonation sessions, jobs
 // and the outbox preview.
+// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
 // impersonation offered only where it can succeed, and the list's polish (titles, badges, search,
 // multi-value filters, empty result, one-click export, separate forms). Screenshots land in
 // USERS_PORTAL_SCREENSHOTS when set.
+// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,0 +1,81 @@
+// Runs test files with node:test, several files to a process.
+//
+//   node scripts/run-tests.mjs [path ...] [--exclude path ...] [--test-* flags for node --test]
+//
+// Paths are folders (every *.test.ts under them) or files; the default is tests/. Starting a process
+// for a test file cost about 7.5 s of CPU before its first assertion (tsx loading the application's
+// module graph, compiling PGlite's WebAssembly, preparing the contract's validators), so files are
+// run in groups: each group is one generated entry file, importing its files one after the other,
+// each inside a suite named after it (a file's top-level hooks stay scoped to that file). Groups hold
+// files of one folder, at most TEST_GROUP_SIZE (8) of them; TEST_GROUP_SIZE=1 gives every file its
+// own process again. A file whose source contains the marker `test-runner: own process` always gets
+// one (the browser tests: AdminJS reads its settings once per process).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const OWN_PROCESS = 'test-runner: own process';
+const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8) || 8);
+
+const targets = [];
+const excluded = [];
+const nodeTestFlags = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = process.argv[i];
+  if (arg === '--exclude') excluded.push(path.resolve(root, process.argv[++i]));
+  else if (arg.startsWith('--')) nodeTestFlags.push(arg);
+  else targets.push(path.resolve(root, arg));
+}
+if (targets.length === 0) targets.push(path.join(root, 'tests'));
+
+function testFilesUnder(target) {
+  if (excluded.some((dir) => target === dir || target.startsWith(dir + path.sep))) return [];
+  if (!statSync(target).isDirectory()) return [target];
+  return readdirSync(target, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(target, entry.name);
+    return entry.isDirectory() || entry.name.endsWith('.test.ts') ? testFilesUnder(full) : [];
+  });
+}
+const files = [...new Set(targets.flatMap((target) => testFilesUnder(target)))].sort();
+if (files.length === 0) {
+  console.error(`no *.test.ts files under ${targets.map((target) => path.relative(root, target)).join(', ')}`);
+  process.exit(1);
+}
+
+// one folder per group, in order, cut at groupSize
+const ownProcess = [];
+const groups = [];
+for (const file of files) {
+  if (groupSize === 1 || readFileSync(file, 'utf8').includes(OWN_PROCESS)) {
+    ownProcess.push(file);
+    continue;
+  }
+  const folder = path.dirname(file);
+  const last = groups.at(-1);
+  if (last && last.folder === folder && last.files.length < groupSize) last.files.push(file);
+  else groups.push({ folder, files: [file] });
+}
+
+// the entry files live in a folder of this run's own, removed when it ends
+const groupDir = path.join(root, 'node_modules/.cache/guildhall-tests/groups', String(process.pid));
+mkdirSync(groupDir, { recursive: true });
+const entries = groups.map((group, index) => {
+  const name = `${path.relative(path.join(root, 'tests'), group.folder).replaceAll(path.sep, '-') || 'tests'}-${index + 1}.test.mjs`;
+  const entry = path.join(groupDir, name);
+  const suites = group.files.map((file) => {
+    const label = path.relative(root, file).replaceAll(path.sep, '/');
+    return `describe(${JSON.stringify(label)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(file).href)});\n});`;
+  });
+  writeFileSync(entry, `import { describe } from 'node:test';\n\n${suites.join('\n')}\n`);
+  return entry;
+});
+
+const removeGroups = () => rmSync(groupDir, { recursive: true, force: true });
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...nodeTestFlags, ...ownProcess, ...entries], { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  removeGroups();
+  process.exit(code ?? (signal ? 1 : 0));
+});
