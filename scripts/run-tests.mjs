@@ -11,7 +11,7 @@
 // own process again. A file whose source contains the marker `test-runner: own process` always gets
 // one (the browser tests: AdminJS reads its settings once per process).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,6 +32,10 @@ if (targets.length === 0) targets.push(path.join(root, 'tests'));
 
 function testFilesUnder(target) {
   if (excluded.some((dir) => target === dir || target.startsWith(dir + path.sep))) return [];
+  if (!existsSync(target)) {
+    console.error(`no such test file or folder: ${path.relative(root, target)}`);
+    process.exit(1);
+  }
   if (!statSync(target).isDirectory()) return [target];
   return readdirSync(target, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(target, entry.name);
@@ -58,8 +62,20 @@ for (const file of files) {
   else groups.push({ folder, files: [file] });
 }
 
-// the entry files live in a folder of this run's own, removed when it ends
-const groupDir = path.join(root, 'node_modules/.cache/guildhall-tests/groups', String(process.pid));
+// the entry files live in a folder of this run's own, removed when it ends (and, if the run was
+// killed, by the next run: a folder whose process is gone)
+const groupsRoot = path.join(root, 'node_modules/.cache/guildhall-tests/groups');
+const running = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+};
+mkdirSync(groupsRoot, { recursive: true });
+for (const old of readdirSync(groupsRoot)) if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
+const groupDir = path.join(groupsRoot, String(process.pid));
 mkdirSync(groupDir, { recursive: true });
 const entries = groups.map((group, index) => {
   const name = `${path.relative(path.join(root, 'tests'), group.folder).replaceAll(path.sep, '-') || 'tests'}-${index + 1}.test.mjs`;
@@ -72,10 +88,9 @@ const entries = groups.map((group, index) => {
   return entry;
 });
 
-const removeGroups = () => rmSync(groupDir, { recursive: true, force: true });
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...nodeTestFlags, ...ownProcess, ...entries], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
-  removeGroups();
+  rmSync(groupDir, { recursive: true, force: true });
   process.exit(code ?? (signal ? 1 : 0));
 });
