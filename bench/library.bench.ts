@@ -3,8 +3,7 @@
 // >= 0.8) and the server's RSS growth (target < 100 MB). Then the download of the same file and 100
 // random 1 MB range reads against fs.createReadStream (target >= 0.9). BENCH_LIBRARY_MB (500) sets the
 // size, BENCH_ROUNDS (3) the alternating rounds, BENCH_RANGE_TRIALS (5) the range trials in each round;
-// both servers run in child processes writing under one
-// temporary folder.
+// both servers run in child processes writing under one temporary folder.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
