@@ -3,8 +3,10 @@
 // The service then runs with ADMIN_JS_SKIP_BUNDLE=true and the same ADMIN_JS_TMP_DIR, serving
 // <dir>/bundle.js instead of bundling at every start.
 import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
 
-const dir = path.resolve(process.argv[2] ?? process.env.ADMIN_JS_TMP_DIR ?? './data/adminjs-tmp');
+// the folder given, else the service's own setting (ADMIN_JS_TMP_DIR and its default, from the config)
+const dir = path.resolve(process.argv[2] ?? loadConfig().adminJsTmpDir);
 // AdminJS reads both when its modules load, so they are set before the dynamic imports below
 process.env.ADMIN_JS_TMP_DIR = dir;
 process.env.NODE_ENV = 'production';

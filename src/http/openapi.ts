@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parse } from 'yaml';
+import { sha256 } from '../shared/crypto.ts';
 import { AppError, errors } from '../shared/errors.ts';
 import './openapi.patches.ts';
 
@@ -37,7 +37,7 @@ function contractCacheDir(): string | undefined {
  */
 export function parsedContract(yaml: string, dir = contractCacheDir()): unknown {
   if (!dir) return parse(yaml);
-  const name = `openapi-${createHash('sha256').update(yaml).digest('hex').slice(0, 24)}.json`;
+  const name = `openapi-${sha256(yaml).slice(0, 24)}.json`;
   const file = path.join(dir, name);
   try {
     return JSON.parse(readFileSync(file, 'utf8'));

@@ -1,8 +1,8 @@
 // Plain parameterised SQL on Sequelize's own connection pool, for hot paths and repository queries
 // where building model instances (and Sequelize's per-query option cloning) would dominate the cost.
 // Same pool, same connections, same transactions: only the ORM layer is skipped.
-import { createHash } from 'node:crypto';
 import type { Sequelize, Transaction } from 'sequelize';
+import { sha256 } from './crypto.ts';
 
 /** A text, or a named statement (its values inside, as pg takes it). */
 type Statement = string | { name: string; text: string; values: unknown[] };
@@ -70,7 +70,7 @@ export class Sql {
     if (!this.options.namedStatements) return undefined;
     let name = this.names.get(text);
     if (!name && this.names.size < MAX_NAMED_STATEMENTS) {
-      name = `gh_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      name = `gh_${sha256(text).slice(0, 24)}`;
       this.names.set(text, name);
     }
     return name;
