@@ -2,7 +2,9 @@
 // SVG sanitising, versions, delete, downloads (Content-Disposition, ETag/304, ranges, counting) and the
 // domain events that become webhooks.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readdir, readlink, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { Actor } from '../../src/shared/access/actor.ts';
@@ -13,10 +15,18 @@ import { buildOrganization, buildUser, bearer, tokenFor } from '../factories/ind
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { EXTENSIONS, fixture, HOSTILE_SVG, type FixtureFormat } from './fixtures.ts';
-import { privateStorage, storedKeys, activeMemberToken } from './library-helpers.ts';
+import { privateStorage, storedKeys, activeMemberToken, until } from './library-helpers.ts';
 import { binaryBody } from '../setup/body-parsers.ts';
+import { connect, listen } from '../setup/raw-http.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** The files this process holds open (Linux). */
+async function openFiles(): Promise<string[]> {
+  const descriptors = await readdir('/proc/self/fd');
+  const targets = await Promise.all(descriptors.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+  return targets.filter(Boolean);
+}
 
 describe('library files: upload, versions, delete, download', () => {
   let t: TestApp;
@@ -47,6 +57,9 @@ describe('library files: upload, versions, delete, download', () => {
     for (const [name, value] of Object.entries({ name: 'A resource', ...fields })) for (const item of [value].flat()) request.field(name, item);
     return request.attach('file', bytes, { filename: fileName, contentType: 'application/octet-stream' });
   };
+
+  const storageKeyOf = async (id: string) =>
+    (await t.container.sql.one<{ key: string }>('SELECT storage_key AS key FROM resource_versions WHERE resource_id = $1 AND version = 1', [id]))!.key;
 
   const download = (path: string, token = admin) => t.http.get(path).set(bearer(token)).buffer(true).parse(binaryBody);
 
@@ -247,6 +260,39 @@ describe('library files: upload, versions, delete, download', () => {
       [id],
     );
     assert.deepEqual(counts, { downloads: '2', events: '2' }, 'the whole download and the player session starting at 0; 206s past 0 and the 304 are not counted');
+  });
+
+  it('when the client goes away mid-download, then the stored file is closed and the next download is whole', async () => {
+    // 8 MB: more than the socket buffers hold, so the server is still sending when the client leaves
+    const big = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(8 * 1024 * 1024)]);
+    const created = await upload(big, 'large.pdf', { status: 'published' }).expect(201);
+    const id = created.body.id as string;
+    const stored = await storageKeyOf(id);
+    const file = path.join(t.config.library.localRoot, stored);
+    const server = await listen(t);
+    try {
+      const client = connect(server.port);
+      client.socket.write(`GET /api/resources/${id}/download HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\n\r\n`);
+      await until(async () => client.received().length > 64 * 1024);
+      client.socket.destroy();
+      await until(async () => !(await openFiles()).includes(file));
+      const whole = await download(`/api/resources/${id}/download`).expect(200);
+      assert.equal(sha256(whole.body as Buffer), sha256(big));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('when the stored file cannot be read, then the response is cut and the server goes on answering', async () => {
+    const created = await upload(await fixture('pdf'), 'broken.pdf', { status: 'published' }).expect(201);
+    const id = created.body.id as string;
+    const stored = await storageKeyOf(id);
+    // a directory where the file was: opening it succeeds, the first read fails (EISDIR)
+    const file = path.join(t.config.library.localRoot, stored);
+    await rm(file);
+    await mkdir(file);
+    await assert.rejects(download(`/api/resources/${id}/download`), /socket hang up|ECONNRESET|aborted/);
+    await t.http.get(`/api/resources/${id}`).set(bearer(admin)).expect(200);
   });
 
   it('when a reader sees a resource but may not open it, then the download is 403 resource_locked', async () => {
