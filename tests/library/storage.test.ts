@@ -8,7 +8,12 @@ import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buffer } from 'node:stream/consumers';
 import { createFileStorage } from '../../src/integrations/storage/create-file-storage.ts';
-import type { FileStorage } from '../../src/integrations/storage/file-storage.ts';
+import type { ByteRange, FileStorage } from '../../src/integrations/storage/file-storage.ts';
+import { sendStoredFile, type StoredFile } from '../../src/modules/library/send-stored-file.ts';
+import express from 'express';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { until } from './library-helpers.ts';
 import { LocalFileStorage } from '../../src/integrations/storage/local-file-storage.ts';
 import { S3FileStorage } from '../../src/integrations/storage/s3-file-storage.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -47,6 +52,33 @@ function contract(name: string, open: () => Promise<FileStorage>) {
       const stat = await storage.stat('orgs/o1/resources/r1/v1');
       assert.equal(stat?.sizeBytes, 20);
       assert.ok(stat && stat.modifiedAt.getTime() > Date.now() - 60_000);
+    });
+
+    it('when the client has left before a stored file is sent, then sending settles and closes the file', async () => {
+      await storage.put('orgs/o1/resources/r9/v1', Readable.from([Buffer.alloc(4096, 1)]));
+      let opened: Readable | undefined;
+      const recording = Object.assign(Object.create(storage) as FileStorage, {
+        get: async (key: string, range?: ByteRange) => (opened = await storage.get(key, range)),
+      });
+      const file: StoredFile = { key: 'orgs/o1/resources/r9/v1', sizeBytes: 4096, contentType: 'application/pdf', etag: '"x"', lastModified: new Date(), fileName: 'a.pdf', disposition: 'attachment' };
+      let sent: Promise<unknown> | undefined;
+      const app = express().get('/file', (req, res) => {
+        // the connection goes while the route still looks the file up
+        res.once('close', () => (sent = sendStoredFile(req, res, recording, file)));
+        req.socket.destroy();
+      });
+      const server = app.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const { port } = server.address() as AddressInfo;
+        await assert.rejects(fetch(`http://127.0.0.1:${port}/file`));
+        await until(async () => sent !== undefined);
+        const outcome = await Promise.race([sent, new Promise((resolve) => setTimeout(() => resolve('still pending'), 2_000))]);
+        assert.notEqual(outcome, 'still pending');
+        assert.equal(opened?.destroyed, true, 'the stored file is closed');
+      } finally {
+        server.close();
+      }
     });
 
     it('when a key is absent, then stat is null, get is not_found and delete succeeds', async () => {

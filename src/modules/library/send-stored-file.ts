@@ -85,6 +85,11 @@ export async function sendStoredFile(req: Request, res: Response, storage: FileS
  */
 function streamInto(body: Readable, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
+    // the client left while the file was being looked up: 'close' has been emitted already
+    if (res.closed || res.destroyed) {
+      body.destroy();
+      return resolve();
+    }
     let failure: Error | undefined;
     body.once('error', (error) => {
       failure = error;
