@@ -10,6 +10,7 @@ const { loadConfig } = (await import(compiled('config'))) as typeof import('../.
 const { createContainer } = (await import(compiled('container'))) as typeof import('../../src/container.ts');
 const { openDatabase } = (await import(compiled('shared/database'))) as typeof import('../../src/shared/database.ts');
 const { createLogger } = (await import(compiled('shared/logger'))) as typeof import('../../src/shared/logger.ts');
+const { createHttpServer } = (await import(compiled('http/server'))) as typeof import('../../src/http/server.ts');
 
 // A fresh bundle directory: with a bundle left by an earlier run, the wait below would pass at once
 // and AdminJS would rebuild (seconds of rollup and babel) during the measurement.
@@ -18,7 +19,8 @@ const config = loadConfig({ ...process.env, PORT: '0', ADMIN_JS_TMP_DIR: adminJs
 const logger = createLogger(config.logLevel);
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolMax: 10 });
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
-const server = createApp(container).listen(0, '127.0.0.1', () => void announce());
+// the listening server as src/main.ts builds it (timeouts, request and response classes)
+const server = createHttpServer(createApp(container), config.http, config.baseUrl, logger).listen(0, '127.0.0.1', () => void announce());
 
 /**
  * In production the Admin Portal bundles its components in the background at start (rollup and

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { HttpSettings } from '../config.ts';
 import { AppError, type ErrorCode } from '../shared/errors.ts';
+import { expressMessageClasses } from './express-messages.ts';
 import type { Logger } from '../shared/logger.ts';
 import { problemType } from './problem.ts';
 
@@ -41,7 +42,8 @@ const DETAILS: Partial<Record<ErrorCode, string>> = {
 };
 
 export function createHttpServer(app: Express, settings: HttpSettings, baseUrl: string, logger: Logger): Server {
-  const server = createServer({ requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs }, app);
+  // requests and responses created with Express's prototypes in place (express-messages.ts)
+  const server = createServer({ requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs, ...expressMessageClasses(app) }, app);
   server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   server.on('clientError', (error: ClientError, socket: Socket) => {
     const code = codeOf(error);
