@@ -38,7 +38,6 @@ function createClasses(app: Express): MessageClasses {
  * `setPrototypeOf` (a server created without these classes, as supertest's) behave as before.
  */
 function adoptPrototype(prototype: object, appPrototype: object): void {
-  if (prototype === appPrototype) return;
   Object.setPrototypeOf(prototype, Object.getPrototypeOf(appPrototype));
   const { constructor: _constructor, ...own } = Object.getOwnPropertyDescriptors(appPrototype);
   Object.defineProperties(prototype, own);

@@ -1,22 +1,22 @@
 // One FileStorage contract, run against local disk and against S3 (the real AWS SDK and a local
 // S3-compatible server): put/get/range/stat/move/delete/list, and a failed put leaves nothing.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buffer } from 'node:stream/consumers';
+import express from 'express';
+import { loadConfig } from '../../src/config.ts';
 import { createFileStorage } from '../../src/integrations/storage/create-file-storage.ts';
 import type { ByteRange, FileStorage } from '../../src/integrations/storage/file-storage.ts';
-import { sendStoredFile, type StoredFile } from '../../src/modules/library/send-stored-file.ts';
-import express from 'express';
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import { until } from './library-helpers.ts';
 import { LocalFileStorage } from '../../src/integrations/storage/local-file-storage.ts';
 import { S3FileStorage } from '../../src/integrations/storage/s3-file-storage.ts';
-import { loadConfig } from '../../src/config.ts';
+import { sendStoredFile, type StoredFile } from '../../src/modules/library/send-stored-file.ts';
+import { until } from './library-helpers.ts';
 import { startS3StandIn, type S3StandIn } from './s3-stand-in.ts';
 
 const keys = async (storage: FileStorage, prefix: string) => {

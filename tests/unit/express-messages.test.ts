@@ -2,15 +2,16 @@
 // Express's per-request Object.setPrototypeOf finds nothing to change (docs/performance.md), and
 // everything Express adds to them still works.
 import assert from 'node:assert/strict';
-import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import express from 'express';
+import { loadConfig } from '../../src/config.ts';
 import { createHttpServer } from '../../src/http/server.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
-const settings = { trustProxy: false, keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000, bodyTimeoutMs: 30_000 };
+const settings = loadConfig({ NODE_ENV: 'test' }).http;
 
 async function listening(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
@@ -48,7 +49,6 @@ describe('the listening server: requests and responses born with the app\'s prot
     const app = express();
     app.get('/probe', (req, res) => res.json({ app: req.app === app, inherits: Object.getPrototypeOf(req) === app.request }));
     const born = createHttpServer(app, settings, 'http://localhost', createLogger('silent'));
-    const { createServer } = await import('node:http');
     const plain = createServer(app);
     try {
       await listening(born);
