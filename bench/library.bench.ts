@@ -3,9 +3,10 @@
 // >= 0.8) and the server's RSS growth (target < 100 MB). Then the download of the same file and 100
 // random 1 MB range reads against fs.createReadStream (target >= 0.9). BENCH_LIBRARY_MB (500) sets the
 // size, BENCH_ROUNDS (3) the alternating rounds, BENCH_RANGE_TRIALS (5) the range trials in each round;
-// both servers run in child processes writing under one temporary folder.
+// both servers run in child processes writing under one temporary folder. The CPU each range cost the
+// server, this machine's PostgreSQL and the whole machine (from /proc) shows where a difference lies.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,32 @@ const RANGE_TRIALS = Number(process.env.BENCH_RANGE_TRIALS ?? 5);
 const BOUNDARY = 'guildhall-bench-boundary';
 /** Bytes of a response body kept as text (an upload's JSON answer, a problem). */
 const TEXT_BYTES = 4000;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 1/100 s). */
+const cpuOf = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
+/** CPU seconds used so far by this machine's PostgreSQL processes (the server and its backends). */
+const postgresCpu = () => {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuOf(Number(entry));
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return total;
+};
+
+/** CPU seconds the whole machine has been busy so far (every core, every process, the kernel). */
+const machineBusy = () => {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+};
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
@@ -151,7 +178,14 @@ try {
     };
     // 100 random 1 MB ranges, 4 at a time (a player seeking, a few clients); each round draws new
     // offsets and gives both servers the same ones
+    const rangeCpu = { app: 0, baseline: 0 };
+    const rangeMachine = { app: 0, baseline: 0 };
+    const rangePostgres = { app: 0, baseline: 0 };
     const ranges = async (target: 'app' | 'baseline', url: string, offsets: number[]) => {
+      const pid = (target === 'app' ? app : baseline).child.pid!;
+      const cpuBefore = cpuOf(pid);
+      const machineBefore = machineBusy();
+      const postgresBefore = postgresCpu();
       const started = process.hrtime.bigint();
       const queue = [...offsets];
       await Promise.all(Array.from({ length: 4 }, async () => {
@@ -160,7 +194,11 @@ try {
           if (res.status !== 206 || res.bytes !== MB) throw new Error(`${target} range answered ${res.status} with ${res.bytes} bytes`);
         }
       }));
-      return seconds(started);
+      const taken = seconds(started);
+      rangeCpu[target] += cpuOf(pid) - cpuBefore;
+      rangeMachine[target] += machineBusy() - machineBefore;
+      rangePostgres[target] += postgresCpu() - postgresBefore;
+      return taken;
     };
 
     // ROUNDS alternating rounds (the app first in odd rounds, the baseline first in even ones): the
@@ -210,6 +248,10 @@ try {
       met &&= ratio >= target;
       console.log(`| ${name} | ${appValue} | ${baselineValue} | ${ratio.toFixed(2)} (${spread}) | >= ${target} ${ratio >= target ? 'met' : 'NOT met'} |`);
     }
+    const rangeCount = ROUNDS * RANGE_TRIALS * RANGES;
+    console.log(`| server CPU per 1 MB range (ms) | ${((rangeCpu.app / rangeCount) * 1000).toFixed(2)} | ${((rangeCpu.baseline / rangeCount) * 1000).toFixed(2)} | | |`);
+    console.log(`| machine CPU per 1 MB range, all processes (ms) | ${((rangeMachine.app / rangeCount) * 1000).toFixed(2)} | ${((rangeMachine.baseline / rangeCount) * 1000).toFixed(2)} | | |`);
+    console.log(`| PostgreSQL CPU per 1 MB range (ms) | ${((rangePostgres.app / rangeCount) * 1000).toFixed(2)} | ${((rangePostgres.baseline / rangeCount) * 1000).toFixed(2)} | | |`);
     const growthMb = appGrowth / MB;
     met &&= growthMb < 100;
     console.log(`| server RSS growth during an upload, largest (MB) | ${growthMb.toFixed(0)} | ${(baselineGrowth / MB).toFixed(0)} | | < 100 ${growthMb < 100 ? 'met' : 'NOT met'} |`);

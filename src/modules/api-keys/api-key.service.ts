@@ -12,7 +12,7 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { AuditService } from '../audit/audit.service.ts';
 import { ApiKey } from './api-key.model.ts';
 import { toApiKeyDto, type ApiKeyRow } from './api-key.mapper.ts';
-import { CredentialCache } from '../auth/credential-cache.ts';
+import { BriefCache } from '../../shared/brief-cache.ts';
 
 const PREFIX_LENGTH = 12;
 /** lastUsedAt is a hint, not a log: write it at most once a minute per key. */
@@ -34,8 +34,8 @@ interface KeyRow {
 }
 
 export class ApiKeyService {
-  /** Resolved keys, briefly (see CredentialCache); emptied when a key is revoked here. */
-  private readonly cache = new CredentialCache<KeyRow>();
+  /** Resolved keys, briefly (see BriefCache); emptied when a key is revoked here. */
+  private readonly cache = new BriefCache<KeyRow>();
 
   constructor(
     private readonly deps: { sequelize: Sequelize; sql: Sql; clock: Clock; audit: AuditService; appEnv: AppEnv },

@@ -11,7 +11,7 @@ import type { ApiKeyService } from '../api-keys/api-key.service.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { BriefCache } from '../../shared/brief-cache.ts';
 import { newTotpSecret, otpauthUri, verifyTotp } from './mfa.ts';
 import type { IssuedToken, TokenClaims, TokenService } from './token.service.ts';
 
@@ -41,7 +41,7 @@ interface AuthUserRow {
 const suspended = () => new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
 export class AuthService {
-  private readonly userCache = new CredentialCache<AuthUserRow>();
+  private readonly userCache = new BriefCache<AuthUserRow>();
   private impersonationGuard: ImpersonationGuard = async () => {
     throw errors.unauthenticated('Impersonation is not available');
   };
@@ -121,7 +121,7 @@ export class AuthService {
     return { actor, plan: user.plan ?? undefined };
   }
 
-  /** One indexed lookup, remembered briefly (see CredentialCache); dropped when the user changes. */
+  /** One indexed lookup, remembered briefly (see BriefCache); dropped when the user changes. */
   private lookUpUser(id: string): Promise<AuthUserRow | undefined> {
     return this.userCache.get(id, () =>
       this.deps.sql.one<AuthUserRow>(

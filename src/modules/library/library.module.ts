@@ -43,7 +43,7 @@ export const libraryModule = defineModule({
     bindJob(thumbnailJob, (c) => c.services.thumbnails),
     bindJob(storageSweeperJob, (c) => ({ storage: c.storage, sql: c.sql, clock: c.clock, uploads: c.services.uploads, tempMaxAgeMinutes: c.config.library.tempMaxAgeMinutes })),
   ],
-  subscribers: ({ queue }) => [new ThumbnailSubscriber({ queue })],
+  subscribers: ({ queue, services }) => [new ThumbnailSubscriber({ queue }), services.resourceFiles.accessInvalidation()],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
   ownedUserData: [

@@ -1,13 +1,17 @@
 // Reading a resource's files: the current file for its readers (one query for the access check and
-// the file, since a video player sends a request per seek), any version for those who manage the
+// the file, its outcome remembered briefly, since a video player sends a request per seek), any version for those who manage the
 // library, the version list, and the download count. Writes are in resource.service.ts.
+import type { Transaction } from 'sequelize';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Actor } from '../../shared/access/actor.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Subscriber } from '../../shared/domain-events/domain-event.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { DEFAULT_PAGE_SIZE, offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import type { AccessLevel } from './access-levels.ts';
-import { lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
+import { FileAccessCache } from './file-access.cache.ts';
+import { libraryReader, lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
 import { requireOwnResource } from './resource-view.repository.ts';
 import type { StoredFile } from './send-stored-file.ts';
 import { recordUsage } from './usage.recorder.ts';
@@ -38,6 +42,14 @@ interface FileRow {
   createdAt: Date;
 }
 
+type OpenRow = FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean };
+
+/** What a reader's file request remembers (file-access.cache.ts): their member record and the access row with the file. */
+interface FileDecision {
+  member: LibraryReader['member'];
+  row: OpenRow;
+}
+
 const FILE_COLUMNS = `v.storage_key AS key, v.file_name AS "fileName", v.content_type AS "contentType", v.size_bytes AS "sizeBytes", v.sha256, v.created_at AS "createdAt"`;
 
 const toStoredFile = (row: FileRow): StoredFile => ({
@@ -52,7 +64,21 @@ const toStoredFile = (row: FileRow): StoredFile => ({
 
 
 export class ResourceFileService {
-  constructor(private readonly deps: { sql: Sql }) {}
+  private readonly decisions: FileAccessCache<FileDecision>;
+
+  constructor(private readonly deps: { sql: Sql; clock: Clock }) {
+    this.decisions = new FileAccessCache(deps.clock);
+  }
+
+  /** Forgets remembered file decisions (now, and when `transaction` commits): a change no domain event announces. */
+  forgetAccess(transaction?: Transaction | null): void {
+    this.decisions.forgetAll(transaction);
+  }
+
+  /** The inline subscriber that forgets them on every event that can change a decision. */
+  accessInvalidation(): Subscriber {
+    return this.decisions.invalidation();
+  }
 
   /** The resource's versions, newest first (client admins, platform admins, API keys). */
   async versions(actor: Actor, id: string, page: PageRequest = { page: 1, itemsPerPage: DEFAULT_PAGE_SIZE }): Promise<Page<ResourceVersionView>> {
@@ -74,22 +100,20 @@ export class ResourceFileService {
 
   /**
    * The current file for a reader who may open the resource (404 unseen, 403 `resource_locked`): the
-   * access check and the file in one query, since a video player sends one request per seek.
+   * access check and the file in one query, since a video player sends one request per seek, and its
+   * outcome remembered briefly (file-access.cache.ts). The permission and tenant check runs every time.
    */
   async openCurrent(actor: Actor, id: string): Promise<OpenedFile> {
-    const reader = await resolveReader(this.deps.sql, actor);
-    const binds = new Binds();
-    const idBind = binds.add(id);
-    // one text per kind of reader (every range request of a player runs it): repeated
-    const row = await this.deps.sql.repeated<FileRow & { accessLevel: AccessLevel; sees: boolean; opens: boolean }>(
-      `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
-         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
-        WHERE r.id = ${idBind}::uuid`,
-      binds.values,
-    );
+    scopeFor(actor, 'resource', 'read');
+    const decision = await this.decisions.get(actor, id, async () => {
+      const reader = await resolveReader(this.deps.sql, actor);
+      const row = await this.openRow(reader, id);
+      return row && { member: reader.member, row };
+    });
+    const row = decision?.row;
     if (!row || !row.sees) throw errors.notFound('resource', id);
     if (!row.opens) throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
-    return { reader, file: toStoredFile(row) };
+    return { reader: libraryReader(actor, decision.member), file: toStoredFile(row) };
   }
 
   /** Any version's file, for those who manage the library. */
@@ -103,6 +127,18 @@ export class ResourceFileService {
   /** A download that began at byte 0 (a video's further range requests are the same download). */
   async recordDownload(reader: LibraryReader, id: string): Promise<void> {
     await recordUsage(this.deps.sql, reader, id, 'download');
+  }
+
+  private async openRow(reader: LibraryReader, id: string): Promise<OpenRow | undefined> {
+    const binds = new Binds();
+    const idBind = binds.add(id);
+    // one text per kind of reader: repeated, prepared once per connection
+    return this.deps.sql.repeated<OpenRow>(
+      `SELECT r.access_level AS "accessLevel", (${reader.seeSql(binds, 'r')}) AS sees, (${reader.openSql(binds, 'r')}) AS opens, ${FILE_COLUMNS}
+         FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
+        WHERE r.id = ${idBind}::uuid`,
+      binds.values,
+    );
   }
 
   private async storedFile(organizationId: string, id: string, version: number): Promise<StoredFile | undefined> {

@@ -2,7 +2,7 @@
 // a client admin. No payment processing here: the entitlement is what the access policy's `open`
 // checks for paid resources. Revoking keeps the row (revoked_at) for history; a member has at most one
 // active entitlement per resource.
-import { UniqueConstraintError, type Sequelize } from 'sequelize';
+import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -26,7 +26,16 @@ const SELECT = `SELECT id, resource_id AS "resourceId", member_id AS "memberId",
                        revoked_at AS "revokedAt", created_at AS "createdAt" FROM resource_entitlements`;
 
 export class ResourceEntitlementService {
-  constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; clock: Clock; audit: AuditService }) {}
+  constructor(
+    private readonly deps: {
+      sequelize: Sequelize;
+      sql: Sql;
+      clock: Clock;
+      audit: AuditService;
+      /** Told of every grant and revocation (no domain event announces them): the library forgets its file decisions. */
+      onAccessChange: (transaction: Transaction) => void;
+    },
+  ) {}
 
   async grant(actor: Actor, resourceId: string, input: EntitlementInput): Promise<EntitlementDto> {
     const organizationId = await this.requireResource(actor, resourceId, true);
@@ -45,6 +54,7 @@ export class ResourceEntitlementService {
         );
         const dto = toEntitlementDto(row!);
         await this.deps.audit.record(actor, { action: 'resource_entitlement.granted', targetType: 'resource_entitlement', targetId: dto.id, after: { ...dto } }, transaction);
+        this.deps.onAccessChange(transaction);
         return dto;
       });
     } catch (error) {
@@ -76,6 +86,7 @@ export class ResourceEntitlementService {
       if (!row) throw errors.notFound('entitlement', entitlementId);
       if (row.revokedAt) return;
       await this.deps.sql.query('UPDATE resource_entitlements SET revoked_at = $2 WHERE id = $1', [entitlementId, this.deps.clock.now()], transaction);
+      this.deps.onAccessChange(transaction);
       await this.deps.audit.record(actor, { action: 'resource_entitlement.revoked', targetType: 'resource_entitlement', targetId: entitlementId, before: { ...toEntitlementDto(row) } }, transaction);
     });
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CredentialCache } from '../../src/modules/auth/credential-cache.ts';
+import { BriefCache } from '../../src/shared/brief-cache.ts';
 
 /** A lookup the test resolves by hand, counting how often it was started. */
 function manualLookup<T>() {
@@ -15,9 +15,9 @@ function manualLookup<T>() {
   };
 }
 
-describe('CredentialCache', () => {
+describe('BriefCache', () => {
   it('when many callers miss at the same moment, then one lookup serves them all', async () => {
-    const cache = new CredentialCache<string>();
+    const cache = new BriefCache<string>();
     const lookup = manualLookup<string>();
     const callers = Array.from({ length: 32 }, () => cache.get('k', () => lookup.load()));
     assert.equal(lookup.starts, 1);
@@ -29,7 +29,7 @@ describe('CredentialCache', () => {
 
   it('when an entry is past half its life, then callers get it at once while one background lookup refreshes it', async () => {
     let now = 0;
-    const cache = new CredentialCache<string>({ ttlMs: 2000, now: () => now });
+    const cache = new BriefCache<string>({ ttlMs: 2000, now: () => now });
     await cache.get('k', async () => 'old');
     now = 1500;
     const lookup = manualLookup<string>();
@@ -43,14 +43,14 @@ describe('CredentialCache', () => {
 
   it('when an entry has expired, then the caller waits for a fresh lookup', async () => {
     let now = 0;
-    const cache = new CredentialCache<string>({ ttlMs: 2000, now: () => now });
+    const cache = new BriefCache<string>({ ttlMs: 2000, now: () => now });
     await cache.get('k', async () => 'old');
     now = 2500;
     assert.equal(await cache.get('k', async () => 'new'), 'new');
   });
 
   it('when the credential changes while a lookup is running, then what that lookup read is not remembered', async () => {
-    const cache = new CredentialCache<string>();
+    const cache = new BriefCache<string>();
     const lookup = manualLookup<string>();
     const racing = cache.get('k', () => lookup.load());
     cache.delete('k'); // e.g. the key was revoked and committed meanwhile
@@ -60,13 +60,13 @@ describe('CredentialCache', () => {
   });
 
   it('when a lookup finds nothing, then nothing is remembered', async () => {
-    const cache = new CredentialCache<string>();
+    const cache = new BriefCache<string>();
     assert.equal(await cache.get('k', async () => undefined), undefined);
     assert.equal(await cache.get('k', async () => 'created since'), 'created since');
   });
 
   it('when the cache is full, then the least recently used credential makes room and the busy ones stay', async () => {
-    const cache = new CredentialCache<string>({ maxEntries: 2 });
+    const cache = new BriefCache<string>({ maxEntries: 2 });
     await cache.get('a', async () => 'A');
     await cache.get('b', async () => 'B');
     await cache.get('a', async () => 'unused'); // a is now the most recently used

@@ -1,17 +1,18 @@
 import { LRUCache } from 'lru-cache';
 
 /**
- * Remembers, for a couple of seconds, what a bearer credential resolved to, so a burst of requests
- * does not look the same user or key up each time. Changes made through this process invalidate
- * at once (model hooks, revocation); other instances see them within `ttlMs`.
+ * Remembers a lookup for a couple of seconds, so a burst of requests does not repeat it: what a bearer
+ * credential resolved to (auth, API keys), what opening a resource's file decided (the library).
+ * Its owners invalidate on every change made through this process (model hooks, domain events,
+ * revocation); other instances see a change within `ttlMs`.
  *
  * Under steady traffic no request waits for a lookup: past half its lifetime an entry is refreshed
  * in the background while callers keep getting it, and callers that miss at the same moment share
  * one lookup (32 connections expiring together would otherwise send 32 identical queries).
- * At most `maxEntries` credentials are kept; past that the least recently used one makes room
- * (lru-cache), so a flood of distinct credentials never empties the cache of the busy ones.
+ * At most `maxEntries` entries are kept; past that the least recently used one makes room
+ * (lru-cache), so a flood of distinct keys never empties the cache of the busy ones.
  */
-export class CredentialCache<T> {
+export class BriefCache<T> {
   private readonly entries: LRUCache<string, { value: T; loadedAt: number }>;
   private readonly loading = new Map<string, Promise<T | undefined>>();
   /** Bumped by every invalidation, so a lookup that started before it cannot store what it read. */

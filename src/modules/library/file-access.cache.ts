@@ -1,0 +1,59 @@
+// What opening a resource's current file decided for one reader, remembered for two seconds: a video
+// player sends a range request per seek, and on a two-core machine the access query's round trip to
+// PostgreSQL was a tenth of each 1 MB range's cost (docs/library-files.md). The same bound as the
+// credential cache the request already passed through: a change made through this process (resource,
+// version, publication, member record, entitlement) empties it at once, and again when the change
+// commits; another instance's change is seen within FILE_ACCESS_TTL_MS.
+import type { Transaction } from 'sequelize';
+import type { Actor } from '../../shared/access/actor.ts';
+import { BriefCache } from '../../shared/brief-cache.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Subscriber } from '../../shared/domain-events/domain-event.ts';
+
+export const FILE_ACCESS_TTL_MS = 2000;
+
+/** The events after which a remembered decision may be wrong. */
+const ACCESS_CHANGING_EVENTS = [
+  'resource.published',
+  'resource.updated',
+  'resource.unpublished',
+  'resource.version_added',
+  'resource.deleted',
+  'member.created',
+  'member.updated',
+  'member.deleted',
+  'organization.updated',
+  'organization.suspended',
+] as const;
+
+export class FileAccessCache<Decision> {
+  private readonly decisions: BriefCache<Decision>;
+
+  constructor(clock: Clock, ttlMs = FILE_ACCESS_TTL_MS) {
+    // aged by the injected clock, so tests can step past the bound
+    this.decisions = new BriefCache<Decision>({ ttlMs, now: () => clock.now().getTime() });
+  }
+
+  /** The decision for this reader and resource, or what `decide` finds (undefined: not remembered). */
+  get(actor: Actor, resourceId: string, decide: () => Promise<Decision | undefined>): Promise<Decision | undefined> {
+    // everything the decision depends on that the request knows: who, in which role and organization
+    return this.decisions.get(`${actor.type}:${actor.id}:${actor.role}:${actor.organizationId}:${resourceId}`, decide);
+  }
+
+  /** Forgets every decision now and, inside a transaction, again once it commits (a lookup racing it read the old rows). */
+  forgetAll(transaction?: Transaction | null): void {
+    this.decisions.clear();
+    transaction?.afterCommit(() => this.decisions.clear());
+  }
+
+  /** Empties the cache in the transaction of any change that can alter a decision (inline: no I/O). */
+  invalidation(): Subscriber {
+    return {
+      name: 'library.forget-file-access',
+      events: ACCESS_CHANGING_EVENTS,
+      mode: 'inline',
+      handle: async (_event, { transaction }) => this.forgetAll(transaction),
+    };
+  }
+}
+
