@@ -1,6 +1,7 @@
 // Reading a resource's files: the current file for its readers (one query for the access check and
-// the file, its outcome remembered briefly, since a video player sends a request per seek), any version for those who manage the
-// library, the version list, and the download count. Writes are in resource.service.ts.
+// the file, its outcome remembered briefly, since a video player sends a request per seek), any
+// version for those who manage the library, the version list, and the download count. Writes are in
+// resource.service.ts.
 import type { Transaction } from 'sequelize';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Actor } from '../../shared/access/actor.ts';
