@@ -80,13 +80,16 @@ export async function pickSentences(passages: readonly RetrievedPassage[], optio
     }
   }
   candidates.sort((a, b) => b.score - a.score);
-  const best = candidates[0]!;
+  // the answer leads with the best passage: a single sentence elsewhere that happens to sit closer to
+  // the question does not outrank the passage the whole of the evidence chose
+  const best = candidates.find((candidate) => candidate.passage === passages[0]) ?? candidates[0]!;
   const picked = [best];
   const maxSentences = options.maxSentences ?? 2;
   const maxChars = options.maxChars ?? 600;
   let length = best.text.length;
-  for (const candidate of candidates.slice(1)) {
+  for (const candidate of candidates) {
     if (picked.length >= maxSentences) break;
+    if (candidate === best) continue;
     if (candidate.score < best.score * 0.85 || length + candidate.text.length > maxChars) continue;
     picked.push(candidate);
     length += candidate.text.length;
