@@ -191,8 +191,6 @@ export function createContainer(options: ContainerOptions): Container {
   };
   models.Organization.addHook('afterSave', 'forget-credentials', (_organization, options) => forgetOrganizations(options.transaction));
 
-  const resourceFiles = new ResourceFileService({ sql, clock });
-
   const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds, specs: queueSpecs(config) });
   const domainEvents = new DomainEvents({ sequelize: db.sequelize, clock, queue, logger: logger.child({ module: 'domain-events' }) });
   domainEvents.declare(domainEventCatalog);
@@ -283,13 +281,13 @@ export function createContainer(options: ContainerOptions): Container {
       jobs: new JobAdminService(new JobAdminRepository(sequelize), { queue, audit }),
       organizations: new OrganizationService({ sequelize, sql, clock, audit, events: domainEvents }),
       resources: new ResourceService({ sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }), uploads }),
-      resourceFiles,
+      resourceFiles: new ResourceFileService({ sql, clock }),
       ingestion: new IngestionService({ sequelize, sql, repository: ingestionRepository, pipelines, queue, clock }),
       ingestionRunner: new IngestionRunner({ sequelize, repository: ingestionRepository, pipelines, storage, embedder, clock, logger: logger.child({ module: 'ingestion' }), libreOfficePath: config.ai.libreOfficePath }),
       resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
       resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
       categoryIcons: new CategoryIconService({ sequelize, sql, storage, audit, logger: logger.child({ module: 'library' }) }),
-      resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit, onAccessChange: (transaction) => resourceFiles.forgetAccess(transaction) }),
+      resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit, events: domainEvents }),
       publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey(options.appSecret, 'library-visitor').toString('base64url') }),
       resourceReports: new ResourceReportService({ sql, sequelize, clock }),
       usageRollup: new UsageRollup({ sequelize, sql }),

@@ -12,6 +12,9 @@ import { LRUCache } from 'lru-cache';
  * At most `maxEntries` entries are kept; past that the least recently used one makes room
  * (lru-cache), so a flood of distinct keys never empties the cache of the busy ones.
  */
+/** How long an entry is trusted unless its owner says otherwise: the bound on another instance's change. */
+export const BRIEF_CACHE_TTL_MS = 2000;
+
 export class BriefCache<T> {
   private readonly entries: LRUCache<string, { value: T; loadedAt: number }>;
   private readonly loading = new Map<string, Promise<T | undefined>>();
@@ -23,7 +26,7 @@ export class BriefCache<T> {
   private readonly now: () => number;
 
   constructor(options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {}) {
-    this.ttlMs = options.ttlMs ?? 2000;
+    this.ttlMs = options.ttlMs ?? BRIEF_CACHE_TTL_MS;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? (() => performance.now());
     // ages are kept here, by the injected clock (tests move it), not by lru-cache's own timer

@@ -1,10 +1,10 @@
 // The download's remembered access decision (src/modules/library/file-access.cache.ts): every change
 // made through the API that can alter a decision takes effect on the very next request; a change made
-// behind this process's back (another instance) within FILE_ACCESS_TTL_MS; one reader's decision is
+// behind this process's back (another instance) within BRIEF_CACHE_TTL_MS; one reader's decision is
 // never another's.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FILE_ACCESS_TTL_MS } from '../../src/modules/library/file-access.cache.ts';
+import { BRIEF_CACHE_TTL_MS } from '../../src/shared/brief-cache.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
 import { buildResource } from '../factories/resources.ts';
@@ -97,7 +97,7 @@ describe('library downloads: the remembered access decision', () => {
     await t.container.sql.query(`UPDATE resources SET status = 'draft', published_at = NULL WHERE id = $1`, [id]);
     // remembered: this is the query a video player's every seek no longer makes
     await download(id).expect(200);
-    t.clock.advance(FILE_ACCESS_TTL_MS);
+    t.clock.advance(BRIEF_CACHE_TTL_MS);
     expectProblem(await refused(id), 404, 'not_found');
   });
 

@@ -2,15 +2,13 @@
 // player sends a range request per seek, and on a two-core machine the access query's round trip to
 // PostgreSQL was a tenth of each 1 MB range's cost (docs/library-files.md). The same bound as the
 // credential cache the request already passed through: a change made through this process (resource,
-// version, publication, member record, entitlement) empties it at once, and again when the change
-// commits; another instance's change is seen within FILE_ACCESS_TTL_MS.
+// version, publication, member record, entitlement: each a domain event) empties it at once, and
+// again when the change commits; another instance's change is seen within BRIEF_CACHE_TTL_MS.
 import type { Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
 import { BriefCache } from '../../shared/brief-cache.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Subscriber } from '../../shared/domain-events/domain-event.ts';
-
-export const FILE_ACCESS_TTL_MS = 2000;
 
 /** The events after which a remembered decision may be wrong. */
 const ACCESS_CHANGING_EVENTS = [
@@ -19,6 +17,8 @@ const ACCESS_CHANGING_EVENTS = [
   'resource.unpublished',
   'resource.version_added',
   'resource.deleted',
+  'resource.entitlement_granted',
+  'resource.entitlement_revoked',
   'member.created',
   'member.updated',
   'member.deleted',
@@ -29,9 +29,9 @@ const ACCESS_CHANGING_EVENTS = [
 export class FileAccessCache<Decision> {
   private readonly decisions: BriefCache<Decision>;
 
-  constructor(clock: Clock, ttlMs = FILE_ACCESS_TTL_MS) {
-    // aged by the injected clock, so tests can step past the bound
-    this.decisions = new BriefCache<Decision>({ ttlMs, now: () => clock.now().getTime() });
+  constructor(clock: Clock) {
+    // the credential cache's lifetime, aged by the injected clock so tests can step past it
+    this.decisions = new BriefCache<Decision>({ now: () => clock.now().getTime() });
   }
 
   /** The decision for this reader and resource, or what `decide` finds (undefined: not remembered). */
@@ -41,7 +41,7 @@ export class FileAccessCache<Decision> {
   }
 
   /** Forgets every decision now and, inside a transaction, again once it commits (a lookup racing it read the old rows). */
-  forgetAll(transaction?: Transaction | null): void {
+  private forgetAll(transaction: Transaction): void {
     this.decisions.clear();
     transaction?.afterCommit(() => this.decisions.clear());
   }

@@ -2,7 +2,6 @@
 // the file, its outcome remembered briefly, since a video player sends a request per seek), any
 // version for those who manage the library, the version list, and the download count. Writes are in
 // resource.service.ts.
-import type { Transaction } from 'sequelize';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -69,11 +68,6 @@ export class ResourceFileService {
 
   constructor(private readonly deps: { sql: Sql; clock: Clock }) {
     this.decisions = new FileAccessCache(deps.clock);
-  }
-
-  /** Forgets remembered file decisions (now, and when `transaction` commits): a change no domain event announces. */
-  forgetAccess(transaction?: Transaction | null): void {
-    this.decisions.forgetAll(transaction);
   }
 
   /** The inline subscriber that forgets them on every event that can change a decision. */

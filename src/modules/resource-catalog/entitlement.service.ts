@@ -2,7 +2,7 @@
 // a client admin. No payment processing here: the entitlement is what the access policy's `open`
 // checks for paid resources. Revoking keeps the row (revoked_at) for history; a member has at most one
 // active entitlement per resource.
-import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { UniqueConstraintError, type Sequelize } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -10,6 +10,7 @@ import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import type { ResourceEvents } from '../library/resource.service.ts';
 import { toEntitlementDto, type EntitlementDto, type EntitlementRow } from './entitlement.mapper.ts';
 
 export interface EntitlementInput {
@@ -26,16 +27,7 @@ const SELECT = `SELECT id, resource_id AS "resourceId", member_id AS "memberId",
                        revoked_at AS "revokedAt", created_at AS "createdAt" FROM resource_entitlements`;
 
 export class ResourceEntitlementService {
-  constructor(
-    private readonly deps: {
-      sequelize: Sequelize;
-      sql: Sql;
-      clock: Clock;
-      audit: AuditService;
-      /** Told of every grant and revocation (no domain event announces them): the library forgets its file decisions. */
-      onAccessChange: (transaction: Transaction) => void;
-    },
-  ) {}
+  constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; clock: Clock; audit: AuditService; events: ResourceEvents }) {}
 
   async grant(actor: Actor, resourceId: string, input: EntitlementInput): Promise<EntitlementDto> {
     const organizationId = await this.requireResource(actor, resourceId, true);
@@ -54,7 +46,7 @@ export class ResourceEntitlementService {
         );
         const dto = toEntitlementDto(row!);
         await this.deps.audit.record(actor, { action: 'resource_entitlement.granted', targetType: 'resource_entitlement', targetId: dto.id, after: { ...dto } }, transaction);
-        this.deps.onAccessChange(transaction);
+        await this.deps.events.publish(actor, 'resource.entitlement_granted', dto, transaction);
         return dto;
       });
     } catch (error) {
@@ -85,9 +77,10 @@ export class ResourceEntitlementService {
       const row = await this.deps.sql.one<EntitlementRow>(`${SELECT} WHERE id = $1 AND resource_id = $2 FOR UPDATE`, [entitlementId, resourceId], transaction);
       if (!row) throw errors.notFound('entitlement', entitlementId);
       if (row.revokedAt) return;
-      await this.deps.sql.query('UPDATE resource_entitlements SET revoked_at = $2 WHERE id = $1', [entitlementId, this.deps.clock.now()], transaction);
-      this.deps.onAccessChange(transaction);
+      const revokedAt = this.deps.clock.now();
+      await this.deps.sql.query('UPDATE resource_entitlements SET revoked_at = $2 WHERE id = $1', [entitlementId, revokedAt], transaction);
       await this.deps.audit.record(actor, { action: 'resource_entitlement.revoked', targetType: 'resource_entitlement', targetId: entitlementId, before: { ...toEntitlementDto(row) } }, transaction);
+      await this.deps.events.publish(actor, 'resource.entitlement_revoked', toEntitlementDto({ ...row, revokedAt }), transaction);
     });
   }
 
