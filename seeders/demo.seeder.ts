@@ -1,12 +1,15 @@
 // Demo data: one organization, a platform admin, a client admin, an API key and demo records (members,
-// events, courses: demo-records.seeder.ts), in one transaction.
+// events, courses: demo-records.seeder.ts), in one transaction; then the demo library
+// (demo-library.seeder.ts), through the library's service, whose events need the job queue started.
 // Created on the first start in development (an empty database), or when asked (`npm run seed:demo`);
 // never by a production start. The credentials exist in plain text only in what this returns.
 import type { Container } from '../src/container.ts';
+import type { Actor } from '../src/shared/access/actor.ts';
 import { ApiKey } from '../src/modules/api-keys/api-key.model.ts';
 import { Organization } from '../src/modules/organizations/organization.model.ts';
 import { User } from '../src/modules/users/user.model.ts';
 import { hashPassword, randomToken, sha256 } from '../src/shared/crypto.ts';
+import { seedDemoLibrary } from './demo-library.seeder.ts';
 import { seedDemoRecords } from './demo-records.seeder.ts';
 
 export interface DemoData {
@@ -17,6 +20,8 @@ export interface DemoData {
   clientAdminPassword: string;
   apiKey: string;
   records: { members: number; events: number; courses: number };
+  /** Demo library documents (published; the chat answers from them once ingestion has run). */
+  libraryDocuments: number;
 }
 
 export const DEMO_ORGANIZATION_SLUG = 'demo';
@@ -37,6 +42,8 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
   const existing = await Organization.findOne({ where: { slug: DEMO_ORGANIZATION_SLUG } });
   if (existing) {
     await db.sequelize.transaction((transaction) => seedDemoRecords(existing.id, transaction, container.clock.now()));
+    const clientAdmin = await User.findOne({ where: { organizationId: existing.id, role: 'ROLE_CLIENT_ADMIN', email: CLIENT_ADMIN_EMAIL } });
+    if (clientAdmin) await seedDemoLibrary(container, actorOf(clientAdmin, existing.id));
     return null;
   }
   const adminEmail = config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL;
@@ -49,7 +56,7 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
   const apiKey = config.demo.apiKey ?? `gh_${config.appEnv === 'sandbox' ? 'test' : 'live'}_${randomToken(24)}`;
   const [adminHash, clientHash] = await Promise.all([hashPassword(adminPassword), hashPassword(clientAdminPassword)]);
 
-  return db.sequelize.transaction(async (transaction) => {
+  const created = await db.sequelize.transaction(async (transaction) => {
     const organization = await Organization.create(
       { name: 'Demo Association', slug: DEMO_ORGANIZATION_SLUG, plan: 'professional', environment: config.appEnv },
       { transaction },
@@ -71,7 +78,7 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
         organizationId: organization.id,
         firstName: 'Clara',
         lastName: 'Client',
-        email: 'client.admin@demo.guildhall.local',
+        email: CLIENT_ADMIN_EMAIL,
         role: 'ROLE_CLIENT_ADMIN',
         status: 'active',
         passwordHash: clientHash,
@@ -85,7 +92,13 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
     const records = await seedDemoRecords(organization.id, transaction, container.clock.now());
     return { organization, admin, adminPassword, clientAdmin, clientAdminPassword, apiKey, records };
   });
+  const libraryDocuments = await seedDemoLibrary(container, actorOf(created.clientAdmin, created.organization.id));
+  return { ...created, libraryDocuments };
 }
+
+const CLIENT_ADMIN_EMAIL = 'client.admin@demo.guildhall.local';
+
+const actorOf = (user: User, organizationId: string): Actor => ({ type: 'user', id: user.id, organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false });
 
 /** The one time the credentials are shown: print it to the terminal, never to the structured log. */
 export function formatDemoCredentials(demo: DemoData, baseUrl = 'http://localhost:3000'): string {
@@ -98,11 +111,13 @@ export function formatDemoCredentials(demo: DemoData, baseUrl = 'http://localhos
     `Platform admin: ${demo.admin.email} / ${demo.adminPassword}`,
     `Client admin  : ${demo.clientAdmin.email} / ${demo.clientAdminPassword}`,
     `API key       : ${demo.apiKey}`,
-    `Demo records  : ${demo.records.members} members, ${demo.records.events} events, ${demo.records.courses} courses`,
+    `Demo records  : ${demo.records.members} members, ${demo.records.events} events, ${demo.records.courses} courses, ${demo.libraryDocuments} library documents`,
     '',
     `Admin Portal  : ${baseUrl}/admin (log in as the platform admin)`,
     `Try the API   : export GUILDHALL_API_KEY=${demo.apiKey}`,
     `                curl -s -H "Authorization: Bearer $GUILDHALL_API_KEY" ${baseUrl}/api/members`,
+    `Ask the library: curl -s -H "Authorization: Bearer $GUILDHALL_API_KEY" -H 'Content-Type: application/json' \\`,
+    `                -d '{"query":"How much are the dues for students?"}' ${baseUrl}/api/resources/chat`,
     '',
     'Shown this once: only hashes are stored. Note them now (or set DEMO_ADMIN_EMAIL,',
     'DEMO_ADMIN_PASSWORD and DEMO_API_KEY to choose them). Lost them? npm run reset-admin',

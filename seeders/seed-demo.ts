@@ -16,6 +16,8 @@ const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config
 const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
 try {
   await migrateUp(db, logger);
+  // no workers here: the demo library's ingestion jobs wait in the queue for the service's worker
+  await container.queue.start({ workers: false });
   const demo = await seedDemo(container);
   if (demo) console.log(formatDemoCredentials(demo, config.baseUrl));
   else console.log(`Demo data exists already (organization "${DEMO_ORGANIZATION_SLUG}"): no new credentials (they were shown when it was created; lost them? npm run reset-admin). Any missing demo records were added.`);

@@ -1,4 +1,4 @@
-// .env -> config -> database -> migrations -> container -> seed -> app -> listen; workers; graceful shutdown.
+// .env -> config -> database -> migrations -> container -> job queue (and workers) -> seed -> app -> listen; graceful shutdown.
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -38,13 +38,14 @@ async function main(): Promise<void> {
   );
 
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
-  // development quick start only; production gets demo data only when asked (npm run seed:demo)
-  const demo = await seedDemoOnFirstStart(container);
-  if (demo) console.log(formatDemoCredentials(demo, config.baseUrl));
   // The embedded default runs every job here; with JOBS_ENABLED=false `npm run worker` runs them and
   // this process does not even load the handlers.
   if (config.jobs.enabled) (await import('./jobs/registry.ts')).registerJobHandlers(container);
   await container.queue.start({ workers: config.jobs.enabled });
+  // development quick start only; production gets demo data only when asked (npm run seed:demo). After
+  // the queue: the demo library's events enqueue its ingestion.
+  const demo = await seedDemoOnFirstStart(container);
+  if (demo) console.log(formatDemoCredentials(demo, config.baseUrl));
 
   const app = createApp(container);
   const server: Server = createHttpServer(app, config.http, config.baseUrl, logger);

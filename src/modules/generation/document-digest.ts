@@ -2,6 +2,7 @@
 // sections (by heading, else by page), key sentences (informative, specific, not boilerplate), figures
 // (currency, percentages, large counts) with a short label, and numbered steps. Passages overlap
 // (ingestion repeats text at their edges), so sentences are de-duplicated.
+import { readsLikeHeading } from '../../integrations/documents/text-blocks.ts';
 import type { SourcePassage } from './source.repository.ts';
 
 export interface Figure {
@@ -100,7 +101,7 @@ function headingOf(passage: SourcePassage): string | null {
   if (passage.headingPath) return passage.headingPath.split(/\s*(?:>|›|»|\/)\s*/).filter(Boolean).pop() ?? null;
   // a PDF page's first line, when it reads like a heading (short, no closing full stop)
   const first = passage.content.split('\n').map((l) => l.trim()).find(Boolean);
-  if (first && first.split(/\s+/).length <= 8 && !/[.!?,;:]$/.test(first) && /^[A-Z0-9]/.test(first)) return first;
+  if (first && readsLikeHeading(first.replace(/\s+/g, ' '))) return first;
   return null;
 }
 
