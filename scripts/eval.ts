@@ -1,6 +1,8 @@
 // `npm run eval`: measures the library chat on the evaluation set (scripts/eval-set.ts) in an
-// in-memory PGlite, once per retrieval setup: the configured embedder with pgvector (hybrid), and
-// keyword-only (PGlite without pgvector). Prints, per setup:
+// in-memory PGlite, once per retrieval setup: USE-lite with pgvector (hybrid); an OpenAI-compatible
+// /embeddings provider when EMBEDDINGS_PROVIDER=openai (and EMBEDDINGS_URL, EMBEDDINGS_API_KEY,
+// EMBEDDINGS_MODEL) are set, as the service reads them; and keyword-only (PGlite without pgvector).
+// Prints, per setup:
 //   recall@5       the answering page is among the first five retrieved passages (answerable questions)
 //   cited page     the answer's first source is the answering page (search mode, as the fallback answers;
 //                  split into questions with the page's words and paraphrased ones)
@@ -29,9 +31,9 @@ interface Score {
 
 const ratio = (hits: number, total: number) => (total ? hits / total : 1);
 
-async function evaluate(setup: string, pgvector: boolean): Promise<Score> {
+async function evaluate(setup: string, pgvector: boolean, embeddings: Record<string, string> = {}): Promise<Score> {
   const logger = createLogger('silent');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'eval-secret-eval-secret-eval-secret-0123', DATA_DIR: 'memory://', ANTHROPIC_API_KEY: '' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'eval-secret-eval-secret-eval-secret-0123', DATA_DIR: 'memory://', ANTHROPIC_API_KEY: '', ...embeddings });
   const db = await openDatabase({ dataDir: 'memory://', logger, pgvector });
   await migrateUp(db, logger);
   const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
@@ -101,12 +103,16 @@ async function main(): Promise<void> {
   const counts = { direct: 0, paraphrased: 0, unanswerable: 0 };
   for (const q of evalQuestions) counts[q.kind]++;
   console.log(`evaluation set: ${evalDocuments.length} documents, ${evalDocuments.reduce((n, d) => n + d.pages.length, 0)} pages; questions: ${counts.direct} direct, ${counts.paraphrased} paraphrased, ${counts.unanswerable} unanswerable`);
-  const scores = process.env.EVAL_ONLY === 'hybrid' ? [await evaluate('use-lite-512 + pgvector (hybrid)', true)] : [await evaluate('use-lite-512 + pgvector (hybrid)', true), await evaluate('keyword-only (no pgvector)', false)];
-  console.log('\nsetup                              recall@5  cited page  (direct  paraphrased)  abstains');
+  const scores = [await evaluate('use-lite-512 + pgvector (hybrid)', true)];
+  // a configured OpenAI-compatible /embeddings provider is measured too (the same variables as the service)
+  const provider = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('EMBEDDINGS_'))) as Record<string, string>;
+  if (provider.EMBEDDINGS_PROVIDER === 'openai') scores.push(await evaluate(`${provider.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} + pgvector (hybrid)`, true, provider));
+  if (process.env.EVAL_ONLY !== 'hybrid') scores.push(await evaluate('keyword-only (no pgvector)', false));
+  console.log('\nsetup                                   recall@5  cited page  (direct  paraphrased)  abstains');
   for (const s of scores) {
-    console.log(`${s.setup.padEnd(35)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`);
+    console.log(`${s.setup.padEnd(40)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`);
   }
-  console.log('targets                               0.90        0.90                  0.80        0.90');
+  console.log('targets                                    0.90        0.90                  0.80        0.90');
   for (const s of scores) {
     if (!s.misses.length) continue;
     console.log(`\nmisses, ${s.setup}:`);
