@@ -37,21 +37,27 @@ export async function seedDemoLibrary(container: Container, actor: Actor): Promi
   const { resources, resourceCategories } = container.services;
   for (const document of demoLibraryDocuments) {
     if (await Resource.findOne({ where: { organizationId, name: document.name } })) continue;
-    const existing = await ResourceCategory.findOne({ where: { organizationId, name: document.category.name } });
-    const categoryId = existing?.id ?? (await resourceCategories.create(actor, { name: document.category.name, icon: document.category.icon })).id;
     const bytes = await renderDemoPdf(document);
     const tempKey = newTempKey();
+    // the file first: storage that refuses it leaves no category behind either
     await container.storage.put(tempKey, Readable.from([bytes]), { contentType: 'application/pdf' });
-    // the service takes the staged file over: it keeps it as version 1, or removes it on failure
-    await resources.create(actor, {
-      name: document.name,
-      description: document.description,
-      accessLevel: document.accessLevel,
-      categoryIds: [categoryId],
-      tags: document.tags,
-      status: 'published',
-      file: { tempKey, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), fileName: `${document.name.toLowerCase().replace(/\W+/g, '-')}.pdf` },
-    });
+    try {
+      const existing = await ResourceCategory.findOne({ where: { organizationId, name: document.category.name } });
+      const categoryId = existing?.id ?? (await resourceCategories.create(actor, { name: document.category.name, icon: document.category.icon })).id;
+      // the service takes the staged file over: it keeps it as version 1, or removes it on failure
+      await resources.create(actor, {
+        name: document.name,
+        description: document.description,
+        accessLevel: document.accessLevel,
+        categoryIds: [categoryId],
+        tags: document.tags,
+        status: 'published',
+        file: { tempKey, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), fileName: `${document.name.toLowerCase().replace(/\W+/g, '-')}.pdf` },
+      });
+    } catch (error) {
+      await container.storage.delete(tempKey).catch(() => undefined);
+      throw error;
+    }
   }
   return Resource.count({ where: { organizationId, name: demoLibraryDocuments.map((d) => d.name) } });
 }

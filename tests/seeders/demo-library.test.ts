@@ -1,7 +1,11 @@
 // The demo library: a development first start (and `npm run seed:demo`) publishes three PDF guides in
 // three categories through the library's service, the worker ingests them, and the chat answers from
-// them at once, each reader seeing only what the guide's access level allows. Seeding again adds nothing.
+// them at once, each reader seeing only what the guide's access level allows. Seeding again adds nothing;
+// a library that cannot be stored never costs the newcomer the printed credentials.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { demoLibraryDocuments } from '../../seeders/demo-library.documents.ts';
 import { seedDemo, type DemoData } from '../../seeders/demo.seeder.ts';
@@ -82,5 +86,30 @@ describe('demo library', () => {
     const categories = await t.http.get('/api/resources/categories?itemsPerPage=50').set(bearer(demo.apiKey));
     assert.equal(categories.status, 200);
     assert.deepEqual(categories.body.data.map((c: { name: string }) => c.name).sort(), demoLibraryDocuments.map((d) => d.category.name).sort());
+  });
+});
+
+describe('demo library that cannot be stored', () => {
+  let t: TestApp;
+  const blocked = path.join(mkdtempSync(path.join(tmpdir(), 'guildhall-demo-blocked-')), 'not-a-folder');
+  before(async () => {
+    writeFileSync(blocked, 'a file where the library folder should be');
+    t = await startTestApp({ env: { LIBRARY_STORAGE_DIR: blocked } });
+  });
+  after(async () => {
+    await t.close();
+    rmSync(path.dirname(blocked), { recursive: true, force: true });
+  });
+
+  it('when the guides cannot be stored on a first start, then the credentials are still returned (and printed) and nothing half-made is left', async () => {
+    const demo = await seedDemo(t.container);
+    assert.ok(demo, 'no demo data returned');
+    assert.equal(demo.libraryDocuments, 0);
+    assert.equal((await tokenFor(t, demo.clientAdmin, demo.clientAdminPassword)).length > 0, true);
+    const list = await t.http.get('/api/resources').set(bearer(demo.apiKey));
+    assert.equal(list.status, 200);
+    assert.equal(list.body.pagination.totalItems, 0);
+    const categories = await t.http.get('/api/resources/categories').set(bearer(demo.apiKey));
+    assert.equal(categories.body.pagination.totalItems, 0);
   });
 });
