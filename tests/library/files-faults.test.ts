@@ -1,7 +1,7 @@
 // Bad input and faults on the upload: over the size limit, a truncated body, a client that goes away,
-// a second file part, a field over its limit, an unknown category, a price on a free resource. Each gets a
-// clear problem+json (when someone is there to read it) and leaves nothing behind: no row, no file, no
-// temporary file. A small LIBRARY_MAX_FILE_BYTES keeps the bodies small.
+// a second file part, a field over its limit, a NUL character, an unknown category, a price on a free
+// resource. Each gets a clear problem+json (when someone is there to read it) and leaves nothing behind:
+// no row, no file, no temporary file. A small LIBRARY_MAX_FILE_BYTES keeps the bodies small.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -141,6 +141,25 @@ describe('library files: bad input and faults leave nothing behind', () => {
     assert.equal(expectProblem(noFile, 400, 'validation_failed').errors[0].field, 'file');
     const level = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Level').field('accessLevel', 'secret').attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(level, 400, 'validation_failed').errors[0].field, 'accessLevel');
+    await nothingKept();
+  });
+
+  it('when a field or the file name holds a NUL character (PostgreSQL text cannot), then 400 names it and nothing is kept', async () => {
+    // the file part first, so its bytes are staged before the field is read
+    const named = multipart([{ name: 'file', fileName: 'a.pdf', bytes: await fixture('pdf') }, { name: 'name', value: 'Nul\u0000name' }]);
+    const field = expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(named), 400, 'validation_failed');
+    assert.deepEqual(field.errors.map((e: { field: string }) => e.field), ['name']);
+    // a NUL in the file name, percent-encoded as RFC 5987 allows (a raw one breaks the part's header: 400 malformed_body)
+    const encoded = Buffer.concat([
+      multipart([{ name: 'name', value: 'Nul file name' }], false),
+      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''a%00.pdf\r\nContent-Type: application/pdf\r\n\r\n`),
+      await fixture('pdf'),
+      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+    ]);
+    const fileName = expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(encoded), 400, 'validation_failed');
+    assert.deepEqual(fileName.errors.map((e: { field: string }) => e.field), ['file.filename']);
+    const raw = multipart([{ name: 'name', value: 'Raw NUL file name' }, { name: 'file', fileName: 'a\u0000.pdf', bytes: await fixture('pdf') }]);
+    expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(raw), 400, 'malformed_body');
     await nothingKept();
   });
 

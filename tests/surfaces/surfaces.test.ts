@@ -218,6 +218,12 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'text/plain').send('userName=ada'), 415);
       scimError(await http_.get('/scim/v2/Nothing').set(bearer(SCIM_TOKEN)), 404);
     });
+
+    it('when a SCIM body or filter holds a NUL character, then a SCIM 400 names it before any route runs', async () => {
+      const body = scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'application/scim+json').send('{"userName":"ada\\u0000x"}'), 400, 'invalidValue');
+      assert.match(body.detail, /userName/);
+      scimError(await http_.get('/scim/v2/Users?filter=userName%20eq%20%22a%00%22').set(bearer(SCIM_TOKEN)), 400, 'invalidValue');
+    });
   });
 
   describe('SSO (form posts, redirects, HTML error pages)', () => {
@@ -253,6 +259,9 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       const garbled = '{"event":';
       expectProblem(await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(garbled)).send(garbled), 400, 'malformed_body');
       expectProblem(await http_.post('/webhooks/unknown').send(body), 404, 'route_not_found');
+      const nul = '{"event":"dsync.user\\u0000.created"}';
+      const refused = expectProblem(await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(nul)).send(nul), 400, 'validation_failed');
+      assert.equal(refused.errors[0].field, 'event');
     });
   });
 

@@ -4,6 +4,7 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import type { Container } from '../../container.ts';
 import { AppError } from '../../shared/errors.ts';
+import { nulRefusal } from '../nul-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import { problemJson } from './renderers.ts';
@@ -30,11 +31,15 @@ export type InboundWebhookRoutes = (router: InboundWebhookRouter) => void;
 
 /** The payload of a verified webhook, as JSON. */
 export function jsonPayload<T = unknown>(req: Request): T {
+  let payload: unknown;
   try {
-    return JSON.parse((req.rawBody ?? Buffer.alloc(0)).toString('utf8')) as T;
+    payload = JSON.parse((req.rawBody ?? Buffer.alloc(0)).toString('utf8'));
   } catch {
     throw new AppError('malformed_body', 'The webhook body is not valid JSON');
   }
+  const refusal = nulRefusal(payload);
+  if (refusal) throw refusal;
+  return payload as T;
 }
 
 export function inboundWebhookSurface(container: Container, { routes }: { routes: InboundWebhookRoutes[] }): Router {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import multer from 'multer';
+import { nulRefusal } from '../../../http/nul-guard.ts';
 import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
@@ -127,6 +128,12 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       for (const name of fileFields) {
         const part = uploaded[name]?.[0];
         if (part?.tempKey) files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
+      }
+      // fields and file names are stored as text (see http/nul-guard.ts)
+      const refusal = nulRefusal({ ...(req.body as object), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [`${name}.filename`, file?.fileName])) });
+      if (refusal) {
+        await session.discard(storage);
+        throw refusal;
       }
       const hash = hashes.get(req);
       return { fields: { ...(req.body as Record<string, unknown>) }, files, session, ...(hash ? { bodySha256: hash.digest('hex') } : {}) };
