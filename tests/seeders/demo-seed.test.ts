@@ -16,7 +16,7 @@ const BANNER = /=== Guildhall demo data created ===/;
 
 async function stop(service: ChildService): Promise<void> {
   service.process.kill('SIGTERM');
-  assert.equal(await service.exited, 0);
+  assert.equal(await service.exited, 0, `the service did not stop cleanly:\n${service.output().slice(-4000)}`);
 }
 
 async function login(port: number, email: string, password: string): Promise<number> {
