@@ -81,6 +81,12 @@ describe('library list, search and details', () => {
     assert.equal((await names(member, 'q=finance'))[0], 'Annual report 2025');
   });
 
+  it('when the keyword carries punctuation a URL encoder leaves as is (encodeURIComponent), then it is searched as words', async () => {
+    // `'`, `!`, `(`, `)` and `*` stay unencoded by encodeURIComponent: the contract must not refuse them
+    assert.deepEqual(await names(member, `q=${encodeURIComponent("annual's (report)!*")}`), ['Annual report 2025']);
+    assert.deepEqual(await names(member, `q=${encodeURIComponent('annual & report | !')}`), ['Annual report 2025']);
+  });
+
   it('when the keyword has a typo, then trigram similarity still finds it', async () => {
     assert.ok((await names(member, 'q=anual%20reprot')).includes('Annual report 2025'));
     assert.ok((await names(member, 'q=handbok')).includes('Legacy handbook'));

@@ -12,6 +12,7 @@ import * as tus from 'tus-js-client';
 import type { Actor } from '../../src/shared/access/actor.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { listen } from '../setup/raw-http.ts';
+import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const MAX = 64 * 1024;
@@ -134,6 +135,18 @@ describe('resumable uploads (tus)', () => {
   it('when Upload-Length is missing, then the creation is refused with 400', async () => {
     const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS);
     assert.equal(res.status, 400);
+  });
+
+  it('when Upload-Metadata is malformed, then 400 problem+json names it (not tus\'s text/plain) and nothing is created', async () => {
+    const before = (await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count;
+    for (const metadata of ['filename !!!notbase64', 'filename YQ==,filename Yg==', 'bad key YQ==', ' ']) {
+      const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', metadata);
+      const problem = expectProblem(res, 400, 'validation_failed');
+      assert.deepEqual(problem.errors.map((e: { field: string }) => e.field), ['Upload-Metadata'], metadata);
+    }
+    assert.equal((await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count, before);
+    // well-formed metadata (a key alone, or key and base64 value) is accepted as before
+    await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', `filename ${Buffer.from('notes.pdf').toString('base64')},is_confidential`).expect(201);
   });
 
   it('when another organization, another admin, a client user or no credential asks for an upload, then it is 404, 403 or 401', async () => {

@@ -68,6 +68,9 @@ describe('Admin organizations: tenants as first-class records', () => {
     const b = (await create({ name: 'Filter Beta Guild', slug: 'filter-beta', plan: 'professional', status: 'suspended' }).expect(201)).body;
     const byName = await t.http.get('/api/admin/organizations?q=filter%20').set(bearer(token)).expect(200);
     assert.deepEqual(byName.body.data.map((o: { id: string }) => o.id), [b.id, a.id]);
+    // punctuation encodeURIComponent leaves unencoded is a match on text, not a refusal
+    const quoted = await t.http.get(`/api/admin/organizations?q=${encodeURIComponent("filter's (beta)!")}`).set(bearer(token)).expect(200);
+    assert.deepEqual(quoted.body.data, []);
     const suspended = await t.http.get('/api/admin/organizations?q=filter&status=suspended').set(bearer(token)).expect(200);
     assert.deepEqual(suspended.body.data.map((o: { id: string }) => o.id), [b.id]);
     assert.ok(suspended.body.data[0].suspendedAt);

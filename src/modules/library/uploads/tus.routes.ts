@@ -3,6 +3,7 @@
 // runs; here the library decides whose upload it is (UploadService) before tus touches a byte, so
 // another tenant's or another creator's upload is 404 and an announced length over the limit is 413.
 import { Server, EVENTS } from '@tus/server';
+import { Metadata } from '@tus/utils';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, Response } from 'express';
 import { actorOf } from '../../../http/context.ts';
@@ -29,6 +30,20 @@ function uploadLengthOf(req: Request): number {
   }
   if (!/^\d{1,16}$/.test(header)) throw errors.validation([{ field: 'Upload-Length', message: 'must be a non-negative integer' }]);
   return Number(header);
+}
+
+/**
+ * tus's own check of Upload-Metadata answers a text/plain 400 before any hook runs; checked here first
+ * with the same rules (@tus/utils), so the refusal is problem+json naming the header like every 400.
+ */
+function assertUploadMetadata(req: Request): void {
+  const header = req.get('upload-metadata');
+  if (header === undefined) return;
+  try {
+    Metadata.parse(header);
+  } catch {
+    throw errors.validation([{ field: 'Upload-Metadata', message: 'must be comma-separated `key base64value` pairs (tus 1.0.0), each key once' }]);
+  }
 }
 
 export function createTusServer(service: UploadService, logger: Logger): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
@@ -75,6 +90,7 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger): U
       if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
       const actor = actorOf(req);
       const owner = service.assertCanCreate(actor, uploadLengthOf(req));
+      assertUploadMetadata(req);
       await handle(req, res, { uploadId: service.newId(), owner });
     });
     uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] }, async (req, res) => {
