@@ -4271,7 +4271,7 @@ export interface components {
         ifNoneMatchHeader: string;
         /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
         ifModifiedSinceHeader: string;
-        /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+        /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
         ResourceKeyword: string;
         /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
         ResourceSort: "relevance" | "newest" | "downloads" | "name";
@@ -6237,7 +6237,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
                 itemsPerPage?: components["parameters"]["itemsPerPage"];
-                /** @description Partial, case-insensitive match on the name or the slug. */
+                /** @description Partial, case-insensitive match on the name or the slug (punctuation such as `'`, `!` or `()` may be sent unencoded, as `encodeURIComponent` leaves it). */
                 q?: string;
                 /** @description Exact statuses, comma-separated. */
                 status?: components["schemas"]["OrganizationStatus"][];
@@ -6433,7 +6433,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
                 itemsPerPage?: components["parameters"]["itemsPerPage"];
-                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
                 q?: components["parameters"]["ResourceKeyword"];
                 /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
                 sort?: components["parameters"]["ResourceSort"];
@@ -7279,7 +7279,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
                 itemsPerPage?: components["parameters"]["itemsPerPage"];
-                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. */
+                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
                 q?: components["parameters"]["ResourceKeyword"];
                 /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
                 sort?: components["parameters"]["ResourceSort"];
