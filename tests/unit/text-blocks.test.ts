@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { textBlocks } from '../../src/integrations/documents/text-blocks.ts';
-import { splitSentences } from '../../src/modules/chat/extractive-answer.ts';
+import { excerptOf, splitSentences } from '../../src/modules/chat/extractive-answer.ts';
+import type { RetrievedPassage } from '../../src/modules/chat/passage-retrieval.repository.ts';
 
 const PAGE = 'Site inspections\nEvery bridge site is inspected before work starts and then every week. The inspector checks\nscaffolding, harness anchor points and the condition of temporary barriers, and signs the\nsite register.\nWorking at height\nAnyone working more than two metres above the ground must wear a full body harness\nclipped to an approved anchor.';
 
@@ -28,5 +29,14 @@ describe('text blocks', () => {
       'The inspector checks scaffolding, harness anchor points and the condition of temporary barriers, and signs the site register.',
       'Anyone working more than two metres above the ground must wear a full body harness clipped to an approved anchor.',
     ]);
+  });
+
+  it('when a source excerpt quotes a PDF page, then its headings read as headings, with a colon', () => {
+    const passage = { content: PAGE, headingPath: null } as RetrievedPassage;
+    assert.equal(
+      excerptOf(passage, undefined, 1000),
+      'Site inspections: Every bridge site is inspected before work starts and then every week. The inspector checks scaffolding, harness anchor points and the condition of temporary barriers, and signs the site register. Working at height: Anyone working more than two metres above the ground must wear a full body harness clipped to an approved anchor.',
+    );
+    assert.equal(excerptOf({ content: 'Plain text without a heading.', headingPath: 'Guide > Dues' } as RetrievedPassage), 'Guide > Dues: Plain text without a heading.');
   });
 });

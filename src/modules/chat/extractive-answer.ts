@@ -117,9 +117,14 @@ export function composeAnswer(sentences: readonly Sentence[]): string {
     .join('\n\n');
 }
 
-/** A short excerpt of a passage around the given sentence, with its heading path when it has one. */
+/**
+ * A short excerpt of a passage around the given sentence, with its heading path when it has one. A
+ * heading on a line of its own inside the text (a PDF page's) is followed by a colon, so it reads as
+ * one ("Site inspections: Every bridge site…") instead of running into the sentence under it.
+ */
 export function excerptOf(passage: RetrievedPassage, focus?: string, maxChars = 300): string {
-  const content = passage.content.replace(/\s+/g, ' ').trim();
+  const blocks = textBlocks(passage.content);
+  const content = blocks.map((block, i) => (block.standalone && i < blocks.length - 1 ? `${block.text}:` : block.text)).join(' ');
   let excerpt = content;
   if (content.length > maxChars) {
     const at = focus ? Math.max(0, content.indexOf(focus)) : 0;
