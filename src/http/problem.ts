@@ -2,7 +2,7 @@
 // Surfaces render it in their own format (http/surfaces/).
 import type { NextFunction, Request, Response } from 'express';
 import { BaseError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError, ValidationError as SequelizeValidationError } from 'sequelize';
-import { AppError, errorCatalog, type ErrorCode, type FieldError } from '../shared/errors.ts';
+import { AppError, errorCatalog, errors, type ErrorCode, type FieldError } from '../shared/errors.ts';
 
 interface HttpLikeError {
   status?: number;
@@ -52,7 +52,7 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
         const readOnly = fieldErrors.map((e) => ({ field: e.field, message: 'is read-only' }));
         return new AppError('read_only_field', `These fields are read-only: ${readOnly.map((e) => e.field).join(', ')}`, { errors: readOnly });
       }
-      return new AppError('validation_failed', `${fieldErrors.length} field(s) failed validation: ${fieldErrors.map((e) => e.field).join(', ')}`, { errors: fieldErrors });
+      return errors.validation(fieldErrors);
     }
     case 404:
       return new AppError('route_not_found', 'No operation exists at this path');

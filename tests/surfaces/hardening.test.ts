@@ -54,6 +54,13 @@ describe('HTTP hardening', () => {
     assert.equal(page.body.pagination.itemsPerPage, 5);
   });
 
+  it('when one field breaks several rules, then each rule is an error but the detail names the field once', async () => {
+    const body = expectProblem(await t.http.get('/api/members?page=99999999999').set(bearer(token)), 400, 'validation_failed');
+    assert.ok(body.errors.length >= 2, JSON.stringify(body.errors));
+    assert.ok(body.errors.every((e: { field: string }) => e.field === 'page'));
+    assert.equal(body.detail, '1 field(s) failed validation: page');
+  });
+
   it('when a scalar query parameter is sent in brackets, then 401 without a credential and 400 naming it with one', async () => {
     for (const query of ['status[x]=active', 'role[x]=ROLE_MEMBER', 'status[99999999]=active']) {
       expectProblem(await t.http.get(`/api/admin/users?${query}`), 401, 'unauthenticated');
