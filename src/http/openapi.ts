@@ -80,6 +80,9 @@ export function contractPhases(contract: Contract, validateResponses: boolean): 
     // coerceTypes false: the library still coerces path and query strings (they have no other type)
     // but a JSON body of the wrong type is refused, never converted (`capacity: true` is not 1).
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
+    // full: a date or date-time must exist on the calendar. The default ("fast") let 2026-02-30
+    // through, and the database then stored it as 2 March: a value other than the one sent.
+    ajvFormats: { mode: 'full' },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
     ignoreUndocumented: false,

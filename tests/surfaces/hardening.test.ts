@@ -54,6 +54,21 @@ describe('HTTP hardening', () => {
     assert.equal(page.body.pagination.itemsPerPage, 5);
   });
 
+  it('when a date or date-time does not exist on the calendar, then 400 names it instead of storing the day it rolls over to', async () => {
+    // 30 February used to be accepted and stored as 2 March
+    const event = expectProblem(
+      await t.http.post('/api/events').set(bearer(token)).send({ title: 'T', startsAt: '2026-02-30T10:00:00Z', endsAt: '2026-05-01T11:00:00Z' }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(event.errors.map((e: { field: string }) => e.field), ['startsAt']);
+    const member = expectProblem(await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2025-02-29' }), 400, 'validation_failed');
+    assert.deepEqual(member.errors.map((e: { field: string }) => e.field), ['joinedAt']);
+    const leap = await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2024-02-29' }).expect(201);
+    assert.equal(leap.body.joinedAt, '2024-02-29');
+    expectProblem(await t.http.get('/api/events?startsAt[after]=2026-02-30T00:00:00Z').set(bearer(token)), 400, 'invalid_filter');
+  });
+
   it('when one field breaks several rules, then each rule is an error but the detail names the field once', async () => {
     const body = expectProblem(await t.http.get('/api/members?page=99999999999').set(bearer(token)), 400, 'validation_failed');
     assert.ok(body.errors.length >= 2, JSON.stringify(body.errors));
