@@ -38,7 +38,7 @@ export function nulRefusal(value: unknown): AppError | undefined {
 
 /** `%00` anywhere in the URL (a raw NUL never gets past Node's HTTP parser): the query field, or the path. */
 export const rejectNulInUrl: RequestHandler = (req, _res, next) => {
-  if (!/%00/i.test(req.url)) return next();
+  if (!req.url.includes('%00')) return next();
   next(errors.validation([{ field: nulAt(req.query) ?? 'path', message: MESSAGE }]));
 };
 
