@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RequestHandler } from 'express';
 import type { Container } from '../src/container.ts';
 import { lazily } from '../src/shared/lazy.ts';
+import { PORTAL_STYLESHEET, PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
 
 export function adminPortal(container: Container, options: { eager: boolean }): RequestHandler {
   // a failed load is not kept: the next request tries again
@@ -20,6 +21,10 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
   });
   if (options.eager) load().catch((error: unknown) => container.logger.error({ err: error }, 'the Admin Portal failed to load'));
   return (req, res, next) => {
+    if (req.method === 'GET' && req.path === PORTAL_STYLESHEET_PATH) {
+      res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(PORTAL_STYLESHEET);
+      return;
+    }
     load().then((router) => router(req, res, next), next);
   };
 }

@@ -10,6 +10,7 @@ import pg from 'pg';
 import type { Container } from '../src/container.ts';
 import { loadComponents } from './components/index.ts';
 import type { PortalAdmin } from './portal-actor.ts';
+import { PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
 import { portalRoutes } from './portal.routes.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { dashboardHandler } from './resources/dashboard.handler.ts';
@@ -61,6 +62,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
     ],
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
+    assets: { styles: [`/admin${PORTAL_STYLESHEET_PATH}`] },
     settings: { defaultPerPage: 25 },
     locale: {
       language: 'en',

@@ -64,7 +64,7 @@ export function libraryResources(container: Container, components: PortalCompone
         navigation,
         titleProperty: 'name',
         sort: { sortBy: 'createdAt', direction: 'desc' },
-        listProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'currentVersion', 'downloadCount', 'createdAt'],
+        listProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'downloadCount', 'createdAt'],
         showProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'publishedAt', 'currentVersion', 'viewCount', 'downloadCount', 'tags', 'createdAt', 'updatedAt'],
         filterProperties: ['organizationId', 'name', 'type', 'accessLevel', 'status', 'createdAt'],
         properties: { organizationId: organizationLink() },

@@ -83,6 +83,22 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     assert.match(text, /Member guide.*Acme Guild/);
     assert.match(text, /Welcome video.*Acme Guild.*video.*mp4.*public.*published/);
     assert.match(text, /Small notes.*Small Guild.*draft/);
+    // the portal's stylesheet: a cell breaks at spaces, never inside a word ("publis hed"), even on a
+    // narrow laptop screen (the list scrolls sideways when it must)
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const wordsOnTwoLines = await page.evaluate(() =>
+      [...document.querySelectorAll('tbody td')]
+        .filter((td) => {
+          const text = (td.textContent ?? '').trim();
+          if (!text || /\s/.test(text)) return false;
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1;
+        })
+        .map((td) => td.textContent),
+    );
+    assert.deepEqual(wordsOnTwoLines, []);
+    await page.setViewportSize({ width: 1280, height: 720 });
   });
 
   it('when a resource is opened, then its details show and nothing offers to edit it; deletion is offered, through the resource service', async () => {

@@ -1,0 +1,16 @@
+// The Admin Portal's own stylesheet, on top of AdminJS's theme (served at /admin/portal.css, before
+// the portal's login check: it holds nothing private and the login page loads it too).
+//
+// AdminJS's table cells break words anywhere (`word-break: break-word`), so the browser shrinks a
+// column below its longest word and lists read "docu ment", "publis hed", "resource.cr eated". Cells
+// break at spaces and hyphens instead, inside a word only when that word alone would not fit; a list
+// wider than the page scrolls sideways rather than squeezing its columns, and cells keep 12 px at
+// their sides instead of the theme's 24 px, so the lists fit a laptop screen. The selectors outweigh the
+// theme's single class (its styles are injected after this sheet).
+export const PORTAL_STYLESHEET_PATH = '/portal.css';
+
+export const PORTAL_STYLESHEET = `
+table.adminjs_Table td.adminjs_TableCell { word-break: normal; overflow-wrap: break-word; }
+table.adminjs_Table .adminjs_TableCell { padding-left: 12px; padding-right: 12px; }
+section:has(> table.adminjs_Table), div:has(> table.adminjs_Table) { overflow-x: auto; }
+`;
