@@ -1,12 +1,9 @@
 // The chat's evaluation set: the demo library's documents (seeders/demo-library.documents.ts), questions
 // with the page that answers each (asked once with the page's own words and once paraphrased, without
 // them), and questions the documents cannot answer. Used by scripts/eval.ts (`npm run eval`).
-import { demoLibraryDocuments } from '../seeders/demo-library.documents.ts';
+import { demoLibraryDocuments, type DemoDocument } from '../seeders/demo-library.documents.ts';
 
-export interface EvalDocument {
-  name: string;
-  pages: Array<{ heading: string; text: string }>;
-}
+export type EvalDocument = Pick<DemoDocument, 'name' | 'pages'>;
 
 export interface EvalQuestion {
   question: string;

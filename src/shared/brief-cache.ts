@@ -1,5 +1,8 @@
 import { LRUCache } from 'lru-cache';
 
+/** How long an entry is trusted unless its owner says otherwise: the bound on another instance's change. */
+export const BRIEF_CACHE_TTL_MS = 2000;
+
 /**
  * Remembers a lookup for a couple of seconds, so a burst of requests does not repeat it: what a bearer
  * credential resolved to (auth, API keys), what opening a resource's file decided (the library).
@@ -12,9 +15,6 @@ import { LRUCache } from 'lru-cache';
  * At most `maxEntries` entries are kept; past that the least recently used one makes room
  * (lru-cache), so a flood of distinct keys never empties the cache of the busy ones.
  */
-/** How long an entry is trusted unless its owner says otherwise: the bound on another instance's change. */
-export const BRIEF_CACHE_TTL_MS = 2000;
-
 export class BriefCache<T> {
   private readonly entries: LRUCache<string, { value: T; loadedAt: number }>;
   private readonly loading = new Map<string, Promise<T | undefined>>();

@@ -79,13 +79,13 @@ export class AppError extends Error {
   }
 }
 
-/** Named factories: call sites say what went wrong, the catalog says how it looks on the wire. */
 /** "2 field(s) failed validation: page, email": each field once, however many rules it broke. */
 const failedFieldsDetail = (fieldErrors: readonly FieldError[]) => {
   const fields = [...new Set(fieldErrors.map((e) => e.field))];
   return `${fields.length} field(s) failed validation: ${fields.join(', ')}`;
 };
 
+/** Named factories: call sites say what went wrong, the catalog says how it looks on the wire. */
 export const errors = {
   validation: (fieldErrors: FieldError[]) =>
     new AppError('validation_failed', failedFieldsDetail(fieldErrors), { errors: fieldErrors }),

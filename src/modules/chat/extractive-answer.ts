@@ -1,7 +1,7 @@
 // Search mode: an answer made of the sentences of the best passages that answer the question, not the
 // passages themselves. Each sentence is scored by the question's content words it contains and, when
 // vectors are on, by its cosine similarity to the question (one embedding batch for the candidates).
-import { textBlocks } from '../../integrations/documents/text-blocks.ts';
+import { textBlocks, type TextBlock } from '../../integrations/documents/text-blocks.ts';
 import type { RetrievedPassage } from './passage-retrieval.repository.ts';
 
 export interface Sentence {
@@ -26,10 +26,13 @@ export function contentWords(text: string): string[] {
 /** Words a line of its own needs to be quoted as an answer: fewer, and it is a heading. */
 const MIN_STANDALONE_WORDS = 4;
 
+const isHeading = (block: TextBlock) => block.standalone && block.text.split(' ').length < MIN_STANDALONE_WORDS;
+
 /** The sentences of a passage; a heading on a line of its own is neither one nor part of the next. */
 export function splitSentences(text: string): string[] {
   return textBlocks(text)
-    .flatMap((block) => (block.standalone ? (block.text.split(' ').length >= MIN_STANDALONE_WORDS ? [block.text] : []) : block.text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/u)))
+    .filter((block) => !isHeading(block))
+    .flatMap((block) => (block.standalone ? [block.text] : block.text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/u)))
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length >= 12);
 }

@@ -40,10 +40,10 @@ export class FileAccessCache<Decision> {
     return this.decisions.get(`${actor.type}:${actor.id}:${actor.role}:${actor.organizationId}:${resourceId}`, decide);
   }
 
-  /** Forgets every decision now and, inside a transaction, again once it commits (a lookup racing it read the old rows). */
+  /** Forgets every decision now and again once the change's transaction commits (a lookup racing it read the old rows). */
   private forgetAll(transaction: Transaction): void {
     this.decisions.clear();
-    transaction?.afterCommit(() => this.decisions.clear());
+    transaction.afterCommit(() => this.decisions.clear());
   }
 
   /** Empties the cache in the transaction of any change that can alter a decision (inline: no I/O). */
