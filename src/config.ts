@@ -65,6 +65,8 @@ export interface LibrarySettings {
   uploadExpiryHours: number;
   /** Where unfinished resumable (tus) uploads collect their bytes (DATA_DIR/uploads); finished ones move to storage. */
   uploadsDir: string;
+  /** Browser origins that may upload straight to /api/uploads (CORS); none by default. */
+  uploadCorsOrigins: string[];
   /** Temporary storage keys older than this are leftovers of a crash; the sweeper removes them. */
   tempMaxAgeMinutes: number;
   /** Requests per hour one IP address may make to the anonymous public catalogue (/api/public/...). */
@@ -169,6 +171,21 @@ function delays(env: Env, name: string, fallback: readonly number[]): number[] {
     throw new ConfigError(`${name} must be up to 30 comma-separated whole seconds between 1 and 604800, got "${raw}"`);
   }
   return values;
+}
+
+/** Comma-separated web origins (`https://portal.example.org`, no path), as a browser sends them in `Origin`. */
+function origins(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== entry) throw new ConfigError(`${name} must list origins such as https://portal.example.org (scheme, host, port; no path), got "${entry}"`);
+  }
+  return entries;
 }
 
 function demoApiKey(env: Env): string | undefined {
@@ -329,6 +346,7 @@ function librarySettings(env: Env, dataDir: string): LibrarySettings {
       : undefined,
     uploadExpiryHours: int(env, 'LIBRARY_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 30),
     uploadsDir: str(env, 'LIBRARY_UPLOADS_DIR', `${dataDir}/uploads`),
+    uploadCorsOrigins: origins(env, 'LIBRARY_UPLOAD_CORS_ORIGINS'),
     tempMaxAgeMinutes: int(env, 'LIBRARY_TEMP_MAX_AGE_MINUTES', 60, 1, 7 * 24 * 60),
     publicRequestsPerHour: int(env, 'LIBRARY_PUBLIC_REQUESTS_PER_HOUR', 600, 1, 1_000_000),
   };

@@ -32,6 +32,8 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
   const status = error.status ?? error.statusCode;
   switch (status) {
     case 400: {
+      // Express could not percent-decode a path segment (`%E0%A4%A`): not UTF-8, so no id at all
+      if (error instanceof URIError) return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
       const raw = error.errors ?? [];
       const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: e.message }));
       const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));

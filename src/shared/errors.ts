@@ -38,6 +38,7 @@ export const errorCatalog = {
   source_not_ingested: { status: 409, title: 'Source not ingested yet', description: 'Podcasts and infographics are made from the text ingestion extracts from a resource; this one has none yet (still being ingested, or not a document). Try again once ingestion has finished.' },
   retryable_conflict: { status: 409, title: 'Concurrent update', description: 'The change collided with a concurrent one. It was not applied; retry the request.' },
   mfa_already_enabled: { status: 409, title: 'MFA already enabled', description: 'Multi-factor authentication is already active for this account.' },
+  tus_version_unsupported: { status: 412, title: 'Tus-Resumable required', description: 'Resumable uploads speak tus 1.0.0: every request but OPTIONS sends `Tus-Resumable: 1.0.0`; `Tus-Version` lists the versions the server speaks.' },
   request_timeout: { status: 408, title: 'Request timeout', description: 'The request (its headers or its body) did not arrive in time; the connection is closed.' },
   payload_too_large: { status: 413, title: 'Payload too large', description: 'The request body exceeds the size allowed for this operation.' },
   range_not_satisfiable: { status: 416, title: 'Range not satisfiable', description: 'The requested byte range lies outside the file; `Content-Range: bytes */<size>` gives its size.' },

@@ -2752,16 +2752,17 @@ export interface components {
             /** Format: date */
             strictly_before?: string;
         };
+        /** @description A range over an `integer` column (32 bits), so every bound is an int32. */
         IntegerRangeFilter: {
-            /** Format: int64 */
+            /** Format: int32 */
             gt?: number;
-            /** Format: int64 */
+            /** Format: int32 */
             gte?: number;
-            /** Format: int64 */
+            /** Format: int32 */
             lt?: number;
-            /** Format: int64 */
+            /** Format: int32 */
             lte?: number;
-            /** @description `<low>..<high>`, both inclusive. */
+            /** @description `<low>..<high>`, both inclusive, each a 32-bit integer (-2147483648 to 2147483647; a larger bound is refused with 400 `invalid_filter`). */
             between?: string;
         };
         NumberRangeFilter: {
@@ -4115,7 +4116,21 @@ export interface components {
                 "text/plain": string;
             };
         };
-        /** @description `Tus-Resumable` is missing or names a version other than 1.0.0. */
+        /** @description `uploadId` names no finished resumable upload of the caller (unknown, unfinished, already taken, expired, or another creator's): `not_found`. */
+        UploadNotFound: {
+            headers: {
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `Tus-Resumable` is missing or names a version other than 1.0.0 (`tus_version_unsupported`); `Tus-Version` names the one spoken. */
         TusPreconditionFailed: {
             headers: {
                 "Tus-Version": components["headers"]["TusVersion"];
@@ -4127,7 +4142,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "text/plain": string;
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description One byte range of the image (`Range`; `If-Range` with the ETag). */
@@ -6516,6 +6531,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["UploadNotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["ResourceFileTooLarge"];
             415: components["responses"]["UnsupportedResourceFile"];
@@ -8084,6 +8100,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -8149,10 +8166,12 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             410: components["responses"]["UploadExpired"];
+            412: components["responses"]["TusPreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

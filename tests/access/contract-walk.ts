@@ -12,15 +12,24 @@ export interface Operation {
   template: string;
   /** A body the validator accepts, when the operation takes one. */
   body?: unknown;
+  /** The headers the operation requires (`Tus-Resumable`), sampled like bodies. */
+  headers: Record<string, string>;
 }
 
 const { document } = loadContract();
-const contract = document as unknown as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema> } };
+const contract = document as unknown as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> } };
 
 function resolve(schema: Schema): Schema {
   let current = schema;
   while (current.$ref) current = contract.components.schemas[String(current.$ref).split('/').pop()!]!;
   return current;
+}
+
+const parameterOf = (parameter: Schema): Schema => (parameter.$ref ? contract.components.parameters[String(parameter.$ref).split('/').pop()!]! : parameter);
+
+function requiredHeaders(item: Schema, operation: Schema): Record<string, string> {
+  const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(parameterOf);
+  return Object.fromEntries(parameters.filter((p) => p.in === 'header' && p.required).map((p) => [p.name, String(sample(p.schema ?? {}))]));
 }
 
 /** The smallest value a schema accepts: required properties only, enums' first value, formats honoured. */
@@ -76,7 +85,7 @@ export function operations(): Operation[] {
   return Object.entries(contract.paths).flatMap(([template, item]) =>
     METHODS.filter((method) => item[method]).map((method) => {
       const schema = item[method]!.requestBody?.content?.['application/json']?.schema;
-      return { method, template, ...(schema ? { body: sample(schema) } : {}) };
+      return { method, template, headers: requiredHeaders(item, item[method]!), ...(schema ? { body: sample(schema) } : {}) };
     }),
   );
 }

@@ -133,7 +133,7 @@ describe('tenant isolation, walked from the contract', () => {
   it("when another organization's admin addresses a record by id, then every operation answers 404 problem+json", async () => {
     for (const operation of addressed) {
       const url = fill(operation.template, values[collectionOf(operation.template)!]!);
-      const request = t.http[operation.method](url).set(bearer(tokenB));
+      const request = t.http[operation.method](url).set(bearer(tokenB)).set(operation.headers);
       const res = await (operation.body === undefined ? request : request.send(operation.body as object));
       assert.equal(res.status, 404, `${operation.method.toUpperCase()} ${operation.template}: ${res.status} ${JSON.stringify(res.body)}`);
       expectProblem(res, 404, 'not_found');

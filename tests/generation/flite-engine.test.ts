@@ -1,5 +1,6 @@
-// The Flite engine's child processes: one that dies (as Flite does on very long input) is replaced,
-// and the next sentence is spoken by a fresh process.
+// The Flite engine's child processes: one process speaks sentence after sentence without dying (it
+// used to die with SIGSEGV after 30 to 50, its dead WebAssembly instances never collected), and one
+// that dies all the same is replaced, the next sentence spoken by a fresh process.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -31,8 +32,7 @@ describe('the Flite voice engine', () => {
     await assert.rejects(engine.synthesize('nobody', 'Hello.', path.join(dir, 'x.wav')), /unknown Flite voice/);
   });
 
-  it('when the speech process dies, then the next sentence is spoken by a restarted process', async () => {
-    const workers = () =>
+  const workers = () =>
       readdirSync('/proc')
         .filter((name) => /^\d+$/.test(name))
         .filter((pid) => {
@@ -42,6 +42,17 @@ describe('the Flite voice engine', () => {
             return false;
           }
         });
+
+  it('when one process speaks 120 sentences in a row, then it is the same process at the end', async () => {
+    await engine.synthesize('slt', 'Welcome.', path.join(dir, 'w.wav'));
+    const [before] = workers();
+    for (let i = 0; i < 120; i++) {
+      await engine.synthesize(i % 2 ? 'slt' : 'rms', `Item ${i}: the committee meets on the third Tuesday to review the budget.`, path.join(dir, 'n.wav'));
+    }
+    assert.deepEqual(workers(), [before], 'no restart: the process never died');
+  });
+
+  it('when the speech process dies, then the next sentence is spoken by a restarted process', async () => {
     const [first] = workers();
     assert.ok(first, 'a Flite process is running');
     process.kill(Number(first), 'SIGKILL');

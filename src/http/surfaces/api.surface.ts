@@ -1,11 +1,11 @@
 // The JSON API: problem+json errors, the contract validating every request (and every response in
 // tests). Order: find the operation -> credential (401 before any input is examined) -> limits ->
-// query shape and NULs in the URL -> body guards -> JSON parser (NULs refused) -> contract validation
+// query shape and NULs in the URL -> body guards -> JSON parser (NULs and lone surrogates refused) -> contract validation
 // -> the routes.
 import express, { Router, type RequestHandler } from 'express';
 import type { Container } from '../../container.ts';
 import { hasBody } from '../body-guards.ts';
-import { noteNulEscape, rejectNulInJson, rejectNulInUrl } from '../nul-guard.ts';
+import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { contractPhases, rejectMisshapenQuery, requireCredential, type Contract } from '../openapi.ts';
 import { routeNotFound } from '../problem.ts';
@@ -26,7 +26,7 @@ export function apiSurface(container: Container, { contract, routes }: ApiSurfac
   const { config, logger } = container;
   const render = problemJson(config.baseUrl);
   const contractCheck = contractPhases(contract, config.validateResponses);
-  const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: noteNulEscape });
+  const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: noteSuspectEscape });
   const surface = Router();
   // The chain runs as one router layer, and the routing table jumps to the operation's route (see
   // http/dispatch.ts): the walk through layers and routes was a sixth of a light request's CPU.
@@ -40,7 +40,7 @@ export function apiSurface(container: Container, { contract, routes }: ApiSurfac
       rejectNulInUrl,
       bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }),
       ((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())) as RequestHandler, // most GETs have none
-      rejectNulInJson,
+      rejectUnstorableJson,
       contractCheck.validate,
     ]),
   );

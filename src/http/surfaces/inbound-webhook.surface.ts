@@ -4,7 +4,7 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import type { Container } from '../../container.ts';
 import { AppError } from '../../shared/errors.ts';
-import { nulRefusal } from '../nul-guard.ts';
+import { unstorableTextRefusal } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import { problemJson } from './renderers.ts';
@@ -37,7 +37,7 @@ export function jsonPayload<T = unknown>(req: Request): T {
   } catch {
     throw new AppError('malformed_body', 'The webhook body is not valid JSON');
   }
-  const refusal = nulRefusal(payload);
+  const refusal = unstorableTextRefusal(payload);
   if (refusal) throw refusal;
   return payload as T;
 }

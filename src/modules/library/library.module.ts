@@ -31,7 +31,8 @@ export const libraryModule = defineModule({
     },
     uploads: (context) => {
       const files = resourceUploadRoutes(context);
-      const resumable = resumableUploadRoutes(context.container.services.uploads, context.container.logger.child({ module: 'uploads' }));
+      const { services, logger, config } = context.container;
+      const resumable = resumableUploadRoutes(services.uploads, logger.child({ module: 'uploads' }), { corsOrigins: config.library.uploadCorsOrigins });
       return (uploads) => {
         files(uploads);
         resumable(uploads);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import multer from 'multer';
-import { nulRefusal } from '../../../http/nul-guard.ts';
+import { unstorableTextRefusal } from '../../../http/text-guard.ts';
 import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
@@ -129,8 +129,8 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
         const part = uploaded[name]?.[0];
         if (part?.tempKey) files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
       }
-      // fields and file names are stored as text (see http/nul-guard.ts)
-      const refusal = nulRefusal({ ...(req.body as object), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [`${name}.filename`, file?.fileName])) });
+      // fields and file names are stored as text (see http/text-guard.ts)
+      const refusal = unstorableTextRefusal({ ...(req.body as object), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [`${name}.filename`, file?.fileName])) });
       if (refusal) {
         await session.discard(storage);
         throw refusal;

@@ -2,6 +2,8 @@
 // over @tus/file-store. The upload surface has authenticated and rate-limited the caller before this
 // runs; here the library decides whose upload it is (UploadService) before tus touches a byte, so
 // another tenant's or another creator's upload is 404 and an announced length over the limit is 413.
+// Every refusal of ours is problem+json, the missing Tus-Resumable (412) included; CORS headers go
+// only to the origins LIBRARY_UPLOAD_CORS_ORIGINS names (none by default).
 import { Server, EVENTS } from '@tus/server';
 import { Metadata } from '@tus/utils';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -46,7 +48,18 @@ function assertUploadMetadata(req: Request): void {
   }
 }
 
-export function createTusServer(service: UploadService, logger: Logger): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
+/** tus 1.0 requires the header on every request but OPTIONS; tus's own refusal is text/plain. */
+function assertTusResumable(req: Request): void {
+  if (req.get('tus-resumable') === TUS_VERSION) return;
+  throw new AppError('tus_version_unsupported', `Send Tus-Resumable: ${TUS_VERSION} (the only version this server speaks)`, { headers: { 'Tus-Version': TUS_VERSION } });
+}
+
+export interface TusOptions {
+  /** Browser origins allowed to upload from another site (exact `scheme://host[:port]`); none by default. */
+  corsOrigins: readonly string[];
+}
+
+export function createTusServer(service: UploadService, logger: Logger, options: TusOptions): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
   const calls = new AsyncLocalStorage<TusCall>();
   const current = (): TusCall => {
     const call = calls.getStore();
@@ -59,6 +72,8 @@ export function createTusServer(service: UploadService, logger: Logger): { tus: 
     maxSize: service.maxBytes,
     // the client resolves it against the URL it posted to, whatever host or proxy sits in front
     relativeLocation: true,
+    // a function, so an origin not listed gets no Access-Control-Allow-Origin at all (a list falls back to its first entry)
+    allowedOrigins: (origin) => options.corsOrigins.includes(origin),
     namingFunction: () => current().uploadId,
     getFileIdFromRequest: () => current().uploadId,
     // a finished upload's bytes have moved to storage; the client must not delete them by a race
@@ -71,23 +86,26 @@ export function createTusServer(service: UploadService, logger: Logger): { tus: 
       await service.finish(upload.id);
       return {};
     },
+    // tus reads its copy once more after onUploadFinish (a creation with upload asks for Upload-Expires)
     onResponseError: (_req, error) => {
       if (!('status_code' in error)) logger.error({ err: error }, 'resumable upload failed');
       return undefined;
     },
   });
+  tus.on(EVENTS.POST_FINISH, (_req, _res, upload) => void service.dropTusCopy(upload.id));
   tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => void service.discard(id).catch((error: unknown) => logger.warn({ err: error, uploadId: id }, 'could not discard a terminated upload')));
   return { tus, calls };
 }
 
-export function resumableUploadRoutes(service: UploadService, logger: Logger): UploadRoutes {
-  const { tus, calls } = createTusServer(service, logger);
+export function resumableUploadRoutes(service: UploadService, logger: Logger, options: TusOptions): UploadRoutes {
+  const { tus, calls } = createTusServer(service, logger, options);
   const handle = (req: Request, res: Response, call: TusCall) => calls.run(call, () => tus.handle(req, res));
 
   return (uploads) => {
     // OPTIONS: the protocol's discovery (versions, extensions, maximum size), also a browser's preflight
     uploads.resumable('/uploads', { maxBytes: service.maxBytes, methods: ['post'] }, async (req, res) => {
       if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
+      assertTusResumable(req);
       const actor = actorOf(req);
       const owner = service.assertCanCreate(actor, uploadLengthOf(req));
       assertUploadMetadata(req);
@@ -95,6 +113,7 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger): U
     });
     uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] }, async (req, res) => {
       if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
+      assertTusResumable(req);
       const actor = actorOf(req);
       const uploadId = String(req.params.uploadId);
       const upload = await service.findOwn(actor, uploadId);

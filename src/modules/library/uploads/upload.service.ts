@@ -13,10 +13,10 @@ import { scopeFor } from '../../../shared/access/scope.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import { AppError, errors } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
+import { isUuid } from '../../../shared/uuid.ts';
 import type { CompletedUpload, CompletedUploads } from './completed-upload.ts';
 import type { UploadOwner, UploadRepository, UploadRow } from './upload.repository.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HOUR_MS = 3_600_000;
 
 export interface UploadServiceDeps {
@@ -70,7 +70,7 @@ export class UploadService implements CompletedUploads {
   /** The actor's upload, or 404 (unknown, another tenant's or another creator's). */
   async findOwn(actor: Actor, uploadId: string): Promise<UploadRow> {
     const owner = this.ownerOf(actor);
-    const row = UUID.test(uploadId) ? await this.deps.repository.findOwn(uploadId, owner) : undefined;
+    const row = isUuid(uploadId) ? await this.deps.repository.findOwn(uploadId, owner) : undefined;
     if (!row) throw errors.notFound('upload', uploadId);
     return row;
   }
@@ -80,8 +80,9 @@ export class UploadService implements CompletedUploads {
   }
 
   /**
-   * The last byte arrived: read the bytes once, hashing them on their way to a temporary storage key,
-   * then drop tus's copy. The row says `finished` only once the storage write succeeded.
+   * The last byte arrived: read the bytes once, hashing them on their way to a temporary storage key.
+   * The row says `finished` only once the storage write succeeded; tus's copy goes after the response
+   * (dropTusCopy), since tus still reads it while answering.
    */
   async finish(id: string): Promise<void> {
     const hash = createHash('sha256');
@@ -103,12 +104,16 @@ export class UploadService implements CompletedUploads {
       // a finished upload waits this long to be taken, then it is removed like an unfinished one
       expiresAt: new Date(now.getTime() + this.deps.settings.uploadExpiryHours * HOUR_MS),
     });
+  }
+
+  /** Removes tus's copy of a finished upload; one that cannot be removed is left to the expiry job. */
+  async dropTusCopy(id: string): Promise<void> {
     await this.datastore.remove(id).catch((error: unknown) => this.deps.logger.warn({ err: error, uploadId: id }, 'could not remove a finished upload\'s tus file'));
   }
 
   async take(actor: Actor, uploadId: string): Promise<CompletedUpload> {
     const owner = this.ownerOf(actor);
-    const row = UUID.test(uploadId) ? await this.deps.repository.takeFinished(uploadId, owner) : undefined;
+    const row = isUuid(uploadId) ? await this.deps.repository.takeFinished(uploadId, owner) : undefined;
     if (!row || !row.tempKey || !row.sha256) throw errors.notFound('upload', uploadId);
     return { id: row.id, tempKey: row.tempKey, sizeBytes: row.sizeBytes, sha256: row.sha256, fileName: row.fileName };
   }
