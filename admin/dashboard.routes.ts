@@ -1,7 +1,7 @@
 // The dashboard's own routes: MFA enrolment for the signed-in admin, through the API's auth service
 // (the same steps as POST /api/auth/mfa/enrollment and /verify).
 import { Router, type Request } from 'express';
-import type { Container } from '../src/container.ts';
+import type { AppContext as Container } from '../src/app-context.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { portalActor, type PortalAdmin } from './portal-actor.ts';
 

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { RequestHandler } from 'express';
-import type { Container } from '../src/container.ts';
+import type { AppContext as Container } from '../src/app-context.ts';
 import { lazily } from '../src/shared/lazy.ts';
 import { PORTAL_STYLESHEET, PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
 

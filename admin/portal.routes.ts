@@ -1,7 +1,7 @@
 // Routes of the portal outside AdminJS's actions: the CSV download and the impersonation banner.
 import { pipeline } from 'node:stream';
 import { Router, type Request } from 'express';
-import type { Container } from '../src/container.ts';
+import type { AppContext as Container } from '../src/app-context.ts';
 import { HOME_PORTAL } from '../src/shared/access/roles.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { portalActor } from './portal-actor.ts';

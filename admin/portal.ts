@@ -7,7 +7,7 @@ import connectPgSimple from 'connect-pg-simple';
 import type { Router } from 'express';
 import session from 'express-session';
 import pg from 'pg';
-import type { Container } from '../src/container.ts';
+import type { AppContext as Container } from '../src/app-context.ts';
 import { loadComponents } from './components/index.ts';
 import type { PortalAdmin } from './portal-actor.ts';
 import { PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
@@ -81,17 +81,18 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
     },
   });
   const { config } = container;
+  const sessionSecret = container.deriveKey('admin-session').toString('base64url');
   const router = AdminJSExpress.buildAuthenticatedRouter(
     admin,
     {
       authenticate: (email, password, context) =>
         authenticate(container, email, password, (context?.req as { fields?: Record<string, unknown> } | undefined)?.fields?.otp) as Promise<CurrentAdmin>,
       cookieName: 'guildhall_admin',
-      cookiePassword: container.keys.adminSession,
+      cookiePassword: sessionSecret,
     },
     null,
     {
-      secret: container.keys.adminSession, // the router sets it from cookiePassword too
+      secret: sessionSecret, // the router sets it from cookiePassword too
       store: sessionStore(container),
       resave: false,
       saveUninitialized: false,

@@ -1,6 +1,6 @@
 import type { MigrationContext } from '../src/shared/migrator.ts';
 
-// Podcasts and infographics generated from a library resource (docs/pending/ai-media.md). One record per
+// Podcasts and infographics generated from a library resource (docs/ai.md). One record per
 // (resource, kind): regenerating reuses it. The request's state (status, progress, error, run) and the
 // last complete output (files, transcript, duration, voices, alt text, the version it was made from)
 // live side by side, so a failed or running regeneration never hides nor half-replaces the last good files.

@@ -1,9 +1,9 @@
 // createApp(container): the Express app without listen(), so tests drive it in process.
 // Each kind of caller has its own surface (router, body parsing, credential, error format) over one
-// shared translation of errors; see http/surfaces/ and docs/surfaces.md.
+// shared translation of errors; see http/surfaces/ and docs/architecture.md (Surfaces).
 import express, { type Express, type Request } from 'express';
 import { adminPortal } from '../admin/mount.ts';
-import type { Container } from './container.ts';
+import type { AppContext } from './app-context.ts';
 import { requestContext } from './http/context.ts';
 import { bracketAwareQueryParser } from './http/query-parser.ts';
 import { sequence } from './http/dispatch.ts';
@@ -11,25 +11,20 @@ import { docsRoutes } from './http/docs.routes.ts';
 import { loadContract, type Contract } from './http/openapi.ts';
 import { idempotent } from './http/idempotency.ts';
 import { requestLog } from './http/request-log.ts';
-import { apiSurface, type ApiRoutes } from './http/surfaces/api.surface.ts';
-import { inboundWebhookSurface, type InboundWebhookRoutes } from './http/surfaces/inbound-webhook.surface.ts';
-import { scimSurface, type DirectoryTokenVerifier, type ScimRoutes } from './http/surfaces/scim.surface.ts';
-import { ssoSurface, type SsoRoutes } from './http/surfaces/sso.surface.ts';
-import { uploadSurface, type UploadQuota, type UploadRoutes } from './http/surfaces/upload.surface.ts';
-import { modules } from './modules.ts';
+import { apiSurface } from './http/surfaces/api.surface.ts';
+import type { SurfaceDeps } from './http/surfaces/credential.ts';
+import { inboundWebhookSurface } from './http/surfaces/inbound-webhook.surface.ts';
+import { scimSurface, type DirectoryTokenVerifier } from './http/surfaces/scim.surface.ts';
+import { ssoSurface } from './http/surfaces/sso.surface.ts';
+import type { SurfaceRoutes as SurfaceRoute } from './http/surfaces/surface-routes.ts';
+import { uploadSurface, type UploadQuota } from './http/surfaces/upload.surface.ts';
 import { pageRoutes } from './modules/pages/pages.routes.ts';
-import type { ModuleManifest, RouteContext } from './shared/module-manifest.ts';
 
-/** Where each surface is mounted (documented in the README's surface table). */
+/** Where each surface is mounted (see docs/architecture.md, Surfaces). */
 export const SURFACE_PREFIXES = { uploads: '/api', scim: '/scim/v2', sso: '/auth', inboundWebhooks: '/webhooks', api: '/' } as const;
 
-export interface SurfaceRoutes {
-  api: ApiRoutes[];
-  uploads: UploadRoutes[];
-  scim: ScimRoutes[];
-  sso: SsoRoutes[];
-  inboundWebhooks: InboundWebhookRoutes[];
-}
+/** Every module's registrations, by surface. */
+export type SurfaceRoutes = { [S in keyof SurfaceRoute]: Array<SurfaceRoute[S]> };
 
 export interface AppOptions {
   contract?: Contract;
@@ -51,22 +46,29 @@ function straightToApi(req: Request): boolean {
   return req.method !== 'POST' && req.method !== 'PUT' && API_CALL.test(req.url);
 }
 
-/** The modules' routes, by surface, in the order of the module list (src/modules.ts). */
-function moduleRoutes(container: Container): SurfaceRoutes {
-  const context: RouteContext = { container, idempotency: idempotent(container.services.idempotency, container.logger) };
-  const manifests: readonly ModuleManifest[] = modules;
+/** The modules' routes, by surface, each built from its module's own context. */
+function moduleRoutes(app: AppContext): SurfaceRoutes {
+  const idempotency = idempotent(app.services.idempotency, app.logger);
   const on = <S extends keyof SurfaceRoutes>(surface: S): SurfaceRoutes[S] =>
-    manifests.flatMap((m) => {
-      const routes = m.routes?.[surface];
-      return routes ? [routes(context)] : [];
+    app.modules.flatMap(({ manifest, context }) => {
+      const routes = manifest.routes?.[surface];
+      return routes ? [routes({ ...context, idempotency })] : [];
     }) as SurfaceRoutes[S];
   return { api: on('api'), uploads: on('uploads'), scim: on('scim'), sso: on('sso'), inboundWebhooks: on('inboundWebhooks') };
 }
 
-export function createApp(container: Container, options: AppOptions = {}): Express {
-  const { config, logger } = container;
+export function createApp(container: AppContext, options: AppOptions = {}): Express {
+  const { config, logger, services } = container;
   const contract = options.contract ?? loadContract();
   const routes = moduleRoutes(container);
+  const surfaceDeps: SurfaceDeps = {
+    config,
+    logger,
+    clock: container.clock,
+    limiter: container.limiter,
+    auth: services.auth,
+    recordImpersonatedRequest: (entry) => services.impersonation.recordRequest(entry),
+  };
   const extra = options.routes ?? {};
   const app = express();
   app.disable('x-powered-by');
@@ -75,7 +77,7 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
   app.set('query parser', bracketAwareQueryParser(app.get('query parser fn')));
 
-  const api = apiSurface(container, { contract, routes: [...routes.api, ...(extra.api ?? [])] });
+  const api = apiSurface(surfaceDeps, { contract, routes: [...routes.api, ...(extra.api ?? [])] });
   app.use(sequence([requestContext(), requestLog(logger)]));
   // Most calls are JSON API calls that nothing before the API surface answers: they go straight to it
   // instead of entering the docs, pages, portal and the other surfaces' routers first.
@@ -85,10 +87,10 @@ export function createApp(container: Container, options: AppOptions = {}): Expre
   // AdminJS parses its own bodies and keeps its own session: before every surface
   app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
   // The specific surfaces first; uploads answer only their own routes and pass everything else on.
-  app.use(SURFACE_PREFIXES.uploads, uploadSurface(container, { routes: [...routes.uploads, ...(extra.uploads ?? [])], quota: options.uploadQuota }));
-  app.use(SURFACE_PREFIXES.scim, scimSurface(container, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
-  app.use(SURFACE_PREFIXES.sso, ssoSurface(container, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
-  app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(container, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
+  app.use(SURFACE_PREFIXES.uploads, uploadSurface(surfaceDeps, { routes: [...routes.uploads, ...(extra.uploads ?? [])], idempotency: services.idempotency, quota: options.uploadQuota }));
+  app.use(SURFACE_PREFIXES.scim, scimSurface(surfaceDeps, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
+  app.use(SURFACE_PREFIXES.sso, ssoSurface(surfaceDeps, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
+  app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(surfaceDeps, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
   app.use(SURFACE_PREFIXES.api, api);
   return app;
 }

@@ -1,10 +1,11 @@
-// The one list of modules. Models, surface routes (in this order), job types, domain event kinds,
-// subscribers and what a user owns are derived from it; see shared/module-manifest.ts.
+// The one list of modules, in the order they are built: a module comes after the modules it `uses`
+// (the container checks it). Models, surface routes, job types, domain event kinds, subscribers and
+// what a user owns are derived from it; see shared/module-manifest.ts.
 import { activityModule } from './modules/activity/activity.module.ts';
 import { apiKeysModule } from './modules/api-keys/api-keys.module.ts';
 import { auditModule } from './modules/audit/audit.module.ts';
-import { chatModule } from './modules/chat/chat.module.ts';
 import { authModule } from './modules/auth/auth.module.ts';
+import { chatModule } from './modules/chat/chat.module.ts';
 import { coursesModule } from './modules/courses/courses.module.ts';
 import { eventsModule } from './modules/events/events.module.ts';
 import { generationModule } from './modules/generation/generation.module.ts';
@@ -12,8 +13,8 @@ import { healthModule } from './modules/health/health.module.ts';
 import { idempotencyModule } from './modules/idempotency/idempotency.module.ts';
 import { impersonationModule } from './modules/impersonation/impersonation.module.ts';
 import { ingestionModule } from './modules/ingestion/ingestion.module.ts';
-import { libraryModule } from './modules/library/library.module.ts';
 import { jobsAdminModule } from './modules/jobs-admin/jobs-admin.module.ts';
+import { libraryModule } from './modules/library/library.module.ts';
 import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
@@ -24,29 +25,28 @@ import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
 import { platformModule } from './shared/platform.module.ts';
 
 export const modules = [
+  platformModule,
   healthModule,
-  authModule,
-  apiKeysModule,
-  usersModule,
   auditModule,
-  activityModule,
   mailModule,
+  apiKeysModule,
+  authModule,
+  usersModule,
+  organizationsModule,
+  activityModule,
   impersonationModule,
+  idempotencyModule,
   membersModule,
   eventsModule,
   coursesModule,
   webhooksModule,
   jobsAdminModule,
-  organizationsModule,
+  libraryModule,
   resourceCatalogModule,
-  // before the library: its /api/resources/reports/* must not be read as /api/resources/:id
   resourceReportsModule,
   chatModule,
-  libraryModule,
   ingestionModule,
   generationModule,
-  idempotencyModule,
-  platformModule,
 ] as const;
 
 export type AppModule = (typeof modules)[number];

@@ -1,6 +1,6 @@
 // The dashboard's data (AdminJS's GET /admin/api/dashboard): the figures plus the admin's own MFA state.
 import type { PageContext } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import { ROLE_LABELS, STATUS_LABELS } from '../../src/modules/users/user.labels.ts';
 import { portalActor } from '../portal-actor.ts';
 import { dashboardFigures } from './dashboard.repository.ts';

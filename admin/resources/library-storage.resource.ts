@@ -1,7 +1,7 @@
 // Storage used per organization by its library: one computed row per organization that has resources
 // (resources, versions, bytes of every stored version). Read-only, computed in SQL per page.
 import { BaseProperty, BaseRecord, type ActionContext, type Filter, type ParamsType } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import { portalActor } from '../portal-actor.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 import { ServiceResource } from './service.resource.ts';

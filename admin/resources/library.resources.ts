@@ -3,7 +3,7 @@
 // library's ResourceService (`container.services.resources.delete`), which removes the row and every
 // file it owns and announces `resource.deleted`; the portal never deletes rows itself.
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions, ResourceWithOptions } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import type { Actor } from '../../src/shared/access/actor.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';

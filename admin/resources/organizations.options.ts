@@ -2,7 +2,7 @@
 // platform admin manages tenants with (change plan, suspend, reactivate, the organization's users).
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions } from 'adminjs';
 import type { Plan } from '../../src/config.ts';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import type { OrganizationStatus } from '../../src/modules/organizations/organization.model.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';

@@ -3,7 +3,7 @@
 // exactly as through the API.
 import { BaseProperty, BaseRecord, ValidationError, type ActionContext, type Filter, type ParamsType } from 'adminjs';
 import type { AppEnv, Plan } from '../../src/config.ts';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import type { OrganizationStatus } from '../../src/modules/organizations/organization.model.ts';
 import type { OrganizationFilter, OrganizationRow } from '../../src/modules/organizations/organization.repository.ts';
 import { AppError } from '../../src/shared/errors.ts';

@@ -2,7 +2,7 @@
 // Nothing here writes directly: the one action with a side effect (revoking an API key) calls the API's service.
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions, ResourceWithOptions } from 'adminjs';
 import type { ModelStatic, Model } from 'sequelize';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import { portalActor } from '../portal-actor.ts';
 import { noticeOf } from '../portal-errors.ts';
 import { AllowListedResource } from './allow-listed.resource.ts';

@@ -2,7 +2,7 @@
 // its fixed properties, and that no adapter claims it. Subclasses implement the reads and writes by
 // calling the service with the portal admin as actor.
 import { BaseResource, type BaseProperty } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 
 export abstract class ServiceResource extends BaseResource {
   constructor(

@@ -1,6 +1,6 @@
 // The Users datagrid's columns, filters, forms and actions (Edit, Impersonate, Delete) in the portal.
 import type { ActionRequest, ActionResponse, ResourceOptions, ActionContext } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import { ROLES } from '../../src/shared/access/roles.ts';
 import { ROLE_FILTER_GROUPS, ROLE_LABELS, STATUS_LABELS } from '../../src/modules/users/user.labels.ts';
 import type { PortalComponents } from '../components/index.ts';

@@ -1,7 +1,7 @@
 // The Users resource of the Admin Portal: not a generic model adapter but the API's own datagrid
 // service, so the portal's list, filters, sorting, counts and every change obey the same rules.
 import { BaseProperty, BaseRecord, type ActionContext, type Filter, type ParamsType } from 'adminjs';
-import type { Container } from '../../src/container.ts';
+import type { AppContext as Container } from '../../src/app-context.ts';
 import type { Role } from '../../src/shared/access/roles.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import type { UserRow } from '../../src/modules/users/user-query.repository.ts';

@@ -46,7 +46,18 @@ export interface JobType<N extends string = string, P extends object = object, D
 
 export const payloadOf = <P extends object>(): P => undefined as unknown as P;
 
-export const defineJob = <const N extends string, P extends object, D>(type: JobType<N, P, D>): JobType<N, P, D> => type;
+/**
+ * Job name -> the payload enqueue() takes. Each job file adds its own entries by declaration merging
+ * (`declare module '.../jobs/job.ts' { interface JobPayloads { 'ingestion.run': { runId: string } } }`),
+ * so the queue and the services that enqueue are typed without importing the module list.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobPayloads {}
+
+export type JobName = keyof JobPayloads & string;
+
+/** A job type whose payload is the one its name declares in JobPayloads. */
+export const defineJob = <const N extends JobName, D>(type: JobType<N, JobPayloads[N], D>): JobType<N, JobPayloads[N], D> => type;
 
 /** What the queue needs of a job type: everything but the handler factory, the policy resolved. */
 export interface QueueSpec {

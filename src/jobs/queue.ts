@@ -3,8 +3,7 @@
 import PgBoss from 'pg-boss';
 import type { Transaction } from 'sequelize';
 import type { Logger } from '../shared/logger.ts';
-import type { JobName, JobPayloads } from './catalog.ts';
-import type { JobHandler, QueueSpec } from './job.ts';
+import type { JobHandler, JobName, JobPayloads, QueueSpec } from './job.ts';
 
 export interface EnqueueOptions {
   /** Enqueue inside this transaction: the job exists only if the transaction commits. */
@@ -107,11 +106,12 @@ export class JobQueue {
     );
   }
 
-  /** Queues one job; the payload's type is the catalog's for that name. */
-  async enqueue<N extends JobName>(name: N, data: JobPayloads[N], options?: EnqueueOptions): Promise<string | null>;
-  /** @deprecated the payload type comes from the catalog: drop the explicit type argument. */
-  async enqueue<T extends object>(name: JobName, data: T, options?: EnqueueOptions): Promise<string | null>;
-  async enqueue(name: string, data: object, options: EnqueueOptions = {}): Promise<string | null> {
+  /**
+   * Queues one job; the payload's type is the catalog's for that name, with no other signature: a
+   * payload typed by the caller could drift from what the job's handler reads.
+   */
+  async enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: EnqueueOptions = {}): Promise<string | null> {
+    // the type allows only catalog names; a cast or a stale caller could still bring another
     if (!this.specs.has(name)) throw new Error(`Unknown job type ${name}`);
     const { transaction, ...rest } = options;
     const sendOptions: PgBoss.SendOptions = { ...rest };

@@ -1,36 +1,103 @@
 // A module announces what it brings in one typed manifest (`modules/<domain>/<domain>.module.ts`),
-// and src/modules.ts lists the manifests. The models, the surface routes, the job catalog and its
-// handlers' dependencies, the domain event catalog, the subscribers and the data a user owns are
-// derived from that one list. No discovery: a module not in the list does not exist.
-import type { Sequelize } from 'sequelize';
-import type { SurfaceRoutes } from '../app.ts';
-import type { Container } from '../container.ts';
+// and src/modules.ts lists the manifests. The manifest also says what the module depends on (`uses`:
+// the other modules whose public services it takes; the platform services it reads from its context)
+// and builds its own services, routes, job handlers and subscribers from that context. Nothing else
+// wires a module: the composition root (src/container.ts) only builds the platform and walks the list.
+// This file imports no module list, no app and no container, so every module may import it.
+import type { Config } from '../config.ts';
+import type { SurfaceRoutes } from '../http/surfaces/surface-routes.ts';
 import type { IdempotencyMiddleware } from '../http/idempotency.ts';
-import type { AnyJobType } from '../jobs/job.ts';
+import type { AnthropicClient } from '../integrations/anthropic/anthropic.client.ts';
+import type { Embedder } from '../integrations/embeddings/embedder.ts';
+import type { Mailer } from '../integrations/mail/mailer.ts';
+import type { FileStorage } from '../integrations/storage/file-storage.ts';
+import type { AnyJobType, JobHandler } from '../jobs/job.ts';
+import type { Pipelines } from '../jobs/pipeline/pipelines.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+import type { Sequelize } from 'sequelize';
 import type { Permission } from './access/policy.ts';
+import type { Clock } from './clock.ts';
+import type { Database } from './database.ts';
+import type { DnsLookup } from './dns-lookup.ts';
 import type { EventCatalog, Subscriber } from './domain-events/domain-event.ts';
+import type { DomainEvents } from './domain-events/domain-events.ts';
 import type { ErrorCode } from './errors.ts';
+import type { Logger } from './logger.ts';
+import type { CounterStore, RateLimiter } from './rate-limiter.ts';
+import type { Sql } from './sql.ts';
 
-/** What route factories get: the container's services, and the shared Idempotency-Key middleware. */
-export interface RouteContext {
-  container: Container;
+/** What the composition root builds before any module: shared infrastructure, no domain logic. */
+export interface Platform {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  db: Database;
+  sql: Sql;
+  queue: JobQueue;
+  /** The domain event outbox: modules publish into it, subscribers of other modules react. */
+  domainEvents: DomainEvents;
+  /** Step state for long pipelines (runPipeline). */
+  pipelines: Pipelines;
+  limiter: RateLimiter;
+  counterStore: CounterStore;
+  /** Library files: local disk or S3-compatible storage. */
+  storage: FileStorage;
+  /** Text embeddings for the AI's retrieval (loaded on first use, in the process that embeds). */
+  embedder: Embedder;
+  /** One Claude client (ANTHROPIC_API_KEY) for chat answers and podcast scripts, when configured. */
+  anthropic?: AnthropicClient;
+  /** SMTP, when SMTP_URL is set; without it mail stays in the outbox. */
+  mailer?: Mailer;
+  /** DNS for outbound targets (tests stub it instead of sending traffic to private addresses). */
+  dnsLookup: DnsLookup;
+  /** What every module declares a user owns (its manifest's `ownedUserData`), for deletion and transfer. */
+  ownedUserData: readonly OwnedUserData[];
+  /** A key derived from APP_SECRET for one purpose. */
+  deriveKey(purpose: string): Buffer;
+  /** Registers cleanup run by the container's close() (a child process, a cache). */
+  onClose(cleanup: () => Promise<void> | void): void;
+}
+
+export type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** The public services of a manifest (what its `services` factory returns). */
+export type ServicesOf<M> = M extends { services: (context: never) => infer S } ? S : object;
+/** The services of the modules a module uses, as one object. */
+export type UsedServices<U extends readonly unknown[]> = [U[number]] extends [never] ? object : UnionToIntersection<ServicesOf<U[number]>>;
+
+/** What a module's services factory gets: the platform and the public services of the modules it uses. */
+export interface ServiceContext<U> {
+  platform: Platform;
+  uses: U;
+}
+
+/** What its routes, job handlers and subscribers get: the above and its own services. */
+export interface ModuleContext<S, U> extends ServiceContext<U> {
+  services: S;
+}
+
+/** Route factories also get the shared Idempotency-Key middleware. */
+export interface RouteContext<S, U> extends ModuleContext<S, U> {
   idempotency: IdempotencyMiddleware;
 }
 
-/** Per surface, the module's routes, built from the container (see http/surfaces/). */
-export type ModuleRoutes = { [S in keyof SurfaceRoutes]?: (context: RouteContext) => SurfaceRoutes[S][number] };
+/** Per surface, the module's routes, built from its context (see http/surfaces/). */
+export type ModuleRoutes<S, U> = { [K in keyof SurfaceRoutes]?: (context: RouteContext<S, U>) => SurfaceRoutes[K] };
 
 export interface ModelClass {
   initModel(sequelize: Sequelize): unknown;
 }
 
-/** A job type with the container's part its handler needs; the type checks that part against the handler's. */
-export interface BoundJob<J extends AnyJobType = AnyJobType> {
-  type: J;
-  deps: (container: Container) => Parameters<J['handler']>[0];
+/** A job type bound to its handler's dependencies (`bindJob` checks them against the handler's at compile time). */
+export interface JobBinding {
+  type: AnyJobType;
+  handler: () => JobHandler<object>;
 }
 
-export const bindJob = <J extends AnyJobType>(type: J, deps: (container: Container) => Parameters<J['handler']>[0]): BoundJob<J> => ({ type, deps });
+export const bindJob = <J extends AnyJobType>(type: J, deps: Parameters<J['handler']>[0]): JobBinding => ({
+  type,
+  handler: () => type.handler(deps) as JobHandler<object>,
+});
 
 /** Rows naming a user, for the deletion warnings; transferable ones move to another user, the rest is history. */
 export interface OwnedUserData {
@@ -43,19 +110,18 @@ export interface OwnedUserData {
   cast?: string;
 }
 
-export interface ModuleManifest {
+/** What a module declares about itself: the facts the catalogs are derived from, without building anything. */
+export interface ModuleFacts {
   /** The folder's name under src/modules. */
   name: string;
   /** Sequelize models by the name the container exposes them under (`container.models.User`). */
   models?: Readonly<Record<string, ModelClass>>;
   /** Associations among this module's own models, run once every model is initialised. */
   associate?: () => void;
-  routes?: ModuleRoutes;
-  jobs?: readonly BoundJob[];
+  /** Its job types: the catalog (queues, schedules) is derived from them without building a handler. */
+  jobs?: readonly AnyJobType[];
   /** The domain event kinds it announces (public ones are webhooks and need an openapi.yaml entry). */
   events?: EventCatalog;
-  /** Its reactions to other modules' events, subscribed once the container is built. */
-  subscribers?: (container: Container) => Subscriber[];
   /** Permissions of the access policy its services check (declared here, granted in shared/access/policy.ts). */
   permissions?: readonly Permission[];
   /** Error codes it owns (declared here, defined in shared/errors.ts). */
@@ -63,11 +129,39 @@ export interface ModuleManifest {
   ownedUserData?: readonly OwnedUserData[];
 }
 
-/** Keeps the literal types (job names, model names, event kinds) the derived catalogs are typed by. */
-export const defineModule = <const M extends ModuleManifest>(manifest: M): M => manifest;
+/** How a module is built: what it uses, its services, and what it hangs on the surfaces, the queue and the outbox. */
+export interface ModuleWiring<U extends readonly unknown[], S> {
+  /** The modules whose public services this one takes (listed before it in src/modules.ts). */
+  uses?: U;
+  /** Builds the module's public services, once, from the platform and the services it uses. */
+  services?: (context: ServiceContext<UsedServices<U>>) => S;
+  routes?: ModuleRoutes<S, UsedServices<U>>;
+  /** Binds each of its job types to its handler's dependencies; only processes that run jobs call it. */
+  handlers?: (context: ModuleContext<S, UsedServices<U>>) => readonly JobBinding[];
+  /** Its reactions to other modules' events, subscribed once every module is built. */
+  subscribers?: (context: ModuleContext<S, UsedServices<U>>) => Subscriber[];
+}
 
-// Type helpers for deriving catalogs from the list.
-export type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+/** Any module, as the composition root walks the list (each factory's context is checked where it is defined). */
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export interface ModuleManifest extends ModuleFacts {
+  uses?: readonly unknown[];
+  services?: (context: ServiceContext<any>) => object;
+  routes?: { [K in keyof SurfaceRoutes]?: (context: RouteContext<any, any>) => SurfaceRoutes[K] };
+  handlers?: (context: ModuleContext<any, any>) => readonly JobBinding[];
+  subscribers?: (context: ModuleContext<any, any>) => Subscriber[];
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/**
+ * Keeps the literal types (job names, model names, event kinds) the derived catalogs are typed by, and
+ * types each factory's context: `uses` gives the other modules' services, `services` the module's own.
+ */
+export const defineModule = <const U extends readonly unknown[] = [], S = object, const M extends ModuleFacts = ModuleFacts>(
+  manifest: M & ModuleWiring<U, S>,
+): M & ModuleWiring<U, S> & { services: (context: ServiceContext<UsedServices<U>>) => S } =>
+  manifest as M & ModuleWiring<U, S> & { services: (context: ServiceContext<UsedServices<U>>) => S };
+
 export type ModelsOf<M> = M extends { models: infer X } ? X : never;
 export type JobsOf<M> = M extends { jobs: readonly (infer J)[] } ? J : never;
 export type EventsOf<M> = M extends { events: infer E } ? E : never;

@@ -10,10 +10,11 @@ import { rateLimitPurgeJob } from './rate-limit-purge.job.ts';
 export const platformModule = defineModule({
   name: 'platform',
   models: { DomainEvent: DomainEventRecord, PipelineRun, PipelineStep: PipelineStepRecord },
-  jobs: [
-    bindJob(rateLimitPurgeJob, (c) => ({ counterStore: c.counterStore, clock: c.clock })),
-    bindJob(domainEventDeliverJob, (c) => c.domainEvents),
-    bindJob(domainEventsPurgeJob, (c) => ({ events: c.domainEvents, clock: c.clock, retentionDays: c.config.domainEvents.retentionDays })),
-    bindJob(pipelinePurgeJob, (c) => ({ pipelines: c.pipelines, clock: c.clock, retentionDays: c.config.pipelines.retentionDays })),
+  jobs: [rateLimitPurgeJob, domainEventDeliverJob, domainEventsPurgeJob, pipelinePurgeJob],
+  handlers: ({ platform: { counterStore, clock, domainEvents, pipelines, config } }) => [
+    bindJob(rateLimitPurgeJob, { counterStore, clock }),
+    bindJob(domainEventDeliverJob, domainEvents),
+    bindJob(domainEventsPurgeJob, { events: domainEvents, clock, retentionDays: config.domainEvents.retentionDays }),
+    bindJob(pipelinePurgeJob, { pipelines, clock, retentionDays: config.pipelines.retentionDays }),
   ],
 });

@@ -2,6 +2,13 @@ import { defineJob, payloadOf } from '../jobs/job.ts';
 import type { Clock } from './clock.ts';
 import { PostgresCounterStore, type CounterStore } from './rate-limiter.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../jobs/job.ts' {
+  interface JobPayloads {
+    'rate-limit.purge': object;
+  }
+}
+
 /** Windows older than two hours are never read again; Redis expires its own keys. */
 export const rateLimitPurgeJob = defineJob({
   name: 'rate-limit.purge',

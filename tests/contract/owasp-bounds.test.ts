@@ -1,4 +1,4 @@
-// What the OWASP lint made the contract promise (.spectral.yaml, docs/contract-lint.md), checked
+// What the OWASP lint made the contract promise (.spectral.yaml, docs/api-conventions.md), checked
 // against the running service: bounds refuse input, a full page fits the lists' maxItems, and the
 // rate-limit headers are where the contract declares them and absent where the ruleset says so.
 import assert from 'node:assert/strict';

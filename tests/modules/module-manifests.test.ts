@@ -1,22 +1,18 @@
-// The module list is the one place a module is announced: every manifest must be in it, and what each
-// declares must reach the catalogs derived from it.
+// The module list is the one place a module is announced, and a manifest the one place it is wired:
+// every manifest must be in the list after the modules it uses, its routes must be operations of the
+// contract, and every job it declares must get a handler from it.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Router } from 'express';
-import { Sequelize } from 'sequelize';
-import { domainEventCatalog } from '../../src/domain-events.ts';
-import { boundJobs, jobTypes } from '../../src/jobs/catalog.ts';
 import { idempotent } from '../../src/http/idempotency.ts';
 import { loadContract } from '../../src/http/openapi.ts';
-import { jobDependencies } from '../../src/jobs/registry.ts';
-import { initModels } from '../../src/models.ts';
+import { jobTypes } from '../../src/jobs/catalog.ts';
+import { jobHandlers } from '../../src/jobs/registry.ts';
 import { modules } from '../../src/modules.ts';
-import { ownedUserData } from '../../src/modules/users/user-ownership.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../src/modules/webhooks/webhook.catalog.ts';
 import { errorCatalog } from '../../src/shared/errors.ts';
-import type { ModuleManifest, RouteContext } from '../../src/shared/module-manifest.ts';
+import type { ModuleManifest } from '../../src/shared/module-manifest.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const manifests: readonly ModuleManifest[] = modules;
@@ -43,27 +39,12 @@ describe('the module list', () => {
     assert.equal(new Set(names).size, names.length, 'a manifest is listed twice');
   });
 
-  it('when the catalogs are derived, then they hold exactly what the manifests declare', () => {
-    const models = initModels(new Sequelize('postgres://nobody@127.0.0.1:1/none', { logging: false })) as Record<string, unknown>;
-    const declaredModels = manifests.flatMap((m) => Object.entries(m.models ?? {}));
-    assert.deepEqual(Object.keys(models).sort(), declaredModels.map(([name]) => name).sort());
-    for (const [name, model] of declaredModels) assert.equal(models[name], model, name);
-
-    const declaredJobs = manifests.flatMap((m) => m.jobs ?? []);
-    assert.deepEqual(boundJobs, declaredJobs);
-    assert.deepEqual(jobTypes.map((t) => t.name), declaredJobs.map((j) => j.type.name));
-    for (const job of declaredJobs) assert.equal(typeof job.deps, 'function', job.type.name);
-
-    const declaredKinds = manifests.flatMap((m) => Object.entries(m.events ?? {}));
-    assert.deepEqual(Object.keys(domainEventCatalog).sort(), declaredKinds.map(([kind]) => kind).sort());
-    for (const [kind, definition] of declaredKinds) {
-      assert.equal((domainEventCatalog as Record<string, unknown>)[kind], definition);
-      assert.equal(Object.hasOwn(WEBHOOK_EVENT_TYPES, kind), definition.public, kind);
-    }
-
-    const owned = manifests.flatMap((m) => m.ownedUserData ?? []);
-    assert.deepEqual(ownedUserData().map((d) => d.type).sort(), owned.map((d) => d.type).sort());
-    assert.deepEqual(ownedUserData().map((d) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations']);
+  it('when a module uses another, then the list builds the other first', () => {
+    manifests.forEach((manifest, index) => {
+      for (const used of (manifest.uses ?? []) as ModuleManifest[]) {
+        assert.ok(manifests.indexOf(used) > -1 && manifests.indexOf(used) < index, `${manifest.name} uses ${used.name}, listed after it`);
+      }
+    });
   });
 
   it('when modules declare error codes and permissions, then each is defined once and owned by one module', () => {
@@ -73,42 +54,40 @@ describe('the module list', () => {
     const permissions = manifests.flatMap((m) => m.permissions ?? []);
     assert.equal(new Set(permissions).size, permissions.length, 'a permission claimed by two modules');
   });
-
-  it('when the manifests are listed, then the API routes are collected in the list\'s order', () => {
-    const withApi = manifests.filter((m) => m.routes?.api).map((m) => m.name);
-    assert.deepEqual(withApi, ['health', 'auth', 'api-keys', 'users', 'activity', 'mail', 'impersonation', 'members', 'events', 'courses', 'webhooks', 'jobs-admin', 'organizations', 'resource-catalog', 'resource-reports', 'chat', 'library', 'ingestion', 'generation']);
-  });
 });
 
-describe('the module list against a container', () => {
+describe('the modules as built', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp();
   });
   after(() => t.close());
 
-  it('when each module\'s API routes are built from the container, then each registers operations of the contract', () => {
+  it("when each module's API routes are built from its context, then each registers operations of the contract", () => {
     const paths = (loadContract().document as unknown as { paths: Record<string, Record<string, unknown>> }).paths;
-    const context: RouteContext = { container: t.container, idempotency: idempotent(t.container.services.idempotency, t.container.logger) };
-    for (const m of manifests.filter((m) => m.routes?.api)) {
+    const idempotency = idempotent(t.container.services.idempotency, t.container.logger);
+    for (const { manifest, context } of t.container.modules.filter(({ manifest }) => manifest.routes?.api)) {
       const registered: string[] = [];
       const record = (method: string) => (path: string) => void registered.push(`${method} ${path}`);
       const router = { get: record('get'), post: record('post'), put: record('put'), patch: record('patch'), delete: record('delete') } as unknown as Router;
-      m.routes!.api!(context)(router);
-      assert.ok(registered.length > 0, `${m.name} registers no route`);
+      manifest.routes!.api!({ ...context, idempotency })(router);
+      assert.ok(registered.length > 0, `${manifest.name} registers no route`);
       for (const route of registered) {
         const [method, path] = route.split(' ') as [string, string];
-        const operation = paths[path.replace(/:(\w+)/g, '{$1}')]?.[method];
-        assert.ok(operation, `${m.name}: ${route} is not an operation of openapi.yaml`);
+        assert.ok(paths[path.replace(/:(\w+)/g, '{$1}')]?.[method], `${manifest.name}: ${route} is not an operation of openapi.yaml`);
       }
     }
   });
 
-  it('when the job handlers are bound, then every job type gets its dependencies from the container', () => {
-    const deps = jobDependencies(t.container) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(deps).sort(), jobTypes.map((type) => type.name).sort());
-    for (const [name, dep] of Object.entries(deps)) assert.ok(dep, name);
-    assert.equal(deps['mail.send'], t.container.services.mail);
-    assert.equal(deps['webhook.deliver'], t.container.services.webhookDispatcher);
+  it('when the job handlers are bound, then every job type of the catalog has one', () => {
+    const handlers = jobHandlers(t.container) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(handlers).sort(), jobTypes.map((type) => type.name).sort());
+    for (const [name, handler] of Object.entries(handlers)) assert.equal(typeof handler, 'function', name);
+  });
+
+  it('when a module declares a job it binds no handler for, then binding refuses to start', () => {
+    const [first] = t.container.modules;
+    const broken = { manifest: { ...first!.manifest, name: 'broken', jobs: jobTypes.slice(0, 1), handlers: () => [] }, context: first!.context };
+    assert.throws(() => jobHandlers({ modules: [broken] }), /broken declares jobs it binds no handler for/);
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import request from 'supertest';
-import { routeTable, sequence } from '../../src/http/dispatch.ts';
+import { mostSpecificFirst, routeTable, sequence } from '../../src/http/dispatch.ts';
 
 /** Sets req.openapi as the contract lookup would, for the express-style route of the operation. */
 const operation = (expressRoute: string): RequestHandler => (req, _res, next) => {
@@ -76,5 +76,17 @@ describe('dispatch: one layer for a chain, one step to an operation\'s route', (
     app.use((_req, res) => void res.status(404).json({ route: 'none' }));
     assert.equal((await request(app).get('/things/1').expect(200)).body.route, 'item');
     assert.equal((await request(app).get('/nothing').expect(404)).body.route, 'none');
+  });
+
+  it('when modules register a parameter route before a literal one at the same place, then the literal one still answers its path', async () => {
+    const app = express();
+    // the order a module list might give: the library's /:id first, the catalogue's /categories after
+    const modules = [
+      (router: express.Router) => void router.get('/api/resources/:id', (req, res) => void res.json({ route: 'id', id: req.params.id })),
+      (router: express.Router) => void router.get('/api/resources/categories', (_req, res) => void res.json({ route: 'categories' })),
+    ];
+    app.use(routeTable(mostSpecificFirst((table) => modules.forEach((register) => register(table)))));
+    assert.deepEqual((await request(app).get('/api/resources/categories').expect(200)).body, { route: 'categories' });
+    assert.deepEqual((await request(app).get('/api/resources/abc').expect(200)).body, { route: 'id', id: 'abc' });
   });
 });

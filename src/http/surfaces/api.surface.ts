@@ -3,27 +3,25 @@
 // query shape and NULs in the URL -> body guards -> JSON parser (NULs and lone surrogates refused) -> contract validation
 // -> the routes.
 import express, { Router, type RequestHandler } from 'express';
-import type { Container } from '../../container.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { contractPhases, rejectMisshapenQuery, requireCredential, type Contract } from '../openapi.ts';
 import { routeNotFound } from '../problem.ts';
-import { afterCredential, apiCredential } from './credential.ts';
-import { routeTable, sequence } from '../dispatch.ts';
+import { afterCredential, apiCredential, type SurfaceDeps } from './credential.ts';
+import { mostSpecificFirst, routeTable, sequence } from '../dispatch.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import { problemJson } from './renderers.ts';
 
-/** A module's JSON routes, registered on the surface's one routing table with full /api paths. */
-export type ApiRoutes = (router: Router) => void;
+import type { ApiRoutes } from './surface-routes.ts';
 
 export interface ApiSurfaceOptions {
   contract: Contract;
   routes: ApiRoutes[];
 }
 
-export function apiSurface(container: Container, { contract, routes }: ApiSurfaceOptions): Router {
-  const { config, logger } = container;
+export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOptions): Router {
+  const { config, logger } = deps;
   const render = problemJson(config.baseUrl);
   const contractCheck = contractPhases(contract, config.validateResponses);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: noteSuspectEscape });
@@ -33,9 +31,9 @@ export function apiSurface(container: Container, { contract, routes }: ApiSurfac
   surface.use(
     sequence([
       contractCheck.findOperation,
-      apiCredential(container),
+      apiCredential(deps),
       requireCredential(contract),
-      ...afterCredential(container),
+      ...afterCredential(deps),
       rejectMisshapenQuery(contract),
       rejectNulInUrl,
       bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }),
@@ -45,7 +43,7 @@ export function apiSurface(container: Container, { contract, routes }: ApiSurfac
     ]),
   );
   // One routing table for every operation: a request walks it once instead of entering a router per module.
-  surface.use(routeTable((table) => routes.forEach((register) => register(table))));
+  surface.use(routeTable(mostSpecificFirst((table) => routes.forEach((register) => register(table)))));
   surface.use(routeNotFound());
   surface.use(surfaceErrorHandler(render, logger));
   return surface;

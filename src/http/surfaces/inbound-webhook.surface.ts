@@ -2,12 +2,13 @@
 // as the exact bytes received, because the signature is computed over them; a route verifies the
 // signature before anything reads the payload. Errors are problem+json.
 import express, { Router, type Request, type RequestHandler } from 'express';
-import type { Container } from '../../container.ts';
 import { AppError } from '../../shared/errors.ts';
 import { unstorableTextRefusal } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
+import type { SurfaceDeps } from './credential.ts';
 import { problemJson } from './renderers.ts';
+import type { InboundWebhookRouter, InboundWebhookRoutes } from './surface-routes.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -16,18 +17,6 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export interface InboundWebhookRoute {
-  /** Throws (401) unless the signature over req.rawBody and its headers is valid. */
-  verify: (req: Request & { rawBody: Buffer }) => Promise<void> | void;
-  handle: RequestHandler;
-}
-
-export interface InboundWebhookRouter {
-  receive(path: string, route: InboundWebhookRoute): void;
-}
-
-/** A module's inbound webhooks, relative to the surface's prefix (/webhooks): `/idp`. */
-export type InboundWebhookRoutes = (router: InboundWebhookRouter) => void;
 
 /** The payload of a verified webhook, as JSON. */
 export function jsonPayload<T = unknown>(req: Request): T {
@@ -42,8 +31,8 @@ export function jsonPayload<T = unknown>(req: Request): T {
   return payload as T;
 }
 
-export function inboundWebhookSurface(container: Container, { routes }: { routes: InboundWebhookRoutes[] }): Router {
-  const { config, logger } = container;
+export function inboundWebhookSurface(deps: SurfaceDeps, { routes }: { routes: InboundWebhookRoutes[] }): Router {
+  const { config, logger } = deps;
   const render = problemJson(config.baseUrl);
   const keepRaw = express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES });
   const surface = Router();

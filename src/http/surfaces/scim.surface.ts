@@ -1,20 +1,19 @@
 // SCIM 2.0 (RFC 7644) for directory provisioning: its own bearer tokens (one per directory, not API
 // keys), application/scim+json in and out, SCIM error bodies.
 import express, { Router, type Request, type RequestHandler } from 'express';
-import type { Container } from '../../container.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
+import type { SurfaceDeps } from './credential.ts';
 import { SCIM_MEDIA_TYPE, scimError } from './renderers.ts';
+import type { ScimRoutes } from './surface-routes.ts';
 
 /** Resolves a directory's SCIM bearer token to its principal (type 'directory'), or null. */
 export type DirectoryTokenVerifier = (token: string, req: Request) => Promise<Actor | null>;
 
-/** A module's SCIM routes, relative to the surface's prefix (/scim/v2): `/Users`, `/Groups/:id`. */
-export type ScimRoutes = (router: Router) => void;
 
 export interface ScimSurfaceOptions {
   routes: ScimRoutes[];
@@ -35,8 +34,8 @@ function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandle
   };
 }
 
-export function scimSurface(container: Container, { routes, verifyToken = async () => null }: ScimSurfaceOptions): Router {
-  const { config, logger } = container;
+export function scimSurface(deps: SurfaceDeps, { routes, verifyToken = async () => null }: ScimSurfaceOptions): Router {
+  const { config, logger } = deps;
   const render = scimError();
   const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: [SCIM_MEDIA_TYPE, 'application/json'], verify: noteSuspectEscape });
   const surface = Router();

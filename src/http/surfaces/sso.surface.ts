@@ -1,15 +1,14 @@
 // Browser single sign-on (the spec's /auth/sso and /auth/callback/idp): form posts (SAML's POST
 // binding), redirects, and HTML pages for errors, since a person is looking at the answer.
 import express, { Router, type RequestHandler } from 'express';
-import type { Container } from '../../container.ts';
 import { AppError } from '../../shared/errors.ts';
 import { hasBody } from '../body-guards.ts';
 import { bodyGuard } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
+import type { SurfaceDeps } from './credential.ts';
 import { htmlErrorPage } from './renderers.ts';
+import type { SsoRoutes } from './surface-routes.ts';
 
-/** A module's SSO routes, relative to the surface's prefix (/auth): `/sso`, `/callback/idp`. */
-export type SsoRoutes = (router: Router) => void;
 
 export interface SsoSurfaceOptions {
   routes: SsoRoutes[];
@@ -18,8 +17,8 @@ export interface SsoSurfaceOptions {
 /** A SAML response in the POST binding is base64 XML with a certificate: tens of kilobytes. */
 export const SSO_FORM_LIMIT_BYTES = 256 * 1024;
 
-export function ssoSurface(container: Container, { routes }: SsoSurfaceOptions): Router {
-  const { config, logger } = container;
+export function ssoSurface(deps: SurfaceDeps, { routes }: SsoSurfaceOptions): Router {
+  const { config, logger } = deps;
   const render = htmlErrorPage();
   const parseForm = express.urlencoded({ extended: false, limit: SSO_FORM_LIMIT_BYTES, parameterLimit: 50 });
   const surface = Router();

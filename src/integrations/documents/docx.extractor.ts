@@ -7,7 +7,7 @@
 // rendering's pages; otherwise pages are estimated by word count (a typical page holds ~450 words).
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
-import { cleanText, type Extraction, type ExtractionOptions, type PageNumberSource, type TextUnit } from './extraction.ts';
+import { cleanText, type Extraction, type ExtractionOptions, type PageNumberSource, type TextUnit } from './extracted-text.ts';
 import { renderWithLibreOffice } from './libreoffice.ts';
 import { pdfPageTexts } from './pdf.extractor.ts';
 

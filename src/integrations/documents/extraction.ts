@@ -1,33 +1,12 @@
 // Text with its location, from the library's document formats. Each extractor returns units: the text
 // of one page (PDF), slide (PowerPoint), sheet (Excel) or heading section (Word), with the page number
-// the AI cites (docs/ai-ingestion.md explains what pageNumber means for each format). Each extractor
+// the AI cites (docs/ai.md explains what pageNumber means for each format). Each extractor
 // is imported when its format is first met: pdf.js, mammoth and ExcelJS stay out of processes that
 // never extract.
 
-export type LocationKind = 'page' | 'slide' | 'sheet' | 'section' | 'text';
+import type { Extraction, ExtractionOptions } from './extracted-text.ts';
 
-export interface TextUnit {
-  /** 1-based: the PDF page, the slide, the sheet's position, the Word page (see `pageNumbers`). */
-  pageNumber: number;
-  locationKind: LocationKind;
-  /** Headings above this text, outermost first, joined with ' > ' (Word), or the slide title / sheet name. */
-  headingPath: string | null;
-  text: string;
-}
-
-/**
- * How exact the page numbers are: `exact` (PDF pages, slides, sheet positions), `recorded` (Word page
- * breaks stored in the file: explicit breaks and Word's last rendered layout), `rendered` (a PDF
- * rendering by LibreOffice), `estimated` (by word count).
- */
-export type PageNumberSource = 'exact' | 'recorded' | 'rendered' | 'estimated';
-
-export interface Extraction {
-  units: TextUnit[];
-  /** Pages (slides, sheets) in the document, with or without text. */
-  pagesTotal: number;
-  pageNumbers: PageNumberSource;
-}
+export { cleanText, type Extraction, type ExtractionOptions, type LocationKind, type PageNumberSource, type TextUnit } from './extracted-text.ts';
 
 /** The document cannot be read as its format says (corrupt, encrypted): retrying will not help. */
 export class UnreadableDocumentError extends Error {
@@ -39,11 +18,6 @@ export const EXTRACTABLE_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'txt'] as con
 export type ExtractableFormat = (typeof EXTRACTABLE_FORMATS)[number];
 
 export const isExtractable = (format: string): format is ExtractableFormat => (EXTRACTABLE_FORMATS as readonly string[]).includes(format);
-
-/** Where the machine's optional tools are (config.ai): LibreOffice renders Word files to find their pages. */
-export interface ExtractionOptions {
-  libreOfficePath?: string;
-}
 
 type Extractor = (data: Buffer, options: ExtractionOptions) => Extraction | Promise<Extraction>;
 
@@ -71,15 +45,4 @@ export async function extractDocument(format: ExtractableFormat, data: Buffer, o
     if (error instanceof UnreadableDocumentError) throw error;
     throw new UnreadableDocumentError(`The ${format.toUpperCase()} file could not be read: ${(error as Error)?.message ?? error}`, { cause: error });
   }
-}
-
-/** Whitespace runs to one space, lines kept; control characters other than newlines dropped. */
-export function cleanText(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, ' ')
-    .split('\n')
-    .map((line) => line.replace(/\s+/g, ' ').trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }

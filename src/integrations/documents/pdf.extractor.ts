@@ -1,6 +1,6 @@
 // PDF: one unit per page, with the exact page number (pdf-parse over pdf.js).
 import { PDFParse } from 'pdf-parse';
-import { cleanText, type Extraction } from './extraction.ts';
+import { cleanText, type Extraction } from './extracted-text.ts';
 
 export async function extractPdf(data: Buffer): Promise<Extraction> {
   // pdf.js takes ownership of (and may detach) the array it is given: hand it a copy

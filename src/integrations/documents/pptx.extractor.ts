@@ -4,7 +4,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import JSZip from 'jszip';
 import { posix } from 'node:path';
-import { cleanText, type Extraction, type TextUnit } from './extraction.ts';
+import { cleanText, type Extraction, type TextUnit } from './extracted-text.ts';
 
 type Node = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 // Plain text: one unit; pages are not recorded, so everything is page 1.
-import { cleanText, type Extraction } from './extraction.ts';
+import { cleanText, type Extraction } from './extracted-text.ts';
 
 export function extractText(data: Buffer): Extraction {
   const text = cleanText(data.toString('utf8').replace(/^\uFEFF/, ''));

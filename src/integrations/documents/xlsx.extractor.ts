@@ -2,7 +2,7 @@
 // Formula cells contribute their cached result (what the user sees), never the formula. A first row of
 // labels turns each later row into "Label: value" pairs, so a row reads on its own in a passage.
 import ExcelJS from 'exceljs';
-import { cleanText, type Extraction, type TextUnit } from './extraction.ts';
+import { cleanText, type Extraction, type TextUnit } from './extracted-text.ts';
 
 type CellValue = ExcelJS.CellValue;
 

@@ -21,7 +21,7 @@ const WRITE_BUFFER_BYTES = 4 * 1024 * 1024;
  * Bytes per read of a stored file (at most this much is buffered per open download). Each chunk
  * costs a read, a socket write and a turn of the stream machinery: at the default 64 KiB a 1 MiB
  * range took 16 of them; with 512 KiB chunks its throughput went from 0.67 to 0.71 of a raw
- * fs.createReadStream server (bench/library.bench.ts, docs/library-files.md).
+ * fs.createReadStream server (bench/library.bench.ts, docs/performance.md).
  * A short range allocates only what it asks for.
  */
 const READ_CHUNK_BYTES = 512 * 1024;

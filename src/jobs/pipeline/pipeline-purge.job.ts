@@ -2,6 +2,13 @@ import type { Clock } from '../../shared/clock.ts';
 import { defineJob, payloadOf } from '../job.ts';
 import type { Pipelines } from './pipelines.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../job.ts' {
+  interface JobPayloads {
+    'pipeline.purge': object;
+  }
+}
+
 /** Finished runs (succeeded or given up) are kept PIPELINE_RUNS_RETENTION_DAYS, then removed with their steps. */
 export const pipelinePurgeJob = defineJob({
   name: 'pipeline.purge',

@@ -1,8 +1,26 @@
 import { defineModule } from '../../shared/module-manifest.ts';
+import { apiKeysModule } from '../api-keys/api-keys.module.ts';
+import { auditModule } from '../audit/audit.module.ts';
 import { authRoutes } from './auth.routes.ts';
+import { AuthService } from './auth.service.ts';
+import { invalidateCredentialsOnChange } from './credential-invalidation.ts';
+import { TokenService } from './token.service.ts';
 
 export const authModule = defineModule({
   name: 'auth',
-  routes: { api: ({ container }) => (router) => authRoutes(router, container.services.auth) },
+  uses: [auditModule, apiKeysModule],
+  services: ({ platform: { config, clock, limiter, sql, deriveKey }, uses: { audit, apiKeys } }) => {
+    const tokens = new TokenService(deriveKey('jwt'), clock, config.jwtTtlSeconds);
+    const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey('secrets'), sql });
+    invalidateCredentialsOnChange({
+      forgetUser: (id) => auth.forgetUser(id),
+      forgetOrganizations: () => {
+        auth.forgetUser();
+        apiKeys.forgetAll();
+      },
+    });
+    return { tokens, auth };
+  },
+  routes: { api: ({ services }) => (router) => authRoutes(router, services.auth) },
   errors: ['invalid_credentials', 'token_expired', 'invalid_mfa_code', 'account_inactive', 'mfa_required', 'mfa_already_enabled', 'login_throttled'],
 });

@@ -1,12 +1,14 @@
 import { defineModule } from '../../shared/module-manifest.ts';
 import { chatRoutes } from './chat.routes.ts';
+import { ChatService } from './chat.service.ts';
 
-// Listed before the library module: `/api/resources/chat...` and `/api/resources/reports/content-gaps`
-// must be matched before `/api/resources/:id`.
 export const chatModule = defineModule({
   name: 'chat',
+  services: ({ platform: { sql, db, embedder, anthropic, logger } }) => ({
+    chat: new ChatService({ sql, sequelize: db.sequelize, embedder, anthropic, logger: logger.child({ module: 'chat' }) }),
+  }),
   routes: {
-    api: ({ container: { services, logger } }) => (router) => chatRoutes(router, services.chat, logger),
+    api: ({ services, platform }) => (router) => chatRoutes(router, services.chat, platform.logger),
   },
   ownedUserData: [
     { type: 'chat_conversations', description: 'Library chat conversations this user had (kept as history)', table: 'chat_conversations', column: 'asker_id', transferable: false, cast: '::text' },

@@ -1,12 +1,19 @@
 import { defineModule } from '../../shared/module-manifest.ts';
+import { auditModule } from '../audit/audit.module.ts';
 import { crudRoutes } from '../crud/crud.routes.ts';
+import { CrudService } from '../crud/crud.service.ts';
 import { courseEvents } from './course.domain-events.ts';
+import { courseResource } from './course.definition.ts';
 import { Course } from './course.model.ts';
 
 export const coursesModule = defineModule({
   name: 'courses',
+  uses: [auditModule],
   models: { Course },
-  routes: { api: ({ container, idempotency }) => (router) => crudRoutes(router, container.services.courses, idempotency) },
+  services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
+    courses: new CrudService(courseResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
+  }),
+  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.courses, idempotency) },
   events: courseEvents,
   permissions: ['courses:read', 'courses:write'],
 });

@@ -1,12 +1,19 @@
 import { defineModule } from '../../shared/module-manifest.ts';
+import { auditModule } from '../audit/audit.module.ts';
 import { crudRoutes } from '../crud/crud.routes.ts';
+import { CrudService } from '../crud/crud.service.ts';
 import { eventEvents } from './event.domain-events.ts';
+import { eventResource } from './event.definition.ts';
 import { Event } from './event.model.ts';
 
 export const eventsModule = defineModule({
   name: 'events',
+  uses: [auditModule],
   models: { Event },
-  routes: { api: ({ container, idempotency }) => (router) => crudRoutes(router, container.services.events, idempotency) },
+  services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
+    events: new CrudService(eventResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
+  }),
+  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.events, idempotency) },
   events: eventEvents,
   permissions: ['events:read', 'events:write'],
 });

@@ -2,6 +2,14 @@ import { defineJob, payloadOf } from '../../jobs/job.ts';
 import { GENERATION_JOBS, type GenerationJob } from './generation.service.ts';
 import type { GenerationWorker } from './generation.worker.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    [GENERATION_JOBS.podcast]: GenerationJob;
+    [GENERATION_JOBS.infographic]: GenerationJob;
+  }
+}
+
 // Speech and rendering are CPU-bound: one at a time per worker process. A failed run is retried twice
 // (a worker that died mid-run, a full disk); the record shows `failed` and its error in between, and a
 // client admin may ask again at any time (a new run; the old job then finds itself superseded).

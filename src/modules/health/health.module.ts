@@ -3,5 +3,5 @@ import { healthRoutes } from './health.routes.ts';
 
 export const healthModule = defineModule({
   name: 'health',
-  routes: { api: ({ container }) => (router) => healthRoutes(router, container.db) },
+  routes: { api: ({ platform }) => (router) => healthRoutes(router, platform.db) },
 });

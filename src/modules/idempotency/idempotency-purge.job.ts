@@ -1,6 +1,13 @@
 import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { IdempotencyStore } from './idempotency.store.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    'idempotency.purge': object;
+  }
+}
+
 export const idempotencyPurgeJob = defineJob({
   name: 'idempotency.purge',
   payload: payloadOf<object>(),

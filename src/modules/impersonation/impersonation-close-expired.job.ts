@@ -1,6 +1,13 @@
 import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { ImpersonationService } from './impersonation.service.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    'impersonation.close-expired': object;
+  }
+}
+
 /** Expiry ends a session too: this records the end of sessions nobody exited. */
 export const impersonationCloseExpiredJob = defineJob({
   name: 'impersonation.close-expired',

@@ -8,6 +8,13 @@ import type { Logger } from '../../shared/logger.ts';
 import { embeddingInput } from './ingestion.pipeline.ts';
 import type { IngestionRepository } from './ingestion.repository.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    'ingestion.reembed': object;
+  }
+}
+
 export interface ReembedDeps {
   repository: IngestionRepository;
   embedder: Embedder;

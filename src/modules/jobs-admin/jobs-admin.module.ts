@@ -1,8 +1,13 @@
 import { defineModule } from '../../shared/module-manifest.ts';
+import { auditModule } from '../audit/audit.module.ts';
+import { JobAdminRepository } from './job-admin.repository.ts';
 import { jobAdminRoutes } from './job-admin.routes.ts';
+import { JobAdminService } from './job-admin.service.ts';
 
 export const jobsAdminModule = defineModule({
   name: 'jobs-admin',
-  routes: { api: ({ container }) => (router) => jobAdminRoutes(router, container.services.jobs) },
+  uses: [auditModule],
+  services: ({ platform: { db, queue }, uses: { audit } }) => ({ jobs: new JobAdminService(new JobAdminRepository(db.sequelize), { queue, audit }) }),
+  routes: { api: ({ services }) => (router) => jobAdminRoutes(router, services.jobs) },
   permissions: ['jobs:read'],
 });

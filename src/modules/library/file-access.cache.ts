@@ -1,6 +1,6 @@
 // What opening a resource's current file decided for one reader, remembered for two seconds: a video
 // player sends a range request per seek, and on a two-core machine the access query's round trip to
-// PostgreSQL was a tenth of each 1 MB range's cost (docs/library-files.md). The same bound as the
+// PostgreSQL was a tenth of each 1 MB range's cost (docs/performance.md). The same bound as the
 // credential cache the request already passed through: a change made through this process (resource,
 // version, publication, member record, entitlement: each a domain event) empties it at once, and
 // again when the change commits; another instance's change is seen within BRIEF_CACHE_TTL_MS.

@@ -5,9 +5,10 @@
 import express, { type Request, type Response } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { JSON_BODY_LIMIT_BYTES } from '../../http/surfaces/body.ts';
-import type { UploadRoutes } from '../../http/surfaces/upload.surface.ts';
+import type { UploadRoutes } from '../../http/surfaces/surface-routes.ts';
+import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import { AppError, errors } from '../../shared/errors.ts';
-import type { RouteContext } from '../../shared/module-manifest.ts';
+import type { ResourceService } from './resource.service.ts';
 import type { StagedFile } from './upload/file-inspection.ts';
 import { DEFAULT_LIMITS, FEATURED_IMAGE_MAX_BYTES, multipartReader, type UploadedPart } from './upload/multipart.ts';
 import { parseResourceFields } from './upload/resource-fields.ts';
@@ -31,9 +32,14 @@ function readJson(req: Request, res: Response): Promise<Record<string, unknown>>
   );
 }
 
-export function resourceUploadRoutes({ container }: RouteContext): UploadRoutes {
-  const { storage, config, services } = container;
-  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, files: { file: config.library.maxFileBytes, featuredImage: FEATURED_IMAGE_MAX_BYTES } });
+export interface ResourceUploadRouteDeps {
+  services: { resources: ResourceService };
+  storage: FileStorage;
+  maxFileBytes: number;
+}
+
+export function resourceUploadRoutes({ services, storage, maxFileBytes }: ResourceUploadRouteDeps): UploadRoutes {
+  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, files: { file: maxFileBytes, featuredImage: FEATURED_IMAGE_MAX_BYTES } });
   const options = { maxBytes: multipart.routeBound };
 
   return (uploads) => {

@@ -5,12 +5,18 @@ import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { pageRequest } from '../../shared/pagination.ts';
-import type { RouteContext } from '../../shared/module-manifest.ts';
+import type { FileStorage } from '../../integrations/storage/file-storage.ts';
+import type { ResourceFileService } from './resource-files.service.ts';
+import type { ResourceService } from './resource.service.ts';
 import { toResourceVersionDto } from './resource.mapper.ts';
 import { sendStoredFile } from './send-stored-file.ts';
 
-export function resourceRoutes({ container }: RouteContext) {
-  const { services, storage } = container;
+export interface ResourceRouteDeps {
+  services: { resources: ResourceService; resourceFiles: ResourceFileService };
+  storage: FileStorage;
+}
+
+export function resourceRoutes({ services, storage }: ResourceRouteDeps) {
   return (router: Router): void => {
     router.delete('/api/resources/:id', async (req, res) => {
       await services.resources.delete(actorOf(req), req.params.id!);

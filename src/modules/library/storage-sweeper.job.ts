@@ -8,6 +8,13 @@ import type { Clock } from '../../shared/clock.ts';
 import type { Sql } from '../../shared/sql.ts';
 import type { UploadService } from './uploads/upload.service.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    'library.storage-sweep': object;
+  }
+}
+
 export interface SweeperDeps {
   storage: FileStorage;
   sql: Sql;

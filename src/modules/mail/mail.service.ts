@@ -52,7 +52,7 @@ export class MailService {
       },
       { transaction },
     );
-    if (this.delivers) await this.deps.queue.enqueue<SendMailJob>(SEND_MAIL_JOB, { messageId: row.id }, { transaction });
+    if (this.delivers) await this.deps.queue.enqueue(SEND_MAIL_JOB, { messageId: row.id }, { transaction });
     return row;
   }
 

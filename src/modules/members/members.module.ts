@@ -1,12 +1,19 @@
 import { defineModule } from '../../shared/module-manifest.ts';
+import { auditModule } from '../audit/audit.module.ts';
 import { crudRoutes } from '../crud/crud.routes.ts';
+import { CrudService } from '../crud/crud.service.ts';
 import { memberEvents } from './member.domain-events.ts';
+import { memberResource } from './member.definition.ts';
 import { Member } from './member.model.ts';
 
 export const membersModule = defineModule({
   name: 'members',
+  uses: [auditModule],
   models: { Member },
-  routes: { api: ({ container, idempotency }) => (router) => crudRoutes(router, container.services.members, idempotency) },
+  services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
+    members: new CrudService(memberResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
+  }),
+  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.members, idempotency) },
   events: memberEvents,
   permissions: ['members:read', 'members:write'],
 });

@@ -2,15 +2,20 @@
 // the category are checked before a byte is read), GET (anyone who sees the category) and DELETE.
 import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
-import type { UploadRoutes } from '../../http/surfaces/upload.surface.ts';
+import type { UploadRoutes } from '../../http/surfaces/surface-routes.ts';
+import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import { AppError } from '../../shared/errors.ts';
-import type { RouteContext } from '../../shared/module-manifest.ts';
 import { sendStoredFile } from '../library/send-stored-file.ts';
 import { DEFAULT_LIMITS, multipartReader } from '../library/upload/multipart.ts';
-import { CATEGORY_ICON_MAX_BYTES } from './category-icon.service.ts';
+import { CATEGORY_ICON_MAX_BYTES, type CategoryIconService } from './category-icon.service.ts';
+import type { ResourceCategoryService } from './category.service.ts';
 
-export function categoryIconApiRoutes({ container }: RouteContext) {
-  const { services, storage } = container;
+export interface CategoryIconRouteDeps {
+  services: { categoryIcons: CategoryIconService; resourceCategories: ResourceCategoryService };
+  storage: FileStorage;
+}
+
+export function categoryIconApiRoutes({ services, storage }: CategoryIconRouteDeps) {
   return (router: Router): void => {
     router.get('/api/resources/categories/:id/icon', async (req, res) => {
       await sendStoredFile(req, res, storage, await services.categoryIcons.open(actorOf(req), String(req.params.id)));
@@ -22,8 +27,7 @@ export function categoryIconApiRoutes({ container }: RouteContext) {
   };
 }
 
-export function categoryIconUploadRoutes({ container }: RouteContext): UploadRoutes {
-  const { services, storage } = container;
+export function categoryIconUploadRoutes({ services, storage }: CategoryIconRouteDeps): UploadRoutes {
   const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, fields: 5, files: { file: CATEGORY_ICON_MAX_BYTES } });
   return (uploads) => {
     uploads.put('/resources/categories/:id/icon', { maxBytes: multipart.routeBound }, async (req, res) => {

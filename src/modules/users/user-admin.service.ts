@@ -15,7 +15,7 @@ import type { MailService } from '../mail/mail.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import type { PasswordResetService } from './password-reset.service.ts';
 import { openUserExport } from './user-export.ts';
-import { associatedDataOf } from './user-ownership.ts';
+import type { UserOwnership } from './user-ownership.ts';
 import { findUserPage, findUserRow, type UserListFilter, type UserRow, type UserSort } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
 import { User, type UserStatus } from './user.model.ts';
@@ -47,7 +47,14 @@ const EDITABLE_STATUSES: UserStatus[] = ['active', 'inactive', 'suspended'];
 
 export class UserAdminService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; audit: AuditService; mail: MailService; passwords: PasswordResetService; config: Pick<Config, 'portals'> },
+    private readonly deps: {
+      sequelize: Sequelize;
+      audit: AuditService;
+      mail: MailService;
+      passwords: PasswordResetService;
+      ownership: UserOwnership;
+      config: Pick<Config, 'portals'>;
+    },
   ) {}
 
   async list(actor: Actor, filter: UserListFilter, sort: UserSort, page: PageRequest): Promise<Page<UserRow>> {
@@ -64,7 +71,7 @@ export class UserAdminService {
     assertCan(actor, 'users:read');
     const user = await findUserRow(this.deps.sequelize, id, { includeDeleted: true });
     if (!user) throw errors.notFound('User', id);
-    return { user, associatedData: await associatedDataOf(this.deps.sequelize, id) };
+    return { user, associatedData: await this.deps.ownership.associatedDataOf(id) };
   }
 
   async create(actor: Actor, input: CreateUserInput): Promise<UserRow> {

@@ -6,7 +6,7 @@ import { assertCan, assertMfa } from '../../shared/access/policy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { associatedDataOf, deletionWarnings, transferOwnership } from './user-ownership.ts';
+import { deletionWarnings, type UserOwnership } from './user-ownership.ts';
 import { findUserRow, type UserRow } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
 import { User } from './user.model.ts';
@@ -21,7 +21,7 @@ export interface UserDeletion {
 }
 
 export class UserDeletionService {
-  constructor(private readonly deps: { sequelize: Sequelize; clock: Clock; audit: AuditService }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; clock: Clock; audit: AuditService; ownership: UserOwnership }) {}
 
   async softDelete(actor: Actor, id: string, options: { transferTo?: string } = {}): Promise<UserDeletion> {
     assertCan(actor, 'users:admin');
@@ -39,8 +39,8 @@ export class UserDeletionService {
           throw errors.unprocessable('transferTo must be another active user of the same organization');
         }
       }
-      const data = await associatedDataOf(this.deps.sequelize, id, transaction);
-      if (transferredTo) await transferOwnership(this.deps.sequelize, id, transferredTo, transaction);
+      const data = await this.deps.ownership.associatedDataOf(id, transaction);
+      if (transferredTo) await this.deps.ownership.transfer(id, transferredTo, transaction);
       const before = toAuditSnapshot(user);
       // the injected clock, not Sequelize's own now(), so tests control it like every other time
       await User.update({ deletedAt: this.deps.clock.now() }, { where: { id }, transaction });

@@ -1,36 +1,41 @@
 // What belongs to a user, for the deletion warning and the transfer of ownership. Modules whose rows
 // name a user declare them in their manifest (`ownedUserData`); history is listed but never moved.
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { modules } from '../../modules.ts';
-import type { ModuleManifest, OwnedUserData } from '../../shared/module-manifest.ts';
+import type { OwnedUserData } from '../../shared/module-manifest.ts';
 import type { AssociatedDataDto } from './user.mapper.ts';
 
-/** Every module's declarations, transferable rows first; read when used, so the list may import this module. */
-export function ownedUserData(): OwnedUserData[] {
-  const declared = (modules as readonly ModuleManifest[]).flatMap((m) => m.ownedUserData ?? []);
-  return [...declared.filter((d) => d.transferable), ...declared.filter((d) => !d.transferable)];
-}
+/** Every module's declarations (the platform collects them from the list), transferable rows first. */
+export class UserOwnership {
+  private readonly declared: readonly OwnedUserData[];
 
-async function countOf(sequelize: Sequelize, item: OwnedUserData, userId: string, transaction?: Transaction): Promise<number> {
-  const [row] = await sequelize.query<{ count: string }>(`SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`, {
-    bind: [userId],
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  return Number(row?.count ?? 0);
-}
-
-export async function associatedDataOf(sequelize: Sequelize, userId: string, transaction?: Transaction): Promise<AssociatedDataDto[]> {
-  const result: AssociatedDataDto[] = [];
-  for (const item of ownedUserData()) {
-    result.push({ type: item.type, description: item.description, count: await countOf(sequelize, item, userId, transaction), transferable: item.transferable });
+  constructor(
+    private readonly sequelize: Sequelize,
+    declared: readonly OwnedUserData[],
+  ) {
+    this.declared = [...declared.filter((d) => d.transferable), ...declared.filter((d) => !d.transferable)];
   }
-  return result;
-}
 
-export async function transferOwnership(sequelize: Sequelize, fromUserId: string, toUserId: string, transaction: Transaction): Promise<void> {
-  for (const item of ownedUserData().filter((d) => d.transferable)) {
-    await sequelize.query(`UPDATE ${item.table} SET ${item.column} = $2 WHERE ${item.column} = $1`, { bind: [fromUserId, toUserId], transaction });
+  async associatedDataOf(userId: string, transaction?: Transaction): Promise<AssociatedDataDto[]> {
+    const result: AssociatedDataDto[] = [];
+    for (const item of this.declared) {
+      result.push({ type: item.type, description: item.description, count: await this.countOf(item, userId, transaction), transferable: item.transferable });
+    }
+    return result;
+  }
+
+  async transfer(fromUserId: string, toUserId: string, transaction: Transaction): Promise<void> {
+    for (const item of this.declared.filter((d) => d.transferable)) {
+      await this.sequelize.query(`UPDATE ${item.table} SET ${item.column} = $2 WHERE ${item.column} = $1`, { bind: [fromUserId, toUserId], transaction });
+    }
+  }
+
+  private async countOf(item: OwnedUserData, userId: string, transaction?: Transaction): Promise<number> {
+    const [row] = await this.sequelize.query<{ count: string }>(`SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`, {
+      bind: [userId],
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return Number(row?.count ?? 0);
   }
 }
 

@@ -2,6 +2,14 @@ import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
 import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    [DELIVER_JOB]: DeliverJobData;
+    'webhook.purge': object;
+  }
+}
+
 /**
  * The deliveries table is the delivery queue (webhook.dispatcher.ts); a `webhook.deliver` job, still
  * queued with each new delivery, only wakes the dispatcher of the instance that runs it when that

@@ -11,8 +11,8 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { AuditService } from '../audit/audit.service.ts';
 import { WebhookDelivery } from './webhook-delivery.model.ts';
 import { WebhookSubscription } from './webhook-subscription.model.ts';
-import { WEBHOOK_EVENT_TYPES, isWebhookEventType, type WebhookEventType } from './webhook.catalog.ts';
-import { DELIVER_JOB, type DeliverJobData } from './webhook.deliverer.ts';
+import type { WebhookEventType, WebhookEventTypes } from './webhook.catalog.ts';
+import { DELIVER_JOB } from './webhook.deliverer.ts';
 import { toWebhookDto } from './webhook.mapper.ts';
 import type { WebhookSecrets } from './webhook.secrets.ts';
 import { newWebhookSecret } from './webhook.signer.ts';
@@ -41,12 +41,8 @@ export interface WebhookServiceDeps {
   queue: JobQueue;
   guard: WebhookTargetGuard;
   secrets: WebhookSecrets;
-}
-
-function eventTypesOf(events: string[]): WebhookEventType[] {
-  const unknown = events.filter((event) => !isWebhookEventType(event));
-  if (unknown.length) throw errors.validation(unknown.map((event) => ({ field: 'events', message: `${event} is not an event kind of the catalog` })));
-  return [...new Set(events)] as WebhookEventType[];
+  /** The public kinds of every module's event catalog, with their descriptions (webhook.catalog.ts). */
+  eventTypes: WebhookEventTypes;
 }
 
 export class WebhookService {
@@ -54,13 +50,19 @@ export class WebhookService {
 
   eventTypes(actor: Actor): Array<{ type: WebhookEventType; description: string }> {
     assertCan(actor, 'webhooks:manage');
-    return Object.entries(WEBHOOK_EVENT_TYPES).map(([type, description]) => ({ type: type as WebhookEventType, description }));
+    return Object.entries(this.deps.eventTypes).map(([type, description]) => ({ type: type as WebhookEventType, description }));
+  }
+
+  private eventTypesOf(events: string[]): WebhookEventType[] {
+    const unknown = events.filter((event) => !Object.hasOwn(this.deps.eventTypes, event));
+    if (unknown.length) throw errors.validation(unknown.map((event) => ({ field: 'events', message: `${event} is not an event kind of the catalog` })));
+    return [...new Set(events)] as WebhookEventType[];
   }
 
   async create(actor: Actor, input: WebhookInput): Promise<WebhookWithSecret> {
     assertCan(actor, 'webhooks:manage');
     const organizationId = requireTenant(actor);
-    const eventTypes = eventTypesOf(input.events);
+    const eventTypes = this.eventTypesOf(input.events);
     const url = (await this.deps.guard.check(input.url)).toString();
     const secret = newWebhookSecret();
     return this.deps.sequelize.transaction(async (transaction) => {
@@ -97,7 +99,7 @@ export class WebhookService {
       const resuming = patch.status === 'active' && subscription.status !== 'active';
       subscription.set({
         ...(url !== undefined ? { url } : {}),
-        ...(patch.events !== undefined ? { eventTypes: eventTypesOf(patch.events) } : {}),
+        ...(patch.events !== undefined ? { eventTypes: this.eventTypesOf(patch.events) } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         ...(patch.status !== undefined ? { status: patch.status } : {}),
         ...(resuming ? { disabledReason: null } : {}),
@@ -139,7 +141,7 @@ export class WebhookService {
   private async requeuePending(subscriptionId: string, transaction: Transaction): Promise<void> {
     const pending = await WebhookDelivery.findAll({ attributes: ['id', 'attemptCount'], where: { subscriptionId, status: 'pending' }, transaction });
     for (const delivery of pending) {
-      await this.deps.queue.enqueue<DeliverJobData>(DELIVER_JOB, { deliveryId: delivery.id, attempt: delivery.attemptCount }, { transaction });
+      await this.deps.queue.enqueue(DELIVER_JOB, { deliveryId: delivery.id, attempt: delivery.attemptCount }, { transaction });
     }
   }
 

@@ -2,19 +2,12 @@
 // delivery; the delivery then connects to exactly the address that was checked (no second DNS
 // answer can slip in between: DNS rebinding). DNS is injectable so tests never send traffic to
 // private addresses.
-import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { DnsLookup, ResolvedAddress } from '../../shared/dns-lookup.ts';
 import { AppError } from '../../shared/errors.ts';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-export type DnsLookup = (hostname: string) => Promise<ResolvedAddress[]>;
-
-export const systemDnsLookup: DnsLookup = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+export { systemDnsLookup, type DnsLookup, type ResolvedAddress } from '../../shared/dns-lookup.ts';
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 

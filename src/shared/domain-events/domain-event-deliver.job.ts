@@ -2,6 +2,14 @@ import { defineJob, payloadOf } from '../../jobs/job.ts';
 import type { Clock } from '../clock.ts';
 import { DELIVER_EVENT_JOB, type DeliverEventJob, type DomainEvents } from './domain-events.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../jobs/job.ts' {
+  interface JobPayloads {
+    [DELIVER_EVENT_JOB]: DeliverEventJob;
+    'domain-events.purge': object;
+  }
+}
+
 /** One event to one job subscriber (`DomainEvents.deliver`); a failure is retried with backoff. */
 export const domainEventDeliverJob = defineJob({
   name: DELIVER_EVENT_JOB,

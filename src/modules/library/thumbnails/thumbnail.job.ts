@@ -1,6 +1,13 @@
 import { defineJob, payloadOf } from '../../../jobs/job.ts';
 import type { ThumbnailService } from './thumbnail.service.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../../jobs/job.ts' {
+  interface JobPayloads {
+    'library.thumbnail': { resourceId: string };
+  }
+}
+
 /** Renders a resource's thumbnail (enqueued by the thumbnail subscriber when a resource is published or its file or featured image changes). */
 export const thumbnailJob = defineJob({
   name: 'library.thumbnail',

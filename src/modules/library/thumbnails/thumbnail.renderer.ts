@@ -22,7 +22,7 @@ type Source = () => Promise<Readable>;
 export const IMAGE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'svg']);
 const VIDEO_FORMATS: ReadonlySet<string> = new Set(['mp4', 'webm']);
 
-/** Which formats get a thumbnail here (docs/library-storage.md says the same). */
+/** Which formats get a thumbnail here (docs/library.md says the same). */
 export const canRender = (format: ResourceFormat | string): boolean => IMAGE_FORMATS.has(format) || VIDEO_FORMATS.has(format) || format === 'pdf';
 
 const toWebp = async (input: Buffer | Uint8Array) =>

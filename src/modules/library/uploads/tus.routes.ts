@@ -9,7 +9,7 @@ import { Metadata } from '@tus/utils';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Request, Response } from 'express';
 import { actorOf } from '../../../http/context.ts';
-import type { UploadRoutes } from '../../../http/surfaces/upload.surface.ts';
+import type { UploadRoutes } from '../../../http/surfaces/surface-routes.ts';
 import { AppError, errors } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { UploadOwner } from './upload.repository.ts';

@@ -1,6 +1,13 @@
 import { defineJob, payloadOf } from '../../../jobs/job.ts';
 import type { UploadService } from './upload.service.ts';
 
+// the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
+declare module '../../../jobs/job.ts' {
+  interface JobPayloads {
+    'library.uploads-expire': object;
+  }
+}
+
 /** Removes resumable uploads past LIBRARY_UPLOAD_EXPIRY_HOURS: unfinished ones, and finished ones never taken. */
 export const uploadExpiryJob = defineJob({
   name: 'library.uploads-expire',
