@@ -16,7 +16,11 @@ export const errorCatalog = {
   unauthenticated: { status: 401, title: 'Authentication required', description: 'The request has no credentials, or they are not valid. Send `Authorization: Bearer <API key or token>`.' },
   invalid_credentials: { status: 401, title: 'Invalid credentials', description: 'The e-mail and password do not match an account allowed to log in.' },
   token_expired: { status: 401, title: 'Token expired', description: 'The bearer token has expired. Log in again (or start a new impersonation).' },
-  invalid_mfa_code: { status: 401, title: 'Invalid MFA code', description: 'The one-time code is wrong or expired.' },
+  invalid_mfa_code: {
+    status: 401,
+    title: 'Invalid MFA code',
+    description: 'The one-time code is missing, wrong or expired; once MFA is enabled, the login needs it in `otp`.',
+  },
   account_inactive: { status: 403, title: 'Account not active', description: 'The account is Inactive, Suspended or Pending verification and cannot log in.' },
   forbidden: { status: 403, title: 'Forbidden', description: 'The authenticated actor lacks the permission this operation needs.' },
   mfa_required: { status: 403, title: 'MFA required', description: 'This operation is sensitive: verify a one-time code (POST /api/auth/mfa/verify) and use the token it returns.' },

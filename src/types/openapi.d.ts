@@ -67,9 +67,12 @@ export interface paths {
         /**
          * Log in with e-mail and password
          * @description Returns a JWT carrying the user's roles and organization. Only Active users may log in.
-         *     Repeated failures for one e-mail are throttled (429 `login_throttled`). A user with MFA
-         *     enabled may send `otp` to receive a token that is already MFA-verified; otherwise the token
-         *     can be stepped up later with `POST /api/auth/mfa/verify`.
+         *     Repeated failures for one e-mail are throttled (429 `login_throttled`). Once a user has
+         *     enabled MFA (`POST /api/auth/mfa/verify` after enrolment), the password alone does not log
+         *     in: send the current TOTP code as `otp`. Without it, or with a wrong one, the answer is 401
+         *     `invalid_mfa_code` (a missing code is not counted as a failed attempt); with it the token is
+         *     MFA-verified. Users without MFA leave `otp` out; their token is not MFA-verified and can be
+         *     stepped up with `POST /api/auth/mfa/verify` once they enrol.
          */
         post: operations["login"];
         delete?: never;
@@ -2325,7 +2328,7 @@ export interface components {
             /** Format: email */
             email: string;
             password: string;
-            /** @description Current TOTP code, for users with MFA. */
+            /** @description Current TOTP code: required once the user has enabled MFA. */
             otp?: string;
         };
         MfaVerifyRequest: {

@@ -29,14 +29,14 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
   before(async () => {
     bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
     t = await startTestApp({ dnsLookup: stubDns({ 'hooks.example.test': ['93.184.216.34'] }).lookup, env: { ADMIN_JS_TMP_DIR: bundleDir } });
-    const { admin, mfaToken } = await buildAdmin(t);
+    const { admin, token, mfaToken } = await buildAdmin(t);
     const org = await buildOrganization();
     await buildApiKey(org.id);
     // a library resource (with its version) in a category: the library pages have rows to check
     const resource = await buildResource(t.db.sequelize, org.id);
     await buildCategory(t.db.sequelize, org.id, 'Exposure category', { resourceIds: [resource.id] });
     // a user created with a generated password: its welcome e-mail carries the password
-    const created = await t.http.post('/api/admin/users').set(bearer(await tokenFor(t, admin)))
+    const created = await t.http.post('/api/admin/users').set(bearer(token))
       .send({ firstName: 'Gina', lastName: 'Generated', email: 'gina@exposure.test', role: 'ROLE_MEMBER', organizationId: org.id, generatePassword: true }).expect(201);
     const mail = await OutboxMessage.findOne({ where: { userId: created.body.id } });
     generatedPassword = /temporary password is: (\S+)/.exec(mail!.textBody!)![1]!;

@@ -1,4 +1,5 @@
-// MFA-verified tokens through the real endpoints: enrol once per user, then log in with a current code.
+// MFA-verified tokens through the real endpoints: enrol once per user, then log in with a current code
+// (an enrolled user's login needs it: tokenFor, password only, is refused for them).
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
 import type { TestApp } from '../setup/test-app.ts';
@@ -25,9 +26,13 @@ export async function mfaTokenFor(t: TestApp, user: User): Promise<string> {
 /** The user's TOTP secret, once mfaTokenFor has enrolled them (the portal login needs a code). */
 export const mfaSecretOf = (user: User): string | undefined => secrets.get(user.id);
 
-/** A platform admin with a plain token and an MFA-verified one. */
+/**
+ * A platform admin with a plain token and an MFA-verified one. The plain token is taken before the
+ * enrolment (once MFA is enabled a login without the code is refused): a session that needs step-up.
+ */
 export async function buildAdmin(t: TestApp, overrides: Parameters<typeof buildUser>[0] = {}): Promise<{ admin: User; token: string; mfaToken: string }> {
   const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', ...overrides });
+  const token = await tokenFor(t, admin);
   const mfaToken = await mfaTokenFor(t, admin);
-  return { admin, token: await tokenFor(t, admin), mfaToken };
+  return { admin, token, mfaToken };
 }

@@ -4,6 +4,7 @@ import { decodeJwt } from 'jose';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { PASSWORD, bearer, buildUser, tokenFor } from '../factories/index.ts';
+import { mfaSecretOf, mfaTokenFor } from '../factories/mfa.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -84,13 +85,17 @@ describe('login, tokens and MFA', () => {
     await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD }).expect(200);
   });
 
-  it('when a user enrols in MFA and verifies a code, then the token is MFA-verified and login accepts an otp', async () => {
+  it('when a user enrols in MFA and verifies a code, then the token is MFA-verified and login needs otp', async () => {
     const user = await buildUser();
     const token = await tokenFor(t, user);
     const enrolment = await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)).expect(201);
     assert.match(enrolment.body.otpauthUri, /^otpauth:\/\/totp\//);
     const stored = await User.findByPk(user.id);
     assert.ok(stored!.mfaSecret && !stored!.mfaSecret.includes(enrolment.body.secret), 'the seed is sealed at rest');
+    // an enrolment not yet confirmed by a code does not lock the user out
+    const unconfirmed = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD });
+    assert.equal(unconfirmed.status, 200);
+    assert.equal(unconfirmed.body.mfaVerified, false);
 
     expectProblem(await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: '000000' === totpCode(enrolment.body.secret, t.clock.now()) ? '111111' : '000000' }), 401, 'invalid_mfa_code');
     const verified = await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
@@ -101,6 +106,34 @@ describe('login, tokens and MFA', () => {
     expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 409, 'mfa_already_enabled');
     const login = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD, otp: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
     assert.equal(login.body.mfaVerified, true);
+    assert.deepEqual(decodeJwt(login.body.accessToken).amr, ['pwd', 'otp']);
+    // a token from before the enrolment (password only) is still stepped up by /mfa/verify
+    const steppedUp = await t.http.post('/api/auth/mfa/verify').set(bearer(token))
+      .send({ code: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
+    assert.equal(steppedUp.body.mfaVerified, true);
+  });
+
+  it('when a user with MFA enabled logs in with the password alone, then 401 invalid_mfa_code naming otp', async () => {
+    const user = await buildUser();
+    await mfaTokenFor(t, user);
+    const login = (body: object) =>
+      t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD, ...body });
+    t.clock.advance(1000); // so a login recorded now would change lastLoginAt
+    const before = (await User.findByPk(user.id))!.lastLoginAt;
+    // LOGIN_MAX_FAILURES is 3: as many refusals for a missing code are not failed attempts, the login stays open
+    for (let i = 0; i < 3; i++) {
+      const body = expectProblem(await login({}), 401, 'invalid_mfa_code');
+      assert.match(body.detail, /one-time code/);
+      assert.match(body.detail, /`otp`/);
+      assert.equal(body.accessToken, undefined);
+    }
+    assert.deepEqual((await User.findByPk(user.id))!.lastLoginAt, before, 'a refused login is not recorded as one');
+    const code = totpCode(mfaSecretOf(user)!, t.clock.now());
+    expectProblem(await login({ otp: code === '000000' ? '111111' : '000000' }), 401, 'invalid_mfa_code');
+    // a wrong password still says so: the code is asked for only once the password is right
+    expectProblem(await login({ password: 'wrong' }), 401, 'invalid_credentials');
+    const verified = await login({ otp: code }).expect(200);
+    assert.equal(verified.body.mfaVerified, true);
   });
 
   it('when the login body is malformed, then the validator names the fields', async () => {

@@ -33,6 +33,22 @@ describe('tenant isolation', () => {
     assert.match(body.detail, /Guildhall-Organization/);
   });
 
+  it('when a platform admin calls /api/members naming no organization, then the 422 names the header', async () => {
+    const token = await tokenFor(t, await buildUser({ role: 'ROLE_PLATFORM_ADMIN' }));
+    const member = { firstName: 'Tenant', lastName: 'Less', email: 'tenant.less@example.test' };
+    for (const res of [
+      await t.http.get('/api/members').set(bearer(token)),
+      await t.http.get('/api/members').set(bearer(token)).set('Accept', 'text/csv'),
+      await t.http.get(`/api/members/${randomUUID()}`).set(bearer(token)),
+      await t.http.post('/api/members').set(bearer(token)).send(member),
+    ]) {
+      const body = expectProblem(res, 422, 'unprocessable');
+      assert.match(body.detail, /Guildhall-Organization header/);
+      assert.deepEqual(body.errors.map((e: { field: string }) => e.field), ['Guildhall-Organization']);
+    }
+    await t.http.get('/api/members').set(bearer(token)).set('Guildhall-Organization', orgA).expect(200);
+  });
+
   it('when a platform admin names an organization explicitly, then they see that organization only', async () => {
     const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
     const token = await tokenFor(t, admin);

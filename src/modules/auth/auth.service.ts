@@ -86,6 +86,11 @@ export class AuthService {
         throw new AppError('invalid_mfa_code', 'The one-time code is not valid');
       }
       mfaVerified = true;
+    } else if (user.mfaEnabledAt) {
+      // Once MFA is enabled the password alone opens nothing, here as in the Admin Portal (which shows
+      // this detail). Not a failed guess: the password was right, so the throttle is left as it is.
+      const detail = 'Enter the one-time code from your authenticator app (MFA is enabled: the login needs `otp`)';
+      throw new AppError('invalid_mfa_code', detail);
     }
     await limiter.reset(throttleKey, windowSeconds);
     await user.update({ lastLoginAt: clock.now() });
