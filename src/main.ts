@@ -26,7 +26,6 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   const applied = await migrateUp(db, logger);
@@ -55,6 +54,8 @@ async function main(): Promise<void> {
     logger.info({ port, env: config.appEnv, nodeEnv: config.nodeEnv }, startupLine(port, config.nodeEnv, config.appEnv));
   });
 
+  // also the unhandled-rejection handler (fatal, then this same stop, exit 1); before it, during the
+  // start, Node's default applies: a rejection nobody handles ends the start
   onShutdownSignal(logger, 'shutting down: no new connections, finishing in-flight requests', async () => {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();

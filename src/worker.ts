@@ -1,7 +1,9 @@
 // The job worker (`npm run worker`): config -> database -> migrations -> container -> workers, and no
 // HTTP, so CPU-heavy jobs (embedding, speech, ffmpeg, CRM batches) never share the API's event loop.
-// Run the API with JOBS_ENABLED=false beside it; both need the same DATABASE_URL and APP_SECRET.
+// Run the API with JOBS_ENABLED=false beside it; both need the same DATABASE_URL and APP_SECRET (from
+// the environment or ./.env, as for the API).
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { loadDotEnv } from './shared/dot-env.ts';
 import { onShutdownSignal } from './shared/graceful-shutdown.ts';
 
 function workerConfig(): Config {
@@ -16,6 +18,7 @@ function workerConfig(): Config {
 async function main(): Promise<void> {
   let config: Config;
   try {
+    loadDotEnv(); // the same .env as `npm start` reads (the environment wins), so both see one DATABASE_URL
     config = workerConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -34,7 +37,6 @@ async function main(): Promise<void> {
     import('./shared/migrator.ts'),
   ]);
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   const applied = await migrateUp(db, logger); // whichever process starts first migrates; the lock serialises them
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
   await container.queue.start({ workers: true });
   logger.info({ jobTypes: jobTypes.length }, 'Guildhall worker running jobs');
 
+  // also the unhandled-rejection handler (fatal, then this same stop, exit 1), as in the API process
   onShutdownSignal(logger, 'shutting down: no new jobs, finishing running ones', async () => {
     await container.close(); // the queue stops gracefully first: running jobs complete
     await db.close();

@@ -2,10 +2,10 @@
 // whose workers are off: the API only enqueues, the worker runs the jobs and stops gracefully.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
@@ -14,9 +14,12 @@ import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    cwd: root,
+/** `cwd`: where the worker runs (its `.env`); `nodeArgs`: more flags for node, before the script. */
+function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as string[] } = {}) {
+  // tsx and the script resolved here, so a cwd outside the project still finds them
+  const args = ['--import', import.meta.resolve('tsx'), ...nodeArgs, path.join(root, 'src/worker.ts')];
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -99,9 +102,48 @@ describe('the worker process', () => {
     assert.equal(delivery.attemptCount, 1);
   });
 
+  it('when its settings are in ./.env, then it reads them like npm start does', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'guildhall-worker-dotenv-'));
+    try {
+      // DATABASE_URL and APP_SECRET only in the file: without it the worker refuses to start (exit 78)
+      await writeFile(path.join(cwd, '.env'), `DATABASE_URL=${t.db.url}\nAPP_SECRET=${t.config.appSecret}\n`);
+      const fromFile = startWorker({ DATA_DIR: dataDir, JOBS_POLLING_SECONDS: '0.5' }, { cwd });
+      await fromFile.ready();
+      fromFile.child.kill('SIGTERM');
+      assert.equal(await fromFile.exited, 0, fromFile.output());
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('when a promise rejects unhandled, then it logs it at fatal, stops gracefully and exits 1', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'guildhall-worker-rejection-'));
+    try {
+      // a rejection nobody handles, on demand: SIGUSR2 once the worker is running
+      const hook = path.join(dir, 'reject-on-sigusr2.mjs');
+      await writeFile(hook, `process.on('SIGUSR2', () => { Promise.reject(new Error('a job forgot its catch')); });\n`);
+      const failing = startWorker(
+        { DATABASE_URL: t.db.url, DATA_DIR: dataDir, APP_SECRET: t.config.appSecret!, JOBS_POLLING_SECONDS: '0.5' },
+        { nodeArgs: ['--import', pathToFileURL(hook).href] },
+      );
+      await failing.ready();
+      failing.child.kill('SIGUSR2');
+      assert.equal(await failing.exited, 1, failing.output());
+      const fatal = failing.output().split('\n').find((line) => line.includes('"level":60'));
+      assert.ok(fatal, `no fatal line in:\n${failing.output()}`);
+      assert.match(fatal, /unhandled promise rejection/);
+      assert.match(fatal, /a job forgot its catch/);
+      assert.match(failing.output(), /"msg":"stopped"/, 'it stopped gracefully before exiting');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('when started without DATABASE_URL or APP_SECRET, then it refuses with a configuration error', async () => {
-    const embedded = startWorker({ DATA_DIR: dataDir, APP_SECRET: t.config.appSecret! });
-    const unsigned = startWorker({ DATA_DIR: dataDir, DATABASE_URL: t.db.url });
+    // run where no .env can supply what the environment leaves out (the project folder may hold one)
+    const cwd = dataDir;
+    const embedded = startWorker({ DATA_DIR: dataDir, APP_SECRET: t.config.appSecret! }, { cwd });
+    const unsigned = startWorker({ DATA_DIR: dataDir, DATABASE_URL: t.db.url }, { cwd });
     assert.equal(await embedded.exited, 78);
     assert.match(embedded.output(), /DATABASE_URL is required for the worker/);
     assert.equal(await unsigned.exited, 78);
