@@ -110,7 +110,11 @@ export class JobQueue {
    * Queues one job; the payload's type is the catalog's for that name, with no other signature: a
    * payload typed by the caller could drift from what the job's handler reads.
    */
-  async enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: EnqueueOptions = {}): Promise<string | null> {
+  async enqueue<N extends JobName>(
+    name: N,
+    data: JobPayloads[N],
+    options: EnqueueOptions = {},
+  ): Promise<string | null> {
     // the type allows only catalog names; a cast or a stale caller could still bring another
     if (!this.specs.has(name)) throw new Error(`Unknown job type ${name}`);
     const { transaction, ...rest } = options;

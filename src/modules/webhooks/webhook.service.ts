@@ -141,7 +141,8 @@ export class WebhookService {
   private async requeuePending(subscriptionId: string, transaction: Transaction): Promise<void> {
     const pending = await WebhookDelivery.findAll({ attributes: ['id', 'attemptCount'], where: { subscriptionId, status: 'pending' }, transaction });
     for (const delivery of pending) {
-      await this.deps.queue.enqueue(DELIVER_JOB, { deliveryId: delivery.id, attempt: delivery.attemptCount }, { transaction });
+      const job = { deliveryId: delivery.id, attempt: delivery.attemptCount };
+      await this.deps.queue.enqueue(DELIVER_JOB, job, { transaction });
     }
   }
 
