@@ -26,17 +26,30 @@ let adapterRegistered = false;
 /** Platform admins only; once MFA is enabled the code is required, and only then may the session impersonate or delete. */
 async function authenticate(container: Container, email: string, password: string, otp: unknown): Promise<PortalAdmin> {
   const code = typeof otp === 'string' && otp.trim() ? otp.trim() : undefined;
-  const { user, mfaVerified } = await container.services.auth.login({ email: email ?? '', password: password ?? '', otp: code });
+  const { user, mfaVerified } = await container.services.auth.login({
+    email: email ?? '',
+    password: password ?? '',
+    otp: code,
+  });
   if (user.role !== 'ROLE_PLATFORM_ADMIN') throw new Error('The Admin Portal is for platform administrators');
   if (user.mfaEnabledAt && !mfaVerified) throw new Error('Enter the one-time code from your authenticator app');
   return { id: user.id, email: user.email, title: `${user.firstName} ${user.lastName}`, mfaVerified };
 }
 
 function sessionStore(container: Container): session.Store {
-  const pool = new pg.Pool({ connectionString: container.db.url, max: 4, application_name: 'guildhall-admin-sessions' });
+  const pool = new pg.Pool({
+    connectionString: container.db.url,
+    max: 4,
+    application_name: 'guildhall-admin-sessions',
+  });
   pool.on('error', (error) => container.logger.warn({ err: error }, 'admin session store connection error'));
   const PgStore = connectPgSimple(session);
-  const store = new PgStore({ pool, tableName: 'admin_sessions', createTableIfMissing: false, pruneSessionInterval: 15 * 60 });
+  const store = new PgStore({
+    pool,
+    tableName: 'admin_sessions',
+    createTableIfMissing: false,
+    pruneSessionInterval: 15 * 60,
+  });
   container.onClose(async () => {
     store.close();
     await pool.end();
@@ -70,23 +83,88 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
         en: {
           resources: {
             users: USERS_TRANSLATIONS,
-            audit_log: { actions: { list: 'Audit log', show: 'Audit entry' }, properties: { occurredAt: 'When', actorId: 'Who', impersonatorId: 'Impersonated by', organizationId: 'Organization', targetType: 'Target type', targetId: 'Target', user: 'User', before: 'Before', after: 'After' } },
-            mail_outbox: { actions: { list: 'Mail outbox', show: 'Outbox message' }, properties: { toAddress: 'To', redactedText: 'Message (secrets removed)', userId: 'User', createdAt: 'Created', sentAt: 'Sent' } },
-            jobs: { actions: { list: 'Jobs', show: 'Job', retry: 'Retry', cancel: 'Cancel job' }, properties: { retryCount: 'Retries', retryLimit: 'Retry limit', output: 'Last error / output', createdOn: 'Created', startedOn: 'Started', completedOn: 'Completed' } },
-            impersonation_sessions: { actions: { list: 'Impersonation sessions', show: 'Impersonation session' }, properties: { adminId: 'Admin', targetUserId: 'Target user', startedAt: 'Started', endedAt: 'Ended', expiresAt: 'Expires', endReason: 'End reason', actionCount: 'Actions performed' } },
-            organizations: { properties: ORGANIZATION_PROPERTY_LABELS, actions: { list: 'Organizations', show: 'Organization', new: 'New organization', edit: 'Edit organization', changePlan: 'Change plan', suspend: 'Suspend', reactivate: 'Reactivate', usersOfOrganization: 'Users of this organization' } },
+            audit_log: {
+              actions: { list: 'Audit log', show: 'Audit entry' },
+              properties: {
+                occurredAt: 'When',
+                actorId: 'Who',
+                impersonatorId: 'Impersonated by',
+                organizationId: 'Organization',
+                targetType: 'Target type',
+                targetId: 'Target',
+                user: 'User',
+                before: 'Before',
+                after: 'After',
+              },
+            },
+            mail_outbox: {
+              actions: { list: 'Mail outbox', show: 'Outbox message' },
+              properties: {
+                toAddress: 'To',
+                redactedText: 'Message (secrets removed)',
+                userId: 'User',
+                createdAt: 'Created',
+                sentAt: 'Sent',
+              },
+            },
+            jobs: {
+              actions: { list: 'Jobs', show: 'Job', retry: 'Retry', cancel: 'Cancel job' },
+              properties: {
+                retryCount: 'Retries',
+                retryLimit: 'Retry limit',
+                output: 'Last error / output',
+                createdOn: 'Created',
+                startedOn: 'Started',
+                completedOn: 'Completed',
+              },
+            },
+            impersonation_sessions: {
+              actions: { list: 'Impersonation sessions', show: 'Impersonation session' },
+              properties: {
+                adminId: 'Admin',
+                targetUserId: 'Target user',
+                startedAt: 'Started',
+                endedAt: 'Ended',
+                expiresAt: 'Expires',
+                endReason: 'End reason',
+                actionCount: 'Actions performed',
+              },
+            },
+            organizations: {
+              properties: ORGANIZATION_PROPERTY_LABELS,
+              actions: {
+                list: 'Organizations',
+                show: 'Organization',
+                new: 'New organization',
+                edit: 'Edit organization',
+                changePlan: 'Change plan',
+                suspend: 'Suspend',
+                reactivate: 'Reactivate',
+                usersOfOrganization: 'Users of this organization',
+              },
+            },
           },
         },
       },
     },
   });
+  // Production bundles the components here, awaited: @adminjs/express would start the same bundling
+  // without handling its failure (an unhandled rejection stops the service). A failure rejects this
+  // load instead (logged; the next request tries again); once bundled, its own call has nothing to do.
+  await admin.initialize();
+  process.env.ADMIN_JS_SKIP_BUNDLE = 'true';
   const { config } = container;
   const sessionSecret = container.deriveKey('admin-session').toString('base64url');
   const router = AdminJSExpress.buildAuthenticatedRouter(
     admin,
     {
       authenticate: (email, password, context) =>
-        authenticate(container, email, password, (context?.req as { fields?: Record<string, unknown> } | undefined)?.fields?.otp) as Promise<CurrentAdmin>,
+        authenticate(
+          container,
+          email,
+          password,
+          (context?.req as { fields?: Record<string, unknown> } | undefined)?.fields?.otp,
+        ) as Promise<CurrentAdmin>,
       cookieName: 'guildhall_admin',
       cookiePassword: sessionSecret,
     },
@@ -97,7 +175,12 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       resave: false,
       saveUninitialized: false,
       rolling: true,
-      cookie: { httpOnly: true, sameSite: 'lax', secure: config.adminPortal.secureCookies, maxAge: config.adminPortal.sessionTtlSeconds * 1000 },
+      cookie: {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: config.adminPortal.secureCookies,
+        maxAge: config.adminPortal.sessionTtlSeconds * 1000,
+      },
     },
   );
   // after AdminJS's own routes, so its session and login check apply to these too
