@@ -5,15 +5,18 @@ import type { AppContext as Container } from '../src/app-context.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { portalActor, type PortalAdmin } from './portal-actor.ts';
 
-const sessionOf = (req: Request) => req.session as unknown as { adminUser?: PortalAdmin; save(cb: (err?: unknown) => void): void };
+const sessionOf = (req: Request) =>
+  req.session as unknown as { adminUser?: PortalAdmin; save(cb: (err?: unknown) => void): void };
 
 /** AdminJS's router parses every body with express-formidable (into req.fields), JSON included. */
-const codeOf = (req: Request) => String((req as Request & { fields?: Record<string, unknown> }).fields?.code ?? '').trim();
+const codeOf = (req: Request) =>
+  String((req as Request & { fields?: Record<string, unknown> }).fields?.code ?? '').trim();
 
 export function dashboardRoutes(container: Container): Router {
   const { auth } = container.services;
   const router = Router();
-  const refusal = (error: unknown) => (error instanceof AppError ? { status: error.status, body: { code: error.code, message: error.message } } : null);
+  const refusal = (error: unknown) =>
+    error instanceof AppError ? { status: error.status, body: { code: error.code, message: error.message } } : null;
 
   router.post('/mfa/enrollment', async (req, res) => {
     try {

@@ -19,7 +19,8 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
     const { buildAdminPortal } = await import('./portal.ts');
     return buildAdminPortal(container);
   });
-  if (options.eager) load().catch((error: unknown) => container.logger.error({ err: error }, 'the Admin Portal failed to load'));
+  if (options.eager)
+    load().catch((error: unknown) => container.logger.error({ err: error }, 'the Admin Portal failed to load'));
   return (req, res, next) => {
     if (req.method === 'GET' && req.path === PORTAL_STYLESHEET_PATH) {
       res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(PORTAL_STYLESHEET);

@@ -13,9 +13,20 @@ export interface PortalAdmin extends CurrentAdmin {
   mfaVerified: boolean;
 }
 
-export async function portalActor(currentAdmin: CurrentAdmin | undefined, organizationId: string | null = null): Promise<Actor> {
+export async function portalActor(
+  currentAdmin: CurrentAdmin | undefined,
+  organizationId: string | null = null,
+): Promise<Actor> {
   const admin = currentAdmin as PortalAdmin | undefined;
   const user = admin?.id ? await User.findByPk(admin.id) : null;
-  if (!user || user.status !== 'active' || user.role !== 'ROLE_PLATFORM_ADMIN') throw errors.unauthenticated('Log in to the Admin Portal again');
-  return { type: 'user', id: user.id, organizationId, role: user.role, mfaVerified: admin!.mfaVerified === true, requestId: `portal-${randomUUID()}` };
+  if (!user || user.status !== 'active' || user.role !== 'ROLE_PLATFORM_ADMIN')
+    throw errors.unauthenticated('Log in to the Admin Portal again');
+  return {
+    type: 'user',
+    id: user.id,
+    organizationId,
+    role: user.role,
+    mfaVerified: admin!.mfaVerified === true,
+    requestId: `portal-${randomUUID()}`,
+  };
 }

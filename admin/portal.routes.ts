@@ -7,7 +7,8 @@ import { AppError } from '../src/shared/errors.ts';
 import { portalActor } from './portal-actor.ts';
 import { portalUserFilter, portalUserSort } from './resources/users.filter.ts';
 
-const adminOf = (req: Request) => (req.session as unknown as { adminUser?: Parameters<typeof portalActor>[0] }).adminUser;
+const adminOf = (req: Request) =>
+  (req.session as unknown as { adminUser?: Parameters<typeof portalActor>[0] }).adminUser;
 
 /** AdminJS keeps list state in the query: filters.<path>, filters.<path>~~from / ~~to, sortBy, direction. */
 function listState(query: Request['query']) {
@@ -18,7 +19,10 @@ function listState(query: Request['query']) {
     if (bound) filters[path] = { ...(filters[path] as object | undefined), [bound]: value };
     else filters[path] = value;
   }
-  return { filter: portalUserFilter(filters), sort: portalUserSort({ sortBy: query.sortBy as string, direction: query.direction as string }) };
+  return {
+    filter: portalUserFilter(filters),
+    sort: portalUserSort({ sortBy: query.sortBy as string, direction: query.direction as string }),
+  };
 }
 
 export function portalRoutes(container: Container): Router {
@@ -42,11 +46,23 @@ export function portalRoutes(container: Container): Router {
 
   router.get('/impersonation/current', async (req, res) => {
     const actor = await portalActor(adminOf(req));
-    const open = await services.impersonation.list(actor, { adminId: actor.id, status: 'active' }, { page: 1, itemsPerPage: 1 });
+    const open = await services.impersonation.list(
+      actor,
+      { adminId: actor.id, status: 'active' },
+      { page: 1, itemsPerPage: 1 },
+    );
     const session = open.data[0];
     if (!session) return void res.json({ active: false });
     const { user } = await services.users.get(actor, session.targetUserId);
-    res.json({ active: true, sessionId: session.id, targetName: `${user.firstName} ${user.lastName}`, targetEmail: user.email, mode: session.mode, expiresAt: session.expiresAt, redirectUrl: config.portals[HOME_PORTAL[user.role]] });
+    res.json({
+      active: true,
+      sessionId: session.id,
+      targetName: `${user.firstName} ${user.lastName}`,
+      targetEmail: user.email,
+      mode: session.mode,
+      expiresAt: session.expiresAt,
+      redirectUrl: config.portals[HOME_PORTAL[user.role]],
+    });
   });
 
   router.post('/impersonation/exit', async (req, res) => {

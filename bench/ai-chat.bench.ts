@@ -28,9 +28,30 @@ const QUESTIONS = 60;
 
 // a deterministic vocabulary of pseudo-words, so full-text selectivity looks like a real library's
 let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-const syllables = ['ba', 'ko', 'ri', 'tan', 'mel', 'dor', 'vi', 'su', 'lek', 'pra', 'nu', 'gar', 'fin', 'os', 'te', 'lum'];
-const vocabulary = Array.from({ length: 3000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
+const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+const syllables = [
+  'ba',
+  'ko',
+  'ri',
+  'tan',
+  'mel',
+  'dor',
+  'vi',
+  'su',
+  'lek',
+  'pra',
+  'nu',
+  'gar',
+  'fin',
+  'os',
+  'te',
+  'lum',
+];
+const vocabulary = Array.from({ length: 3000 }, () =>
+  Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(
+    '',
+  ),
+);
 const word = () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]!;
 const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 const unitVector = () => {
@@ -39,11 +60,16 @@ const unitVector = () => {
   return v.map((x) => x / norm);
 };
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function seed20k(container: Container, withVectors: boolean): Promise<{ organizationId: string }> {
-  const organization = await container.models.Organization.create({ name: 'Bench Guild', slug: `bench-${randomUUID().slice(0, 8)}`, plan: 'standard' });
+  const organization = await container.models.Organization.create({
+    name: 'Bench Guild',
+    slug: `bench-${randomUUID().slice(0, 8)}`,
+    plan: 'standard',
+  });
   const organizationId = organization.id;
   const sequelize = container.db.sequelize;
   await sequelize.query(
@@ -55,13 +81,21 @@ async function seed20k(container: Container, withVectors: boolean): Promise<{ or
      SELECT $1, r.id, 1, 'k/' || r.id, 'f.pdf', 'application/pdf', 'pdf', 1, md5(r.id::text) || md5(r.id::text) FROM r`,
     { bind: [organizationId] },
   );
-  const [versions] = (await sequelize.query(`SELECT v.id, v.resource_id FROM resource_versions v WHERE v.organization_id = $1 ORDER BY v.id`, { bind: [organizationId] })) as [Array<{ id: string; resource_id: string }>, unknown];
+  const [versions] = (await sequelize.query(
+    `SELECT v.id, v.resource_id FROM resource_versions v WHERE v.organization_id = $1 ORDER BY v.id`,
+    { bind: [organizationId] },
+  )) as [Array<{ id: string; resource_id: string }>, unknown];
   const batch = 1000;
   for (let start = 0; start < PASSAGES; start += batch) {
     const rows = Array.from({ length: batch }, (_, i) => {
       const n = start + i;
       const version = versions[n % versions.length]!;
-      return { version, ordinal: Math.floor(n / versions.length), page: 1 + (Math.floor(n / versions.length) % 30), content: `${sentence(12)}. ${sentence(14)}. ${sentence(10)}.` };
+      return {
+        version,
+        ordinal: Math.floor(n / versions.length),
+        page: 1 + (Math.floor(n / versions.length) % 30),
+        content: `${sentence(12)}. ${sentence(14)}. ${sentence(10)}.`,
+      };
     });
     await sequelize.query(
       `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, content${withVectors ? ', embedding_model, embedding' : ''})
@@ -83,7 +117,11 @@ async function seed20k(container: Container, withVectors: boolean): Promise<{ or
   return { organizationId };
 }
 
-async function measureRetrieval(container: Container, organizationId: string, withVectors: boolean): Promise<{ p50: number; p95: number }> {
+async function measureRetrieval(
+  container: Container,
+  organizationId: string,
+  withVectors: boolean,
+): Promise<{ p50: number; p95: number }> {
   const actor: Actor = { type: 'user', id: randomUUID(), organizationId, role: 'ROLE_MEMBER', mfaVerified: false };
   const reader = await resolveReader(container.sql, actor);
   const times: number[] = [];
@@ -97,8 +135,18 @@ async function measureRetrieval(container: Container, organizationId: string, wi
   return { p50: percentile(times, 50), p95: percentile(times, 95) };
 }
 
-async function measureChat(chat: ChatService, organizationId: string, questions: string[]): Promise<{ p50: number; p95: number; modes: string }> {
-  const actor: Actor = { type: 'user', id: randomUUID(), organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
+async function measureChat(
+  chat: ChatService,
+  organizationId: string,
+  questions: string[],
+): Promise<{ p50: number; p95: number; modes: string }> {
+  const actor: Actor = {
+    type: 'user',
+    id: randomUUID(),
+    organizationId,
+    role: 'ROLE_CLIENT_ADMIN',
+    mfaVerified: false,
+  };
   const times: number[] = [];
   const modes = new Map<string, number>();
   for (const [i, query] of questions.entries()) {
@@ -107,12 +155,21 @@ async function measureChat(chat: ChatService, organizationId: string, questions:
     if (i >= 3) times.push(performance.now() - started);
     modes.set(answer.mode, (modes.get(answer.mode) ?? 0) + 1);
   }
-  return { p50: percentile(times, 50), p95: percentile(times, 95), modes: [...modes].map(([m, n]) => `${m}: ${n}`).join(', ') };
+  return {
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    modes: [...modes].map(([m, n]) => `${m}: ${n}`).join(', '),
+  };
 }
 
 async function pglite(): Promise<void> {
   const logger = createLogger('warn');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', APP_SECRET: 'bench-secret-bench-secret-bench-secret-01', DATA_DIR: 'memory://' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    APP_SECRET: 'bench-secret-bench-secret-bench-secret-01',
+    DATA_DIR: 'memory://',
+  });
   const db = await openDatabase({ dataDir: 'memory://', logger });
   await migrateUp(db, logger);
   const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
@@ -121,14 +178,20 @@ async function pglite(): Promise<void> {
     await db.sequelize.query('DROP INDEX resource_passages_embedding_hnsw_idx');
     let started = performance.now();
     const { organizationId } = await seed20k(container, true);
-    console.log(`PGlite: inserted ${PASSAGES} passages (${RESOURCES} resources) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `PGlite: inserted ${PASSAGES} passages (${RESOURCES} resources) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     started = performance.now();
-    await db.sequelize.query('CREATE INDEX resource_passages_embedding_hnsw_idx ON resource_passages USING hnsw (embedding vector_cosine_ops)');
+    await db.sequelize.query(
+      'CREATE INDEX resource_passages_embedding_hnsw_idx ON resource_passages USING hnsw (embedding vector_cosine_ops)',
+    );
     await db.sequelize.query('ANALYZE');
     console.log(`PGlite: HNSW index built in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const hybrid = await measureRetrieval(container, organizationId, true);
-    console.log(`retrieval, hybrid (PGlite + HNSW, member reader), ${QUESTIONS} questions: p50 ${ms(hybrid.p50)}, p95 ${ms(hybrid.p95)} (target p95 < 100 ms)`);
+    console.log(
+      `retrieval, hybrid (PGlite + HNSW, member reader), ${QUESTIONS} questions: p50 ${ms(hybrid.p50)}, p95 ${ms(hybrid.p95)} (target p95 < 100 ms)`,
+    );
 
     started = performance.now();
     await container.embedder.embed(['warm up the model']);
@@ -139,22 +202,36 @@ async function pglite(): Promise<void> {
       await container.embedder.embed([`how do I ${sentence(5)}?`]);
       embedTimes.push(performance.now() - t0);
     }
-    console.log(`question embedding (use-lite-512): first call ${ms(load)} (model load), then p50 ${ms(percentile(embedTimes, 50))}, p95 ${ms(percentile(embedTimes, 95))}`);
+    console.log(
+      `question embedding (use-lite-512): first call ${ms(load)} (model load), then p50 ${ms(percentile(embedTimes, 50))}, p95 ${ms(percentile(embedTimes, 95))}`,
+    );
 
     // chat questions made of the library's own words, so they are answered (not "no answer")
-    const [rows] = (await db.sequelize.query(`SELECT content FROM resource_passages ORDER BY id LIMIT 25`)) as [Array<{ content: string }>, unknown];
+    const [rows] = (await db.sequelize.query(`SELECT content FROM resource_passages ORDER BY id LIMIT 25`)) as [
+      Array<{ content: string }>,
+      unknown,
+    ];
     const questions = rows.map((r) => `what is ${r.content.split(' ').slice(2, 7).join(' ')}?`);
     const search = await measureChat(container.services.chat, organizationId, questions);
-    console.log(`chat, search mode (embed + retrieve + extract + store): p50 ${ms(search.p50)}, p95 ${ms(search.p95)} (${search.modes})`);
+    console.log(
+      `chat, search mode (embed + retrieve + extract + store): p50 ${ms(search.p50)}, p95 ${ms(search.p95)} (${search.modes})`,
+    );
     const withClaude = new ChatService({
       sql: container.sql,
       sequelize: db.sequelize,
       embedder: container.embedder,
       logger,
-      anthropic: new AnthropicClient({ apiKey: 'bench', baseUrl: standIn.url, model: 'claude-bench', timeoutMs: 30_000 }),
+      anthropic: new AnthropicClient({
+        apiKey: 'bench',
+        baseUrl: standIn.url,
+        model: 'claude-bench',
+        timeoutMs: 30_000,
+      }),
     });
     const ai = await measureChat(withClaude, organizationId, questions);
-    console.log(`chat, Claude via the SDK against the stand-in (no model time): p50 ${ms(ai.p50)}, p95 ${ms(ai.p95)} (${ai.modes})`);
+    console.log(
+      `chat, Claude via the SDK against the stand-in (no model time): p50 ${ms(ai.p50)}, p95 ${ms(ai.p95)} (${ai.modes})`,
+    );
   } finally {
     await standIn.close();
     await container.close();
@@ -163,7 +240,7 @@ async function pglite(): Promise<void> {
 }
 
 async function server(): Promise<void> {
-  let bench;
+  let bench: Awaited<ReturnType<typeof createBenchDatabase>>;
   try {
     bench = await createBenchDatabase();
   } catch (error) {
@@ -171,7 +248,13 @@ async function server(): Promise<void> {
     return;
   }
   const logger = createLogger('warn');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'warn', APP_SECRET: 'bench-secret-bench-secret-bench-secret-01', DATABASE_URL: bench.url, DATA_DIR: 'memory://' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    APP_SECRET: 'bench-secret-bench-secret-bench-secret-01',
+    DATABASE_URL: bench.url,
+    DATA_DIR: 'memory://',
+  });
   let db: Database | undefined;
   let container: Container | undefined;
   try {
@@ -180,9 +263,13 @@ async function server(): Promise<void> {
     const started = performance.now();
     const { organizationId } = await seed20k(container, false);
     await db.sequelize.query('ANALYZE');
-    console.log(`PostgreSQL ${db.version} (no pgvector): inserted ${PASSAGES} passages in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `PostgreSQL ${db.version} (no pgvector): inserted ${PASSAGES} passages in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     const keyword = await measureRetrieval(container, organizationId, false);
-    console.log(`retrieval, keyword-only (PostgreSQL server, member reader), ${QUESTIONS} questions: p50 ${ms(keyword.p50)}, p95 ${ms(keyword.p95)} (target p95 < 100 ms)`);
+    console.log(
+      `retrieval, keyword-only (PostgreSQL server, member reader), ${QUESTIONS} questions: p50 ${ms(keyword.p50)}, p95 ${ms(keyword.p95)} (target p95 < 100 ms)`,
+    );
   } finally {
     await container?.close();
     await db?.close();

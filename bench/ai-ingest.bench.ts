@@ -13,11 +13,24 @@ import { startTestApp } from '../tests/setup/test-app.ts';
 import { makePdf, prose } from '../tests/support/documents.ts';
 
 const PAGES = 50;
-const TOPICS = ['dues', 'governance', 'ethics', 'audit', 'travel', 'awards', 'mentoring', 'chapters', 'elections', 'training'];
+const TOPICS = [
+  'dues',
+  'governance',
+  'ethics',
+  'audit',
+  'travel',
+  'awards',
+  'mentoring',
+  'chapters',
+  'elections',
+  'training',
+];
 
 const t = await startTestApp({ env: storageEnv() });
 try {
-  const pdf = await makePdf(Array.from({ length: PAGES }, (_, i) => `Page ${i + 1}. ${prose(TOPICS[i % TOPICS.length]!, 250)}`));
+  const pdf = await makePdf(
+    Array.from({ length: PAGES }, (_, i) => `Page ${i + 1}. ${prose(TOPICS[i % TOPICS.length]!, 250)}`),
+  );
   const loadStart = performance.now();
   await t.container.embedder.embed(['load the model']);
   const loadMs = performance.now() - loadStart;
@@ -28,7 +41,8 @@ try {
   const extraction = await extractDocument('pdf', pdf);
   const passages = splitIntoPassages(extraction.units);
   const extractMs = performance.now() - baseStart;
-  for (let i = 0; i < passages.length; i += 16) await t.container.embedder.embed(passages.slice(i, i + 16).map((p) => p.text));
+  for (let i = 0; i < passages.length; i += 16)
+    await t.container.embedder.embed(passages.slice(i, i + 16).map((p) => p.text));
   const baseMs = performance.now() - baseStart;
 
   // the pipeline, as the worker runs it
@@ -39,20 +53,32 @@ try {
   const start = performance.now();
   const eventId = await publishEvent(t, 'resource.published', resourceId);
   await jobs['domain-event.deliver']({ eventId, subscriber: 'ingestion.index' }, context);
-  const { run_id: runId } = (await t.container.sql.one<{ run_id: string }>('SELECT run_id FROM resource_ingestions WHERE resource_id = $1', [resourceId]))!;
+  const { run_id: runId } = (await t.container.sql.one<{ run_id: string }>(
+    'SELECT run_id FROM resource_ingestions WHERE resource_id = $1',
+    [resourceId],
+  ))!;
   await jobs['ingestion.run']({ runId }, context);
   const pipelineMs = performance.now() - start;
-  const status = await t.container.sql.one<{ status: string; passages: number }>('SELECT status, passages FROM resource_ingestions WHERE run_id = $1', [runId]);
+  const status = await t.container.sql.one<{ status: string; passages: number }>(
+    'SELECT status, passages FROM resource_ingestions WHERE run_id = $1',
+    [runId],
+  );
   if (status?.status !== 'done') throw new Error(`ingestion ended ${status?.status}`);
 
   const rate = (ms: number) => (PAGES / (ms / 1000)).toFixed(2);
-  console.log(`\n## Ingestion of a ${PAGES}-page PDF (${passages.length} passages, ${t.db.kind}, USE-lite loaded once in ${loadMs.toFixed(0)} ms)`);
+  console.log(
+    `\n## Ingestion of a ${PAGES}-page PDF (${passages.length} passages, ${t.db.kind}, USE-lite loaded once in ${loadMs.toFixed(0)} ms)`,
+  );
   console.log('| | ms | pages/s |');
   console.log('|---|---:|---:|');
   console.log(`| pipeline (event -> extract -> embed -> activate) | ${pipelineMs.toFixed(0)} | ${rate(pipelineMs)} |`);
   console.log(`| baseline: extraction + splitting only | ${extractMs.toFixed(0)} | ${rate(extractMs)} |`);
   console.log(`| baseline: extraction + splitting + embedding, no database | ${baseMs.toFixed(0)} | ${rate(baseMs)} |`);
-  console.log(`\npipeline / baseline time: ${(pipelineMs / baseMs).toFixed(2)}x (${status.passages} passages active); load average ${loadavg().map((n) => n.toFixed(1)).join(' ')} on ${cpus().length} cores`);
+  console.log(
+    `\npipeline / baseline time: ${(pipelineMs / baseMs).toFixed(2)}x (${status.passages} passages active); load average ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`,
+  );
 } finally {
   await t.close();
 }

@@ -12,7 +12,18 @@ import { startTestApp } from '../tests/setup/test-app.ts';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const TARGET_SECONDS = 60;
 
-const TOPICS = ['Membership growth', 'Finances', 'Events', 'Training', 'Advocacy', 'Communications', 'Volunteers', 'Partnerships', 'Governance', 'Next year'];
+const TOPICS = [
+  'Membership growth',
+  'Finances',
+  'Events',
+  'Training',
+  'Advocacy',
+  'Communications',
+  'Volunteers',
+  'Partnerships',
+  'Governance',
+  'Next year',
+];
 
 /** Ten pages of an annual report: a heading each, four sentences, a figure or two; steps on page 9. */
 function tenPageReport(): PassageInput[] {
@@ -24,7 +35,9 @@ function tenPageReport(): PassageInput[] {
       `The team reported that ${20 + i * 7}% of members took part in ${topic.toLowerCase()} activities, compared with ${12 + i * 5}% the year before. ` +
       `Spending on ${topic.toLowerCase()} reached $${(0.1 + i * 0.05).toFixed(2)} million, within the approved budget. ` +
       `Members said the most useful change was clearer information from the office. ` +
-      (i === 8 ? '\n1. Publish the board minutes\n2. Hold an open meeting each quarter\n3. Report progress to members' : `The committee will review ${topic.toLowerCase()} again in the spring.`),
+      (i === 8
+        ? '\n1. Publish the board minutes\n2. Hold an open meeting each quarter\n3. Report progress to members'
+        : `The committee will review ${topic.toLowerCase()} again in the spring.`),
   }));
 }
 
@@ -59,9 +72,13 @@ try {
   const token = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
   const times: number[] = [];
   const cpuTimes: number[] = [];
+  // biome-ignore lint/suspicious/noExplicitAny: the last round's result, printed as it is
   let last: any;
   for (let round = 0; round < ROUNDS; round++) {
-    const { resource } = await buildSourceResource(organizationId, { name: 'Annual Report 2025', passages: tenPageReport() });
+    const { resource } = await buildSourceResource(organizationId, {
+      name: 'Annual Report 2025',
+      passages: tenPageReport(),
+    });
     const cpuStarted = cpuSeconds();
     const started = performance.now();
     await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(token)).expect(202);
@@ -80,11 +97,18 @@ try {
   }
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  const words = (last.transcript as Array<{ text: string }>).reduce((sum, line) => sum + line.text.split(/\s+/).length, 0);
+  const words = (last.transcript as Array<{ text: string }>).reduce(
+    (sum, line) => sum + line.text.split(/\s+/).length,
+    0,
+  );
   report = [
     `podcast for a 10-page document: ${median.toFixed(1)} s (min ${sorted[0]!.toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)}, ${ROUNDS} round(s)); target < ${TARGET_SECONDS} s`,
     `  ${last.transcript.length} lines, ${words} words, ${last.durationSeconds} s of audio (${(last.durationSeconds / median).toFixed(1)}x real time)`,
-    ...(cpuTimes.length ? [`  CPU time of the generation (this process, the Flite processes, ffmpeg): ${cpuTimes.map((c) => c.toFixed(1)).join(', ')} s; on 2 idle cores the wall time is about half to all of that`] : []),
+    ...(cpuTimes.length
+      ? [
+          `  CPU time of the generation (this process, the Flite processes, ffmpeg): ${cpuTimes.map((c) => c.toFixed(1)).join(', ')} s; on 2 idle cores the wall time is about half to all of that`,
+        ]
+      : []),
   ];
   if (median >= TARGET_SECONDS) process.exitCode = 1;
 } finally {
@@ -94,5 +118,7 @@ const cpuAfter = cpuSeconds();
 for (const line of report) console.log(line);
 if (cpuBefore !== null && cpuAfter !== null) {
   // the machine may be shared: CPU time says what the work costs whatever else runs
-  console.log(`  CPU time of the whole run (setup included): ${(cpuAfter - cpuBefore).toFixed(1)} s; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`);
+  console.log(
+    `  CPU time of the whole run (setup included): ${(cpuAfter - cpuBefore).toFixed(1)} s; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`,
+  );
 }

@@ -15,7 +15,9 @@ const db = await createBenchDatabase();
 try {
   const organizationId = randomUUID();
   const userId = randomUUID();
-  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [organizationId]);
+  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [
+    organizationId,
+  ]);
   await db.pool.query(
     `INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, password_hash)
      VALUES ($1, $2, 'Bench', 'Admin', 'bench@example.test', 'ROLE_CLIENT_ADMIN', 'active', $3)`,
@@ -35,18 +37,31 @@ try {
     .sign(deriveKey(APP_SECRET, 'jwt'));
 
   // The enterprise quota (25,000/h) would stop a 10 s run at 32 connections: benchmarks measure speed.
-  const app = await spawnServer('app.server.ts', { DATABASE_URL: db.url, APP_SECRET, RATE_LIMIT_ENTERPRISE: '100000000', JOBS_ENABLED: 'false' });
+  const app = await spawnServer('app.server.ts', {
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    JOBS_ENABLED: 'false',
+  });
   const baseline = await spawnServer('api-keys.baseline.ts', { DATABASE_URL: db.url });
   try {
     const appTarget = { url: `${app.url}/api/api-keys?page=2`, headers: { Authorization: `Bearer ${token}` } };
     const baselineTarget = { url: `${baseline.url}/api-keys?organizationId=${organizationId}&page=2` };
     await warmUp(appTarget);
     await warmUp(baselineTarget);
-    const result = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
-    const { met } = compare(`GET /api/api-keys (JWT, page 2 of 60 keys), 32 connections, median of ${result.rounds} rounds`, result.app, result.baseline, {
-      minThroughputRatio: 0.4,
-      maxP99Ratio: 2,
-    });
+    const result = await alternatingRounds(
+      { target: appTarget, server: app },
+      { target: baselineTarget, server: baseline },
+    );
+    const { met } = compare(
+      `GET /api/api-keys (JWT, page 2 of 60 keys), 32 connections, median of ${result.rounds} rounds`,
+      result.app,
+      result.baseline,
+      {
+        minThroughputRatio: 0.4,
+        maxP99Ratio: 2,
+      },
+    );
     if (!met) process.exitCode = 1;
   } finally {
     await app.stop();

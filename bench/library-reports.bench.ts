@@ -31,7 +31,11 @@ async function main(): Promise<void> {
   const db = await openDatabase({ databaseUrl: bench.url, dataDir: 'memory://', logger });
   try {
     const pool = bench.pool;
-    const { rows: [org] } = await pool.query<{ id: string }>(`INSERT INTO organizations (name, slug) VALUES ('Bench association', 'bench-assoc') RETURNING id`);
+    const {
+      rows: [org],
+    } = await pool.query<{ id: string }>(
+      `INSERT INTO organizations (name, slug) VALUES ('Bench association', 'bench-assoc') RETURNING id`,
+    );
     const organizationId = org!.id;
     let started = performance.now();
     await pool.query(
@@ -44,7 +48,10 @@ async function main(): Promise<void> {
        SELECT $1, 'Resource ' || g, 'document', 'pdf', 'members', 'published', now() FROM generate_series(1, 500) g`,
       [organizationId],
     );
-    await pool.query(`INSERT INTO resource_categories (organization_id, name, position) SELECT $1, 'Category ' || g, g FROM generate_series(1, 20) g`, [organizationId]);
+    await pool.query(
+      `INSERT INTO resource_categories (organization_id, name, position) SELECT $1, 'Category ' || g, g FROM generate_series(1, 20) g`,
+      [organizationId],
+    );
     await pool.query(
       `INSERT INTO resource_category_links (resource_id, category_id, organization_id)
        SELECT r.id, c.id, $1 FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM resources) r
@@ -70,21 +77,35 @@ async function main(): Promise<void> {
       [organizationId],
     );
     await pool.query(`ANALYZE`);
-    const { rows: [{ count }] } = await pool.query<{ count: string }>(`SELECT count(*) FROM resource_usage_events`);
+    const {
+      rows: [{ count }],
+    } = await pool.query<{ count: string }>(`SELECT count(*) FROM resource_usage_events`);
     console.log(`seeded ${Number(count).toLocaleString('en')} events in ${ms((performance.now() - started) / 1000)} s`);
 
     const sql = new Sql(db.sequelize);
     started = performance.now();
     const rollup = await new UsageRollup({ sequelize: db.sequelize, sql }).refresh(new Date());
-    console.log(`rollup (first run, every past day): ${ms((performance.now() - started) / 1000)} s, ${rollup?.readerRows.toLocaleString('en')} reader-day rows, ${rollup?.dayRows.toLocaleString('en')} resource-day rows`);
+    console.log(
+      `rollup (first run, every past day): ${ms((performance.now() - started) / 1000)} s, ${rollup?.readerRows.toLocaleString('en')} reader-day rows, ${rollup?.dayRows.toLocaleString('en')} resource-day rows`,
+    );
     started = performance.now();
     await new UsageRollup({ sequelize: db.sequelize, sql }).refresh(new Date());
     console.log(`rollup (a scheduled run, recent days): ${ms(performance.now() - started)} ms`);
     await pool.query(`ANALYZE`);
 
     const service = new ResourceReportService({ sql, sequelize: db.sequelize, clock: systemClock });
-    const actor: Actor = { type: 'user', id: '00000000-0000-4000-8000-000000000001', organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
-    const { rows: [top] } = await pool.query<{ resource_id: string }>(`SELECT resource_id FROM resource_usage_events GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`);
+    const actor: Actor = {
+      type: 'user',
+      id: '00000000-0000-4000-8000-000000000001',
+      organizationId,
+      role: 'ROLE_CLIENT_ADMIN',
+      mfaVerified: false,
+    };
+    const {
+      rows: [top],
+    } = await pool.query<{ resource_id: string }>(
+      `SELECT resource_id FROM resource_usage_events GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
+    );
     const today = utcDay(new Date());
     const page = { page: 1, itemsPerPage: 25 };
     const reader = `coalesce(user_id::text, visitor_key)`;
@@ -113,32 +134,56 @@ async function main(): Promise<void> {
         {
           name: 'usage',
           report: () => service.report(actor, 'usage', range, page),
-          baseline: () => plain(`SELECT resource_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}), max(occurred_at) FROM resource_usage_events WHERE ${where} GROUP BY resource_id`, args),
+          baseline: () =>
+            plain(
+              `SELECT resource_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}), max(occurred_at) FROM resource_usage_events WHERE ${where} GROUP BY resource_id`,
+              args,
+            ),
         },
         {
           name: 'categories',
           report: () => service.report(actor, 'categories', range, page),
-          baseline: () => plain(`SELECT l.category_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events e JOIN resource_category_links l ON l.resource_id = e.resource_id WHERE e.${where.replace(/ occurred_at/g, ' e.occurred_at')} GROUP BY l.category_id`, args),
+          baseline: () =>
+            plain(
+              `SELECT l.category_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events e JOIN resource_category_links l ON l.resource_id = e.resource_id WHERE e.${where.replace(/ occurred_at/g, ' e.occurred_at')} GROUP BY l.category_id`,
+              args,
+            ),
         },
         {
           name: 'members',
           report: () => service.report(actor, 'members', range, page),
-          baseline: () => plain(`SELECT user_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT resource_id), max(occurred_at) FROM resource_usage_events WHERE ${where} AND user_id IS NOT NULL GROUP BY user_id`, args),
+          baseline: () =>
+            plain(
+              `SELECT user_id, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT resource_id), max(occurred_at) FROM resource_usage_events WHERE ${where} AND user_id IS NOT NULL GROUP BY user_id`,
+              args,
+            ),
         },
         {
           name: 'trends (month)',
           report: () => service.report(actor, 'trends', { ...range, interval: 'month' }),
-          baseline: () => plain(`SELECT date_trunc('month', occurred_at AT TIME ZONE 'UTC'), count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE ${where} GROUP BY 1`, args),
+          baseline: () =>
+            plain(
+              `SELECT date_trunc('month', occurred_at AT TIME ZONE 'UTC'), count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE ${where} GROUP BY 1`,
+              args,
+            ),
         },
         {
           name: 'trends (day)',
           report: () => service.report(actor, 'trends', { ...range, interval: 'day' }),
-          baseline: () => plain(`SELECT (occurred_at AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE ${where} GROUP BY 1`, args),
+          baseline: () =>
+            plain(
+              `SELECT (occurred_at AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE ${where} GROUP BY 1`,
+              args,
+            ),
         },
         {
           name: 'stats (top resource)',
           report: () => service.resourceStats(actor, top!.resource_id, range),
-          baseline: () => plain(`SELECT (occurred_at AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE resource_id = $4 AND ${where} GROUP BY 1`, [...args, top!.resource_id]),
+          baseline: () =>
+            plain(
+              `SELECT (occurred_at AT TIME ZONE 'UTC')::date, count(*) FILTER (WHERE kind = 'view'), count(*) FILTER (WHERE kind = 'download'), count(DISTINCT ${reader}) FROM resource_usage_events WHERE resource_id = $4 AND ${where} GROUP BY 1`,
+              [...args, top!.resource_id],
+            ),
         },
       ];
       for (const item of cases) {
@@ -157,16 +202,27 @@ async function main(): Promise<void> {
         const report = p95(reportTimes);
         const baseline = p95(baselineTimes);
         results.push({ name: `${item.name}, ${range.label}`, report, baseline, ratio: report / baseline });
-        console.log(`${item.name}, ${range.label}: report p95 ${ms(report)} ms, plain SQL p95 ${ms(baseline)} ms, ratio ${(report / baseline).toFixed(2)}`);
+        console.log(
+          `${item.name}, ${range.label}: report p95 ${ms(report)} ms, plain SQL p95 ${ms(baseline)} ms, ratio ${(report / baseline).toFixed(2)}`,
+        );
       }
     }
-    console.log(`\nload average (1 min) at the end: ${loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
-    console.log(`\n## Library reports over ${Number(count).toLocaleString('en')} events (p95 of ${ITERATIONS}, report through its service vs a plain SQL aggregate)`);
+    console.log(
+      `\nload average (1 min) at the end: ${loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`,
+    );
+    console.log(
+      `\n## Library reports over ${Number(count).toLocaleString('en')} events (p95 of ${ITERATIONS}, report through its service vs a plain SQL aggregate)`,
+    );
     console.log('| report | report p95 ms | plain SQL p95 ms | ratio | target <= 2 |');
     console.log('|---|---:|---:|---:|---|');
-    for (const r of results) console.log(`| ${r.name} | ${ms(r.report)} | ${ms(r.baseline)} | ${r.ratio.toFixed(2)} | ${r.ratio <= TARGET ? 'met' : 'MISSED'} |`);
+    for (const r of results)
+      console.log(
+        `| ${r.name} | ${ms(r.report)} | ${ms(r.baseline)} | ${r.ratio.toFixed(2)} | ${r.ratio <= TARGET ? 'met' : 'MISSED'} |`,
+      );
     const missed = results.filter((r) => r.ratio > TARGET);
-    console.log(missed.length ? `\nTARGET MISSED for ${missed.map((r) => r.name).join(', ')}` : '\nTARGET MET for every report');
+    console.log(
+      missed.length ? `\nTARGET MISSED for ${missed.map((r) => r.name).join(', ')}` : '\nTARGET MET for every report',
+    );
     process.exitCode = missed.length ? 1 : 0;
   } finally {
     await db.close();

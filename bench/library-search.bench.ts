@@ -6,29 +6,90 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Actor } from '../src/shared/access/actor.ts';
-import { hashPassword, randomToken, sha256 } from '../src/shared/crypto.ts';
+import { hashPassword, randomToken } from '../src/shared/crypto.ts';
 import { libraryReader } from '../src/modules/library/resource.access.ts';
 import { parseCatalogQuery } from '../src/modules/resource-catalog/catalog.filters.ts';
-import { alternativesSql, keywordTsQuery, searchSql, type WordAlternatives } from '../src/modules/resource-catalog/catalog-search.repository.ts';
+import {
+  alternativesSql,
+  keywordTsQuery,
+  searchSql,
+  type WordAlternatives,
+} from '../src/modules/resource-catalog/catalog-search.repository.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { spawnServer } from './lib/server.ts';
 
 const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const RESOURCES = 10_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
-const QUERIES = ['annual report', 'govern', 'strategy plan', 'anual', 'keynot', 'budget workshop', 'handbok', 'member onboarding guide'];
+const QUERIES = [
+  'annual report',
+  'govern',
+  'strategy plan',
+  'anual',
+  'keynot',
+  'budget workshop',
+  'handbok',
+  'member onboarding guide',
+];
 const WORDS = [
-  'annual', 'report', 'governance', 'bylaws', 'strategy', 'plan', 'keynote', 'recording', 'budget', 'workshop',
-  'handbook', 'member', 'onboarding', 'guide', 'policy', 'minutes', 'board', 'meeting', 'congress', 'webinar',
-  'training', 'certification', 'salary', 'survey', 'newsletter', 'checklist', 'template', 'toolkit', 'research', 'study',
-  'ethics', 'compliance', 'finance', 'marketing', 'volunteer', 'mentoring', 'leadership', 'conference', 'presentation', 'summary',
+  'annual',
+  'report',
+  'governance',
+  'bylaws',
+  'strategy',
+  'plan',
+  'keynote',
+  'recording',
+  'budget',
+  'workshop',
+  'handbook',
+  'member',
+  'onboarding',
+  'guide',
+  'policy',
+  'minutes',
+  'board',
+  'meeting',
+  'congress',
+  'webinar',
+  'training',
+  'certification',
+  'salary',
+  'survey',
+  'newsletter',
+  'checklist',
+  'template',
+  'toolkit',
+  'research',
+  'study',
+  'ethics',
+  'compliance',
+  'finance',
+  'marketing',
+  'volunteer',
+  'mentoring',
+  'leadership',
+  'conference',
+  'presentation',
+  'summary',
 ];
 
-async function seed(db: BenchDatabase): Promise<{ organizationId: string; email: string; password: string; member: { id: string; tier: 'member' } ; userId: string }> {
+async function seed(
+  db: BenchDatabase,
+): Promise<{
+  organizationId: string;
+  email: string;
+  password: string;
+  member: { id: string; tier: 'member' };
+  userId: string;
+}> {
   const organizationId = randomUUID();
   const password = `bench-${randomToken(8)}`;
   const email = `bench-member-${randomToken(4).toLowerCase()}@example.test`;
-  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench-library', 'enterprise')`, [organizationId]);
+  await db.pool.query(
+    `INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench-library', 'enterprise')`,
+    [organizationId],
+  );
   const user = await db.pool.query<{ id: string }>(
     `INSERT INTO users (organization_id, role, first_name, last_name, email, status, password_hash) VALUES ($1, 'ROLE_MEMBER', 'Bench', 'Member', $2, 'active', $3) RETURNING id`,
     [organizationId, email, await hashPassword(password)],
@@ -62,10 +123,17 @@ async function seed(db: BenchDatabase): Promise<{ organizationId: string; email:
   await db.pool.query('VACUUM ANALYZE resources');
   await db.pool.query('VACUUM ANALYZE resource_versions');
   console.log(`seeded ${RESOURCES.toLocaleString('en')} resources in ${Math.round(performance.now() - started)} ms`);
-  return { organizationId, email, password, member: { id: member.rows[0]!.id, tier: 'member' }, userId: user.rows[0]!.id };
+  return {
+    organizationId,
+    email,
+    password,
+    member: { id: member.rows[0]!.id, tier: 'member' },
+    userId: user.rows[0]!.id,
+  };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
@@ -74,11 +142,27 @@ const summary = (samples: number[]) => {
 const db = await createBenchDatabase();
 try {
   const world = await seed(db);
-  const app = await spawnServer('app.server.ts', { DATABASE_URL: db.url, APP_SECRET, RATE_LIMIT_ENTERPRISE: '100000000', JOBS_ENABLED: 'false', SMTP_URL: 'smtp://127.0.0.1:2525' });
+  const app = await spawnServer('app.server.ts', {
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    JOBS_ENABLED: 'false',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+  });
   try {
-    const login = await fetch(`${app.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: world.email, password: world.password }) });
+    const login = await fetch(`${app.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: world.email, password: world.password }),
+    });
     const token = ((await login.json()) as { accessToken: string }).accessToken;
-    const actor: Actor = { type: 'user', id: world.userId, organizationId: world.organizationId, role: 'ROLE_MEMBER', mfaVerified: false };
+    const actor: Actor = {
+      type: 'user',
+      id: world.userId,
+      organizationId: world.organizationId,
+      role: 'ROLE_MEMBER',
+      mfaVerified: false,
+    };
     const reader = libraryReader(actor, world.member);
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -92,7 +176,9 @@ try {
     };
     const viaApp = async (q: string) => {
       const started = performance.now();
-      const res = await fetch(`${app.url}/api/resources?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${token}` } });
+      const res = await fetch(`${app.url}/api/resources?q=${encodeURIComponent(q)}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       const body = (await res.json()) as { data: unknown[]; pagination: { totalItems: number } };
       if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`);
       return { ms: performance.now() - started, total: body.pagination.totalItems };
@@ -116,7 +202,10 @@ try {
       if (process.env.BENCH_EXPLAIN) {
         const statement = await searchStatement(q);
         console.log(statement.values.find((value) => typeof value === 'string' && /[&|:]/.test(value)));
-        const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, statement.values);
+        const plan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`,
+          statement.values,
+        );
         console.log(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
       }
     }
@@ -132,13 +221,19 @@ try {
     const appStats = summary(appSamples);
     const sqlStats = summary(sqlSamples);
     const fmt = (n: number) => n.toFixed(1);
-    console.log(`\n## GET /api/resources?q=... (${RESOURCES.toLocaleString('en')} resources, active member, page of 25 + total), ${appSamples.length} sequential requests`);
+    console.log(
+      `\n## GET /api/resources?q=... (${RESOURCES.toLocaleString('en')} resources, active member, page of 25 + total), ${appSamples.length} sequential requests`,
+    );
     console.log('| | p50 ms | p95 ms |');
     console.log('|---|---:|---:|');
     console.log(`| Guildhall (HTTP, auth, policy, page read) | ${fmt(appStats.p50)} | ${fmt(appStats.p95)} |`);
-    console.log(`| plain SQL (same search statement + page read, one pg client) | ${fmt(sqlStats.p50)} | ${fmt(sqlStats.p95)} |`);
+    console.log(
+      `| plain SQL (same search statement + page read, one pg client) | ${fmt(sqlStats.p50)} | ${fmt(sqlStats.p95)} |`,
+    );
     const met = appStats.p95 < 50;
-    console.log(`p95 ratio ${(appStats.p95 / Math.max(sqlStats.p95, 0.1)).toFixed(2)} vs plain SQL; p95 ${fmt(appStats.p95)} ms (target < 50 ms): ${met ? 'TARGET MET' : 'TARGET MISSED'}`);
+    console.log(
+      `p95 ratio ${(appStats.p95 / Math.max(sqlStats.p95, 0.1)).toFixed(2)} vs plain SQL; p95 ${fmt(appStats.p95)} ms (target < 50 ms): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
+    );
     if (!met) process.exitCode = 1;
   } finally {
     await app.stop();

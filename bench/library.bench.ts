@@ -6,7 +6,15 @@
 // both servers run in child processes writing under one temporary folder. The CPU each range cost the
 // server, this machine's PostgreSQL and the whole machine (from /proc) shows where a difference lies.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  mkdirSync,
+} from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,7 +56,12 @@ const postgresCpu = () => {
 
 /** CPU seconds the whole machine has been busy so far (every core, every process, the kernel). */
 const machineBusy = () => {
-  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
 };
 
@@ -67,7 +80,11 @@ async function withRss<T>(server: RunningServer, work: () => Promise<T>): Promis
   }
 }
 
-function request(url: string, options: http.RequestOptions, body?: (req: http.ClientRequest) => Promise<void>): Promise<{ status: number; bytes: number; text: string }> {
+function request(
+  url: string,
+  options: http.RequestOptions,
+  body?: (req: http.ClientRequest) => Promise<void>,
+): Promise<{ status: number; bytes: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { agent: false, ...options }, (res) => {
       // only the first bytes are kept and decoded (a JSON answer or a problem): decoding the first
@@ -89,7 +106,8 @@ function request(url: string, options: http.RequestOptions, body?: (req: http.Cl
 }
 
 async function pipeFile(req: http.ClientRequest, file: string): Promise<void> {
-  for await (const chunk of createReadStream(file, { highWaterMark: MB })) if (!req.write(chunk)) await once(req, 'drain');
+  for await (const chunk of createReadStream(file, { highWaterMark: MB }))
+    if (!req.write(chunk)) await once(req, 'drain');
 }
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
@@ -102,13 +120,16 @@ try {
   const out = createWriteStream(file);
   const block = randomBytes(MB);
   out.write('%PDF-1.4\n');
-  for (let written = 9; written < SIZE; written += MB) if (!out.write(block.subarray(0, Math.min(MB, SIZE - written)))) await once(out, 'drain');
+  for (let written = 9; written < SIZE; written += MB)
+    if (!out.write(block.subarray(0, Math.min(MB, SIZE - written)))) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
 
   const organizationId = randomUUID();
   const userId = randomUUID();
-  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [organizationId]);
+  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [
+    organizationId,
+  ]);
   await db.pool.query(
     `INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, password_hash)
      VALUES ($1, $2, 'Bench', 'Admin', 'bench@example.test', 'ROLE_CLIENT_ADMIN', 'active', $3)`,
@@ -127,29 +148,53 @@ try {
   const baselineDir = path.join(work, 'baseline');
   mkdirSync(baselineDir);
   const app = await spawnServer('app.server.ts', {
-    DATABASE_URL: db.url, APP_SECRET, RATE_LIMIT_ENTERPRISE: '100000000', JOBS_ENABLED: 'false', SMTP_URL: 'smtp://127.0.0.1:2525',
-    LIBRARY_STORAGE_DIR: appDir, LIBRARY_MAX_FILE_BYTES: String(Math.max(SIZE, 500 * MB)),
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    JOBS_ENABLED: 'false',
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    LIBRARY_STORAGE_DIR: appDir,
+    LIBRARY_MAX_FILE_BYTES: String(Math.max(SIZE, 500 * MB)),
   });
   const baseline = await spawnServer('library.baseline.ts', { BASELINE_DIR: baselineDir });
   try {
-    const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nLarge file\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="large.pdf"\r\nContent-Type: application/pdf\r\n\r\n`);
+    const head = Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\nLarge file\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="large.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    );
     const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
     // warm-up: first connections, JIT, the first upload and download of each server
     const tiny = path.join(work, 'tiny.pdf');
     const tinyOut = createWriteStream(tiny);
-    tinyOut.end('%PDF-1.4\n' + 'x'.repeat(100_000));
+    tinyOut.end(`%PDF-1.4\n${'x'.repeat(100_000)}`);
     await once(tinyOut, 'finish');
     for (let round = 0; round < 3; round++) {
-      const warm = await request(`${app.url}/api/resources`, { method: 'POST', headers: { ...auth, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': head.length + 100_009 + tail.length } }, async (req) => {
-        req.write(head);
-        await pipeFile(req, tiny);
-        req.write(tail);
-      });
+      const warm = await request(
+        `${app.url}/api/resources`,
+        {
+          method: 'POST',
+          headers: {
+            ...auth,
+            'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+            'Content-Length': head.length + 100_009 + tail.length,
+          },
+        },
+        async (req) => {
+          req.write(head);
+          await pipeFile(req, tiny);
+          req.write(tail);
+        },
+      );
       const warmId = (JSON.parse(warm.text) as { id: string }).id;
       await request(`${app.url}/api/resources/${warmId}/download`, { headers: { ...auth, Range: 'bytes=100-50000' } });
-      const base = await request(`${baseline.url}/upload`, { method: 'POST', headers: { 'Content-Length': 100_009 } }, (req) => pipeFile(req, tiny));
-      await request(`${baseline.url}/file?name=${(JSON.parse(base.text) as { name: string }).name}`, { headers: { Range: 'bytes=100-50000' } });
+      const base = await request(
+        `${baseline.url}/upload`,
+        { method: 'POST', headers: { 'Content-Length': 100_009 } },
+        (req) => pipeFile(req, tiny),
+      );
+      await request(`${baseline.url}/file?name=${(JSON.parse(base.text) as { name: string }).name}`, {
+        headers: { Range: 'bytes=100-50000' },
+      });
     }
 
     const upload = async (target: 'app' | 'baseline') => {
@@ -157,17 +202,38 @@ try {
       const sent =
         target === 'app'
           ? await withRss(app, () =>
-              request(`${app.url}/api/resources`, { method: 'POST', headers: { ...auth, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': head.length + SIZE + tail.length } }, async (req) => {
-                req.write(head);
-                await pipeFile(req, file);
-                req.write(tail);
-              }),
+              request(
+                `${app.url}/api/resources`,
+                {
+                  method: 'POST',
+                  headers: {
+                    ...auth,
+                    'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+                    'Content-Length': head.length + SIZE + tail.length,
+                  },
+                },
+                async (req) => {
+                  req.write(head);
+                  await pipeFile(req, file);
+                  req.write(tail);
+                },
+              ),
             )
-          : await withRss(baseline, () => request(`${baseline.url}/upload`, { method: 'POST', headers: { 'Content-Length': SIZE } }, (req) => pipeFile(req, file)));
+          : await withRss(baseline, () =>
+              request(`${baseline.url}/upload`, { method: 'POST', headers: { 'Content-Length': SIZE } }, (req) =>
+                pipeFile(req, file),
+              ),
+            );
       const taken = seconds(started);
-      if (sent.result.status !== 201) throw new Error(`${target} upload answered ${sent.result.status}: ${sent.result.text}`);
+      if (sent.result.status !== 201)
+        throw new Error(`${target} upload answered ${sent.result.status}: ${sent.result.text}`);
       const body = JSON.parse(sent.result.text) as { id?: string; name?: string };
-      return { seconds: taken, growth: sent.growth, url: target === 'app' ? `${app.url}/api/resources/${body.id}/download` : `${baseline.url}/file?name=${body.name}` };
+      return {
+        seconds: taken,
+        growth: sent.growth,
+        url:
+          target === 'app' ? `${app.url}/api/resources/${body.id}/download` : `${baseline.url}/file?name=${body.name}`,
+      };
     };
     const headersOf = (target: 'app' | 'baseline') => (target === 'app' ? auth : {});
     const download = async (target: 'app' | 'baseline', url: string) => {
@@ -188,12 +254,17 @@ try {
       const postgresBefore = postgresCpu();
       const started = process.hrtime.bigint();
       const queue = [...offsets];
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        for (let offset = queue.shift(); offset !== undefined; offset = queue.shift()) {
-          const res = await request(url, { headers: { ...headersOf(target), Range: `bytes=${offset}-${offset + MB - 1}` } });
-          if (res.status !== 206 || res.bytes !== MB) throw new Error(`${target} range answered ${res.status} with ${res.bytes} bytes`);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let offset = queue.shift(); offset !== undefined; offset = queue.shift()) {
+            const res = await request(url, {
+              headers: { ...headersOf(target), Range: `bytes=${offset}-${offset + MB - 1}` },
+            });
+            if (res.status !== 206 || res.bytes !== MB)
+              throw new Error(`${target} range answered ${res.status} with ${res.bytes} bytes`);
+          }
+        }),
+      );
       const taken = seconds(started);
       rangeCpu[target] += cpuOf(pid) - cpuBefore;
       rangeMachine[target] += machineBusy() - machineBefore;
@@ -203,12 +274,19 @@ try {
 
     // ROUNDS alternating rounds (the app first in odd rounds, the baseline first in even ones): the
     // machine's drift falls on both sides, and the median ratio is reported with the rounds' spread
-    const results = { upload: [] as Array<[number, number]>, download: [] as Array<[number, number]>, ranges: [] as Array<[number, number]> };
+    const results = {
+      upload: [] as Array<[number, number]>,
+      download: [] as Array<[number, number]>,
+      ranges: [] as Array<[number, number]>,
+    };
     let appGrowth = 0;
     let baselineGrowth = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const order: Array<'app' | 'baseline'> = round % 2 === 0 ? ['app', 'baseline'] : ['baseline', 'app'];
-      const uploaded = { app: undefined as Awaited<ReturnType<typeof upload>> | undefined, baseline: undefined as Awaited<ReturnType<typeof upload>> | undefined };
+      const uploaded = {
+        app: undefined as Awaited<ReturnType<typeof upload>> | undefined,
+        baseline: undefined as Awaited<ReturnType<typeof upload>> | undefined,
+      };
       for (const target of order) uploaded[target] = await upload(target);
       appGrowth = Math.max(appGrowth, uploaded.app!.growth);
       baselineGrowth = Math.max(baselineGrowth, uploaded.baseline!.growth);
@@ -221,7 +299,8 @@ try {
       for (let trial = 0; trial < RANGE_TRIALS; trial++) {
         const offsets = Array.from({ length: RANGES }, () => Math.floor(Math.random() * (SIZE - MB)));
         const rangeSeconds = { app: 0, baseline: 0 };
-        for (const target of trial % 2 === 0 ? order : [...order].reverse()) rangeSeconds[target] = await ranges(target, uploaded[target]!.url, offsets);
+        for (const target of trial % 2 === 0 ? order : [...order].reverse())
+          rangeSeconds[target] = await ranges(target, uploaded[target]!.url, offsets);
         results.ranges.push([rangeSeconds.app, rangeSeconds.baseline]);
       }
     }
@@ -243,17 +322,28 @@ try {
       [`${RANGES} random 1 MB ranges, 4 at a time (MB/s)`, summary(results.ranges, RANGES * MB), 0.9],
     ];
     let met = true;
-    console.log(`median of ${ROUNDS} alternating rounds\n| measure | app | baseline | ratio (rounds) | target |\n|---|---|---|---|---|`);
+    console.log(
+      `median of ${ROUNDS} alternating rounds\n| measure | app | baseline | ratio (rounds) | target |\n|---|---|---|---|---|`,
+    );
     for (const [name, { app: appValue, baseline: baselineValue, ratio, spread }, target] of rows) {
       met &&= ratio >= target;
-      console.log(`| ${name} | ${appValue} | ${baselineValue} | ${ratio.toFixed(2)} (${spread}) | >= ${target} ${ratio >= target ? 'met' : 'NOT met'} |`);
+      console.log(
+        `| ${name} | ${appValue} | ${baselineValue} | ${ratio.toFixed(2)} (${spread}) | >= ${target} ${ratio >= target ? 'met' : 'NOT met'} |`,
+      );
     }
     const msPerRange = (cpuSeconds: number) => ((cpuSeconds / (ROUNDS * RANGE_TRIALS * RANGES)) * 1000).toFixed(2);
-    const cpuRows = [['server CPU per 1 MB range (ms)', rangeCpu], ['machine CPU per 1 MB range, all processes (ms)', rangeMachine], ['PostgreSQL CPU per 1 MB range (ms)', rangePostgres]] as const;
-    for (const [name, cpu] of cpuRows) console.log(`| ${name} | ${msPerRange(cpu.app)} | ${msPerRange(cpu.baseline)} | | |`);
+    const cpuRows = [
+      ['server CPU per 1 MB range (ms)', rangeCpu],
+      ['machine CPU per 1 MB range, all processes (ms)', rangeMachine],
+      ['PostgreSQL CPU per 1 MB range (ms)', rangePostgres],
+    ] as const;
+    for (const [name, cpu] of cpuRows)
+      console.log(`| ${name} | ${msPerRange(cpu.app)} | ${msPerRange(cpu.baseline)} | | |`);
     const growthMb = appGrowth / MB;
     met &&= growthMb < 100;
-    console.log(`| server RSS growth during an upload, largest (MB) | ${growthMb.toFixed(0)} | ${(baselineGrowth / MB).toFixed(0)} | | < 100 ${growthMb < 100 ? 'met' : 'NOT met'} |`);
+    console.log(
+      `| server RSS growth during an upload, largest (MB) | ${growthMb.toFixed(0)} | ${(baselineGrowth / MB).toFixed(0)} | | < 100 ${growthMb < 100 ? 'met' : 'NOT met'} |`,
+    );
     if (!met) process.exitCode = 1;
   } finally {
     await app.stop();

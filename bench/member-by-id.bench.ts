@@ -16,18 +16,31 @@ const MEMBERS = 100_000;
 const db = await createBenchDatabase();
 try {
   const { organizationId, apiKey } = await seedMembers(db, MEMBERS);
-  const { rows } = await db.pool.query<{ id: string }>('SELECT id FROM members WHERE organization_id = $1 ORDER BY last_name OFFSET 5000 LIMIT 1', [organizationId]);
+  const { rows } = await db.pool.query<{ id: string }>(
+    'SELECT id FROM members WHERE organization_id = $1 ORDER BY last_name OFFSET 5000 LIMIT 1',
+    [organizationId],
+  );
   const memberId = rows[0]!.id;
 
   // The enterprise quota (25,000/h) would stop a 10 s run at 32 connections: benchmarks measure speed.
-  const app = await spawnServer('app.server.ts', { DATABASE_URL: db.url, APP_SECRET, RATE_LIMIT_ENTERPRISE: '100000000', JOBS_ENABLED: 'false' });
+  const app = await spawnServer('app.server.ts', {
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    JOBS_ENABLED: 'false',
+  });
   const baseline = await spawnServer('members.baseline.ts', { DATABASE_URL: db.url });
   try {
     const appTarget = { url: `${app.url}/api/members/${memberId}`, headers: { Authorization: `Bearer ${apiKey}` } };
     const baselineTarget = { url: `${baseline.url}/members/${memberId}?organizationId=${organizationId}` };
     await warmUp(appTarget);
     await warmUp(baselineTarget);
-    const { app: appMedian, baseline: baselineMedian, rounds, ratios } = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
+    const {
+      app: appMedian,
+      baseline: baselineMedian,
+      rounds,
+      ratios,
+    } = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
     const result = compare(
       `GET /api/members/{id} (${MEMBERS.toLocaleString('en')} members, API key), 32 connections, median of ${rounds} rounds`,
       appMedian,
@@ -35,7 +48,9 @@ try {
       { minThroughputRatio: 0.5, maxP99Ratio: 2 },
     );
     const sorted = [...ratios].sort((a, b) => a - b);
-    console.log(`per-round throughput ratios: min ${sorted[0]!.toFixed(2)}, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}, max ${sorted.at(-1)!.toFixed(2)}`);
+    console.log(
+      `per-round throughput ratios: min ${sorted[0]!.toFixed(2)}, median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}, max ${sorted.at(-1)!.toFixed(2)}`,
+    );
     if (!result.met) process.exitCode = 1;
   } finally {
     await app.stop();

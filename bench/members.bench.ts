@@ -17,14 +17,26 @@ try {
   const { organizationId, apiKey } = await seedMembers(db, MEMBERS);
 
   // The enterprise quota (25,000/h) would stop a 10 s run at 32 connections: benchmarks measure speed.
-  const app = await spawnServer('app.server.ts', { DATABASE_URL: db.url, APP_SECRET, RATE_LIMIT_ENTERPRISE: '100000000', JOBS_ENABLED: 'false' });
+  const app = await spawnServer('app.server.ts', {
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    JOBS_ENABLED: 'false',
+  });
   const baseline = await spawnServer('members.baseline.ts', { DATABASE_URL: db.url });
   try {
-    const appTarget = { url: `${app.url}/api/members?status=active&order[lastName]=asc&page=40`, headers: { Authorization: `Bearer ${apiKey}` } };
+    const appTarget = {
+      url: `${app.url}/api/members?status=active&order[lastName]=asc&page=40`,
+      headers: { Authorization: `Bearer ${apiKey}` },
+    };
     const baselineTarget = { url: `${baseline.url}/members?organizationId=${organizationId}&status=active&page=40` };
     await warmUp(appTarget);
     await warmUp(baselineTarget);
-    const { app: appMedian, baseline: baselineMedian, rounds } = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
+    const {
+      app: appMedian,
+      baseline: baselineMedian,
+      rounds,
+    } = await alternatingRounds({ target: appTarget, server: app }, { target: baselineTarget, server: baseline });
     const result = compare(
       `GET /api/members?status=active&order[lastName]=asc&page=40 (${MEMBERS.toLocaleString('en')} members, API key), 32 connections, median of ${rounds} rounds`,
       appMedian,

@@ -6,7 +6,9 @@ import { ensureProductionBuild } from './lib/build.ts';
 
 const dir = fileURLToPath(new URL('./', import.meta.url));
 const only = process.argv[2];
-const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && (!only || f.includes(only))).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && (!only || f.includes(only)))
+  .sort();
 ensureProductionBuild(); // once, for every benchmark below (they inherit BENCH_BUILT)
 let failed = 0;
 for (const file of files) {

@@ -24,7 +24,9 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const RSS_LIMIT_MB = 64;
 
 async function seed(db: BenchDatabase): Promise<string> {
-  await db.pool.query(`INSERT INTO organizations (name, slug) SELECT 'Association ' || g, 'assoc-' || g FROM generate_series(1, 200) g`);
+  await db.pool.query(
+    `INSERT INTO organizations (name, slug) SELECT 'Association ' || g, 'assoc-' || g FROM generate_series(1, 200) g`,
+  );
   const roles = `(ARRAY['ROLE_MEMBER','ROLE_MEMBER','ROLE_MEMBER','ROLE_CLIENT_USER','ROLE_CLIENT_ADMIN','ROLE_SPONSOR_USER','ROLE_SPONSOR_ADMIN'])[1 + g % 7]`;
   await db.pool.query(
     `INSERT INTO users (organization_id, first_name, last_name, email, phone, role, status, last_login_at, created_at)
@@ -37,36 +39,46 @@ async function seed(db: BenchDatabase): Promise<string> {
     [USERS - 1],
   );
   const adminId = randomUUID();
-  await db.pool.query(`INSERT INTO users (id, first_name, last_name, email, role, status) VALUES ($1, 'Bench', 'Admin', 'admin@bench.test', 'ROLE_PLATFORM_ADMIN', 'active')`, [adminId]);
+  await db.pool.query(
+    `INSERT INTO users (id, first_name, last_name, email, role, status) VALUES ($1, 'Bench', 'Admin', 'admin@bench.test', 'ROLE_PLATFORM_ADMIN', 'active')`,
+    [adminId],
+  );
   await db.pool.query('VACUUM ANALYZE users'); // the steady state autovacuum keeps: visibility map set, statistics fresh
   await db.pool.query('VACUUM ANALYZE organizations');
   return adminId;
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'))!;
   return Number(line.replace(/\D+/g, '')) / 1024;
 }
 
 /** Downloads the export, counting rows, while sampling the server's RSS. */
-async function timeExport(app: RunningServer, token: string): Promise<{ rows: number; seconds: number; peakGrowthMb: number; bytes: number }> {
+async function timeExport(
+  app: RunningServer,
+  token: string,
+): Promise<{ rows: number; seconds: number; peakGrowthMb: number; bytes: number }> {
   const pid = app.child.pid!;
   const before = rssMb(pid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 10);
   const started = performance.now();
   const { rows, bytes } = await new Promise<{ rows: number; bytes: number }>((resolve, reject) => {
-    http.get(`${app.url}/api/admin/users?format=csv`, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
-      let newlines = 0;
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
-      });
-      res.on('end', () => resolve({ rows: newlines - 1, bytes: size }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(`${app.url}/api/admin/users?format=csv`, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+        let newlines = 0;
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+        });
+        res.on('end', () => resolve({ rows: newlines - 1, bytes: size }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
@@ -113,7 +125,12 @@ try {
     await warmUp(baselineTarget);
     const baselineResult = await measure(baselineTarget, baseline);
     const appResult = await measure(appTarget, app);
-    const list = compare(`GET /api/admin/users (page 1 of ${USERS}, with count), 32 connections`, appResult, baselineResult, { minThroughputRatio: 0.4, maxP99Ratio: 2 });
+    const list = compare(
+      `GET /api/admin/users (page 1 of ${USERS}, with count), 32 connections`,
+      appResult,
+      baselineResult,
+      { minThroughputRatio: 0.4, maxP99Ratio: 2 },
+    );
 
     await timeExport(app, token); // warm: JIT, pool, the table in shared buffers
     await timeCopy(db);
@@ -128,9 +145,15 @@ try {
     console.log(`\n## CSV export of ${USERS} users (best of 3)`);
     console.log('| | rows | seconds | rows/s | MB | server peak RSS growth MB |');
     console.log('|---|---:|---:|---:|---:|---:|');
-    console.log(`| Guildhall GET /api/admin/users?format=csv | ${exported.rows} | ${exported.seconds.toFixed(2)} | ${(exported.rows / exported.seconds).toFixed(0)} | ${(exported.bytes / 1e6).toFixed(1)} | ${peakGrowth.toFixed(1)} |`);
-    console.log(`| baseline COPY (same query) TO STDOUT CSV | ${copy.rows} | ${copy.seconds.toFixed(2)} | ${(copy.rows / copy.seconds).toFixed(0)} | ${(copy.bytes / 1e6).toFixed(1)} | - |`);
-    console.log(`rows/s ratio ${ratio.toFixed(2)} (target >= 0.5), peak RSS growth ${peakGrowth.toFixed(1)} MB (target < ${RSS_LIMIT_MB}): ${met ? 'TARGET MET' : 'TARGET MISSED'}`);
+    console.log(
+      `| Guildhall GET /api/admin/users?format=csv | ${exported.rows} | ${exported.seconds.toFixed(2)} | ${(exported.rows / exported.seconds).toFixed(0)} | ${(exported.bytes / 1e6).toFixed(1)} | ${peakGrowth.toFixed(1)} |`,
+    );
+    console.log(
+      `| baseline COPY (same query) TO STDOUT CSV | ${copy.rows} | ${copy.seconds.toFixed(2)} | ${(copy.rows / copy.seconds).toFixed(0)} | ${(copy.bytes / 1e6).toFixed(1)} | - |`,
+    );
+    console.log(
+      `rows/s ratio ${ratio.toFixed(2)} (target >= 0.5), peak RSS growth ${peakGrowth.toFixed(1)} MB (target < ${RSS_LIMIT_MB}): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
+    );
     if (!list.met || !met) process.exitCode = 1;
   } finally {
     await app.stop();

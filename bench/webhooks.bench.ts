@@ -38,7 +38,15 @@ async function receiver(): Promise<{ url: string; count: () => number; close(): 
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks`, count: () => received, close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    count: () => received,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 /** Accepts connections and never answers: every attempt runs into the timeout. */
@@ -51,7 +59,14 @@ async function blackHole(): Promise<{ url: string; close(): Promise<void> }> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/hooks`, close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
 }
 
 async function refusedUrl(): Promise<string> {
@@ -68,15 +83,18 @@ const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
 
 async function organization(name: string): Promise<string> {
   const id = randomUUID();
-  await q(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, $2, $3, 'enterprise')`, [id, name, `${name}-${id.slice(0, 8)}`]);
+  await q(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, $2, $3, 'enterprise')`, [
+    id,
+    name,
+    `${name}-${id.slice(0, 8)}`,
+  ]);
   return id;
 }
 async function subscription(organizationId: string, url: string): Promise<string> {
-  const { rows } = await q(`INSERT INTO webhook_subscriptions (organization_id, url, event_types, secret_sealed) VALUES ($1, $2, '{member.created}', $3) RETURNING id`, [
-    organizationId,
-    url,
-    secrets.seal(newWebhookSecret()),
-  ]);
+  const { rows } = await q(
+    `INSERT INTO webhook_subscriptions (organization_id, url, event_types, secret_sealed) VALUES ($1, $2, '{member.created}', $3) RETURNING id`,
+    [organizationId, url, secrets.seal(newWebhookSecret())],
+  );
   return rows[0].id;
 }
 /** `count` events and deliveries, due now, spread over the subscriptions in turn. */
@@ -93,7 +111,11 @@ async function enqueue(organizationId: string, subscriptionIds: string[], count:
   );
 }
 const succeeded = async (organizationId: string) =>
-  (await q(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'succeeded'`, [organizationId])).rows[0].n as number;
+  (
+    await q(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'succeeded'`, [
+      organizationId,
+    ])
+  ).rows[0].n as number;
 
 const fast = await receiver();
 const quietReceiver = await receiver();
@@ -120,18 +142,28 @@ try {
     const seconds = (performance.now() - started) / 1000;
     const rate = THROUGHPUT_DELIVERIES / seconds;
     throughput.push(rate);
-    console.log(`round ${round}: ${THROUGHPUT_DELIVERIES} deliveries in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} deliveries/s (receiver got ${fast.count() - before})`);
+    console.log(
+      `round ${round}: ${THROUGHPUT_DELIVERIES} deliveries in ${seconds.toFixed(2)} s = ${rate.toFixed(0)} deliveries/s (receiver got ${fast.count() - before})`,
+    );
   }
 
   // 2. Fairness under a backlog with dead endpoints
   const latencies: number[] = [];
   const busy = await organization('busy');
-  const busySubs = [await subscription(busy, await refusedUrl()), await subscription(busy, hole.url), await subscription(busy, fast.url), await subscription(busy, live2.url)];
+  const busySubs = [
+    await subscription(busy, await refusedUrl()),
+    await subscription(busy, hole.url),
+    await subscription(busy, fast.url),
+    await subscription(busy, live2.url),
+  ];
   const quiet = await organization('quiet');
   const quietSub = await subscription(quiet, quietReceiver.url);
   for (let round = 1; round <= ROUNDS; round++) {
     await q(`DELETE FROM webhook_deliveries WHERE organization_id = $1`, [busy]);
-    await q(`UPDATE webhook_subscriptions SET consecutive_failures = 0, circuit_open_until = NULL WHERE organization_id = $1`, [busy]);
+    await q(
+      `UPDATE webhook_subscriptions SET consecutive_failures = 0, circuit_open_until = NULL WHERE organization_id = $1`,
+      [busy],
+    );
     await enqueue(busy, busySubs, BACKLOG);
     await sleep(1500); // the dispatcher is busy with the backlog
     const before = quietReceiver.count();
@@ -140,8 +172,14 @@ try {
     while (quietReceiver.count() === before) await sleep(5);
     const seconds = (performance.now() - started) / 1000;
     latencies.push(seconds);
-    const pending = (await q(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending'`, [busy])).rows[0].n;
-    console.log(`round ${round}: the other organization's delivery arrived after ${seconds.toFixed(3)} s (${pending} of the ${BACKLOG.toLocaleString('en')} backlog still pending)`);
+    const pending = (
+      await q(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND status = 'pending'`, [
+        busy,
+      ])
+    ).rows[0].n;
+    console.log(
+      `round ${round}: the other organization's delivery arrived after ${seconds.toFixed(3)} s (${pending} of the ${BACKLOG.toLocaleString('en')} backlog still pending)`,
+    );
   }
 
   const t = stats(throughput);
@@ -151,8 +189,12 @@ try {
   console.log('\n## Webhook delivery (dispatcher in a worker process, receivers on loopback)');
   console.log('| | min | median | max | target |');
   console.log('|---|---:|---:|---:|---|');
-  console.log(`| deliveries/s (${THROUGHPUT_DELIVERIES.toLocaleString('en')} to a fast receiver) | ${t.min.toFixed(0)} | ${t.median.toFixed(0)} | ${t.max.toFixed(0)} | >= 100 ${throughputMet ? 'MET' : 'MISSED'} |`);
-  console.log(`| other organization's latency, s (${BACKLOG.toLocaleString('en')} queued for one, half to dead endpoints) | ${l.min.toFixed(3)} | ${l.median.toFixed(3)} | ${l.max.toFixed(3)} | <= 5 ${latencyMet ? 'MET' : 'MISSED'} |`);
+  console.log(
+    `| deliveries/s (${THROUGHPUT_DELIVERIES.toLocaleString('en')} to a fast receiver) | ${t.min.toFixed(0)} | ${t.median.toFixed(0)} | ${t.max.toFixed(0)} | >= 100 ${throughputMet ? 'MET' : 'MISSED'} |`,
+  );
+  console.log(
+    `| other organization's latency, s (${BACKLOG.toLocaleString('en')} queued for one, half to dead endpoints) | ${l.min.toFixed(3)} | ${l.median.toFixed(3)} | ${l.max.toFixed(3)} | <= 5 ${latencyMet ? 'MET' : 'MISSED'} |`,
+  );
   failed = !throughputMet || !latencyMet;
 } finally {
   await worker.stop();

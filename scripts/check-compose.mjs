@@ -206,7 +206,10 @@ function namedFiles(args, workdir) {
   const add = (token, { module = false, file = false } = {}) => {
     if (!token || token.startsWith('$') || token.includes('://')) return;
     const bare = module && !/^[./]/.test(token);
-    const pkg = token.split('/').slice(0, token.startsWith('@') ? 2 : 1).join('/');
+    const pkg = token
+      .split('/')
+      .slice(0, token.startsWith('@') ? 2 : 1)
+      .join('/');
     const rel = bare ? `node_modules/${pkg}/package.json` : token;
     // otherwise a program (node) or a word, not a file
     if (!bare && !file && !token.includes('/') && !SCRIPT_FILE.test(token)) return;

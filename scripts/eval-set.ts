@@ -106,7 +106,11 @@ export const evalQuestions: EvalQuestion[] = [
   ].flatMap(([document, topics]) =>
     (topics as PageQuestions[]).flatMap((topic, i) => [
       { question: topic.direct, expect: { document: document as string, page: i + 1 }, kind: 'direct' as const },
-      { question: topic.paraphrased, expect: { document: document as string, page: i + 1 }, kind: 'paraphrased' as const },
+      {
+        question: topic.paraphrased,
+        expect: { document: document as string, page: i + 1 },
+        kind: 'paraphrased' as const,
+      },
     ]),
   ),
   ...unanswerable.map((question) => ({ question, kind: 'unanswerable' as const })),

@@ -33,18 +33,38 @@ const ratio = (hits: number, total: number) => (total ? hits / total : 1);
 
 async function evaluate(setup: string, pgvector: boolean, embeddings: Record<string, string> = {}): Promise<Score> {
   const logger = createLogger('silent');
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'eval-secret-eval-secret-eval-secret-0123', DATA_DIR: 'memory://', ANTHROPIC_API_KEY: '', ...embeddings });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    APP_SECRET: 'eval-secret-eval-secret-eval-secret-0123',
+    DATA_DIR: 'memory://',
+    ANTHROPIC_API_KEY: '',
+    ...embeddings,
+  });
   const db = await openDatabase({ dataDir: 'memory://', logger, pgvector });
   await migrateUp(db, logger);
   const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
   try {
-    const organization = await container.models.Organization.create({ name: 'Eval Guild', slug: `eval-${randomUUID().slice(0, 8)}`, plan: 'standard' });
+    const organization = await container.models.Organization.create({
+      name: 'Eval Guild',
+      slug: `eval-${randomUUID().slice(0, 8)}`,
+      plan: 'standard',
+    });
     const ids = new Map<string, string>();
     for (const document of evalDocuments) {
-      const built = await buildDocument({ sequelize: db.sequelize, embedder: container.embedder }, organization.id, { name: document.name, pages: document.pages });
+      const built = await buildDocument({ sequelize: db.sequelize, embedder: container.embedder }, organization.id, {
+        name: document.name,
+        pages: document.pages,
+      });
       ids.set(document.name, built.resourceId);
     }
-    const actor: Actor = { type: 'user', id: randomUUID(), organizationId: organization.id, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
+    const actor: Actor = {
+      type: 'user',
+      id: randomUUID(),
+      organizationId: organization.id,
+      role: 'ROLE_CLIENT_ADMIN',
+      mfaVerified: false,
+    };
     const reader = await resolveReader(container.sql, actor);
     const chat = container.services.chat;
     let recall = 0;
@@ -62,7 +82,9 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
         const best = top.reduce((m, p) => Math.max(m, p.similarity ?? 0), 0);
         const cov = top.reduce((m, p) => Math.max(m, p.coverage), 0);
         const exp = rank >= 0 ? top[rank]! : undefined;
-        console.log(`${item.kind.padEnd(13)} conf=${answer.confidence.toFixed(2)} bestSim=${best.toFixed(2)} bestCov=${cov.toFixed(2)} rank=${rank} expSim=${exp?.similarity?.toFixed(2)} expCov=${exp?.coverage.toFixed(2)} ${item.question}`);
+        console.log(
+          `${item.kind.padEnd(13)} conf=${answer.confidence.toFixed(2)} bestSim=${best.toFixed(2)} bestCov=${cov.toFixed(2)} rank=${rank} expSim=${exp?.similarity?.toFixed(2)} expCov=${exp?.coverage.toFixed(2)} ${item.question}`,
+        );
       }
       if (!item.expect) {
         unanswerable++;
@@ -80,7 +102,10 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
       const bucket = cited[item.kind as 'direct' | 'paraphrased'];
       bucket[1]++;
       if (right) bucket[0]++;
-      else misses.push(`cited ${first ? `${first.resourceName} p${first.pageNumber}` : 'nothing'} (${answer.confidence}) for: ${item.question}`);
+      else
+        misses.push(
+          `cited ${first ? `${first.resourceName} p${first.pageNumber}` : 'nothing'} (${answer.confidence}) for: ${item.question}`,
+        );
     }
     return {
       setup,
@@ -102,15 +127,24 @@ const pct = (value: number) => value.toFixed(2);
 async function main(): Promise<void> {
   const counts = { direct: 0, paraphrased: 0, unanswerable: 0 };
   for (const q of evalQuestions) counts[q.kind]++;
-  console.log(`evaluation set: ${evalDocuments.length} documents, ${evalDocuments.reduce((n, d) => n + d.pages.length, 0)} pages; questions: ${counts.direct} direct, ${counts.paraphrased} paraphrased, ${counts.unanswerable} unanswerable`);
+  console.log(
+    `evaluation set: ${evalDocuments.length} documents, ${evalDocuments.reduce((n, d) => n + d.pages.length, 0)} pages; questions: ${counts.direct} direct, ${counts.paraphrased} paraphrased, ${counts.unanswerable} unanswerable`,
+  );
   const scores = [await evaluate('use-lite-512 + pgvector (hybrid)', true)];
   // a configured OpenAI-compatible /embeddings provider is measured too (the same variables as the service)
-  const provider = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('EMBEDDINGS_'))) as Record<string, string>;
-  if (provider.EMBEDDINGS_PROVIDER === 'openai') scores.push(await evaluate(`${provider.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} + pgvector (hybrid)`, true, provider));
+  const provider = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name.startsWith('EMBEDDINGS_')),
+  ) as Record<string, string>;
+  if (provider.EMBEDDINGS_PROVIDER === 'openai')
+    scores.push(
+      await evaluate(`${provider.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} + pgvector (hybrid)`, true, provider),
+    );
   if (process.env.EVAL_ONLY !== 'hybrid') scores.push(await evaluate('keyword-only (no pgvector)', false));
   console.log('\nsetup                                   recall@5  cited page  (direct  paraphrased)  abstains');
   for (const s of scores) {
-    console.log(`${s.setup.padEnd(40)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`);
+    console.log(
+      `${s.setup.padEnd(40)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`,
+    );
   }
   console.log('targets                                    0.90        0.90                  0.80        0.90');
   for (const s of scores) {

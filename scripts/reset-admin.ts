@@ -32,7 +32,10 @@ const EX_USAGE = 64;
 const ADMIN_ROLES = new Set(['ROLE_PLATFORM_ADMIN', 'ROLE_CLIENT_ADMIN', 'ROLE_SPONSOR_ADMIN']);
 
 class Refusal extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }
@@ -41,7 +44,12 @@ function parse() {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { password: { type: 'string' }, 'reset-mfa': { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        password: { type: 'string' },
+        'reset-mfa': { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     });
   } catch (error) {
     throw new Refusal(`${(error as Error).message}\n\n${USAGE}`, EX_USAGE);
@@ -52,16 +60,26 @@ async function run(): Promise<void> {
   const { values, positionals } = parse();
   if (values.help) return void console.log(USAGE);
   if (positionals.length > 1) throw new Refusal(`One e-mail at most.\n\n${USAGE}`, EX_USAGE);
-  if (values.password !== undefined && values.password.length < 12) throw new Refusal('--password must have at least 12 characters', EX_USAGE);
+  if (values.password !== undefined && values.password.length < 12)
+    throw new Refusal('--password must have at least 12 characters', EX_USAGE);
 
   loadDotEnv();
   const config = loadConfig();
   if (config.nodeEnv === 'production' && !values.force) {
-    throw new Refusal('NODE_ENV=production: resetting an admin password there must be deliberate. Run again with --force (it is recorded in the audit log).', 2);
+    throw new Refusal(
+      'NODE_ENV=production: resetting an admin password there must be deliberate. Run again with --force (it is recorded in the audit log).',
+      2,
+    );
   }
   const email = (positionals[0] ?? config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL).trim();
-  if (!config.databaseUrl && config.dataDir !== 'memory://' && !existsSync(path.resolve(config.dataDir, 'pg', 'PG_VERSION'))) {
-    throw new Refusal(`No embedded database in ${path.resolve(config.dataDir)} (DATA_DIR). Run this where you run npm start, with the same DATA_DIR or DATABASE_URL.`);
+  if (
+    !config.databaseUrl &&
+    config.dataDir !== 'memory://' &&
+    !existsSync(path.resolve(config.dataDir, 'pg', 'PG_VERSION'))
+  ) {
+    throw new Refusal(
+      `No embedded database in ${path.resolve(config.dataDir)} (DATA_DIR). Run this where you run npm start, with the same DATA_DIR or DATABASE_URL.`,
+    );
   }
 
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
@@ -74,16 +92,27 @@ async function run(): Promise<void> {
   }
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
   try {
-    const user = await User.findOne({ where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), email.toLowerCase()) });
-    if (!user) throw new Refusal(`No user ${email}.${email === (config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL) ? ' To create the demo admin, run npm run seed:demo.' : ''}`);
-    if (!ADMIN_ROLES.has(user.role)) throw new Refusal(`${user.email} is ${user.role}, not an admin: use the password reset e-mail for other accounts.`);
+    const user = await User.findOne({
+      where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), email.toLowerCase()),
+    });
+    if (!user)
+      throw new Refusal(
+        `No user ${email}.${email === (config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL) ? ' To create the demo admin, run npm run seed:demo.' : ''}`,
+      );
+    if (!ADMIN_ROLES.has(user.role))
+      throw new Refusal(
+        `${user.email} is ${user.role}, not an admin: use the password reset e-mail for other accounts.`,
+      );
 
     // never a leading '-', which would read as an option when pasted after --password
     const password = values.password ?? randomToken(12).replace(/^-/, 'x');
     const passwordHash = await hashPassword(password);
     const mfaWasEnabled = user.mfaEnabledAt !== null;
     await db.sequelize.transaction(async (transaction) => {
-      await user.update({ passwordHash, ...(values['reset-mfa'] ? { mfaSecret: null, mfaEnabledAt: null } : {}) }, { transaction });
+      await user.update(
+        { passwordHash, ...(values['reset-mfa'] ? { mfaSecret: null, mfaEnabledAt: null } : {}) },
+        { transaction },
+      );
       await container.services.audit.record(
         systemActor(user.organizationId),
         {
@@ -91,7 +120,13 @@ async function run(): Promise<void> {
           targetType: 'user',
           targetId: user.id,
           organizationId: user.organizationId,
-          after: { via: 'npm run reset-admin', passwordReset: true, mfaCleared: values['reset-mfa'] && mfaWasEnabled, forced: values.force, nodeEnv: config.nodeEnv },
+          after: {
+            via: 'npm run reset-admin',
+            passwordReset: true,
+            mfaCleared: values['reset-mfa'] && mfaWasEnabled,
+            forced: values.force,
+            nodeEnv: config.nodeEnv,
+          },
         },
         transaction,
       );
@@ -104,7 +139,18 @@ async function run(): Promise<void> {
         ? 'MFA     : still enabled: log in with the one-time code too (lost the authenticator? run again with --reset-mfa)'
         : 'MFA     : not enabled';
     const rule = '='.repeat(72);
-    console.log([rule, '=== Guildhall admin credentials reset ===', `Account : ${user.email} (${user.role}${user.status === 'active' ? '' : `, status ${user.status}: cannot log in until reactivated`})`, `Password: ${password}`, mfaLine, `Log in  : ${config.baseUrl}/admin`, 'Shown this once: only a hash is stored.', rule].join('\n'));
+    console.log(
+      [
+        rule,
+        '=== Guildhall admin credentials reset ===',
+        `Account : ${user.email} (${user.role}${user.status === 'active' ? '' : `, status ${user.status}: cannot log in until reactivated`})`,
+        `Password: ${password}`,
+        mfaLine,
+        `Log in  : ${config.baseUrl}/admin`,
+        'Shown this once: only a hash is stored.',
+        rule,
+      ].join('\n'),
+    );
   } finally {
     await container.close();
     await db.close();

@@ -74,7 +74,8 @@ const running = (pid) => {
   }
 };
 mkdirSync(groupsRoot, { recursive: true });
-for (const old of readdirSync(groupsRoot)) if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
+for (const old of readdirSync(groupsRoot))
+  if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
 const groupDir = path.join(groupsRoot, String(process.pid));
 mkdirSync(groupDir, { recursive: true });
 const entries = groups.map((group, index) => {
@@ -88,7 +89,10 @@ const entries = groups.map((group, index) => {
   return entry;
 });
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...nodeTestFlags, ...ownProcess, ...entries], { cwd: root, stdio: 'inherit' });
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...nodeTestFlags, ...ownProcess, ...entries], {
+  cwd: root,
+  stdio: 'inherit',
+});
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   rmSync(groupDir, { recursive: true, force: true });

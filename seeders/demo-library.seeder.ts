@@ -14,7 +14,11 @@ import { demoLibraryDocuments, type DemoDocument } from './demo-library.document
 
 /** One A4 page per topic: its heading in bold, then its text. */
 export async function renderDemoPdf(document: DemoDocument): Promise<Buffer> {
-  const pdf = new PDFDocument({ autoFirstPage: false, margin: 60, info: { Title: document.name, Author: 'Demo Association', CreationDate: new Date(0) } });
+  const pdf = new PDFDocument({
+    autoFirstPage: false,
+    margin: 60,
+    info: { Title: document.name, Author: 'Demo Association', CreationDate: new Date(0) },
+  });
   const chunks: Buffer[] = [];
   pdf.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<void>((resolve, reject) => {
@@ -43,7 +47,9 @@ export async function seedDemoLibrary(container: Container, actor: Actor): Promi
     await container.storage.put(tempKey, Readable.from([bytes]), { contentType: 'application/pdf' });
     try {
       const existing = await ResourceCategory.findOne({ where: { organizationId, name: document.category.name } });
-      const categoryId = existing?.id ?? (await resourceCategories.create(actor, { name: document.category.name, icon: document.category.icon })).id;
+      const categoryId =
+        existing?.id ??
+        (await resourceCategories.create(actor, { name: document.category.name, icon: document.category.icon })).id;
       // the service takes the staged file over: it keeps it as version 1, or removes it on failure
       await resources.create(actor, {
         name: document.name,
@@ -52,7 +58,12 @@ export async function seedDemoLibrary(container: Container, actor: Actor): Promi
         categoryIds: [categoryId],
         tags: document.tags,
         status: 'published',
-        file: { tempKey, sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), fileName: `${document.name.toLowerCase().replace(/\W+/g, '-')}.pdf` },
+        file: {
+          tempKey,
+          sizeBytes: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          fileName: `${document.name.toLowerCase().replace(/\W+/g, '-')}.pdf`,
+        },
       });
     } catch (error) {
       await container.storage.delete(tempKey).catch(() => undefined);

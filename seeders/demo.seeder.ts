@@ -42,13 +42,17 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
   const existing = await Organization.findOne({ where: { slug: DEMO_ORGANIZATION_SLUG } });
   if (existing) {
     await db.sequelize.transaction((transaction) => seedDemoRecords(existing.id, transaction, container.clock.now()));
-    const clientAdmin = await User.findOne({ where: { organizationId: existing.id, role: 'ROLE_CLIENT_ADMIN', email: CLIENT_ADMIN_EMAIL } });
+    const clientAdmin = await User.findOne({
+      where: { organizationId: existing.id, role: 'ROLE_CLIENT_ADMIN', email: CLIENT_ADMIN_EMAIL },
+    });
     if (clientAdmin) await seedDemoLibrary(container, clientAdminActor(clientAdmin, existing.id));
     return null;
   }
   const adminEmail = config.demo.adminEmail ?? DEFAULT_ADMIN_EMAIL;
   if (await User.findOne({ where: { email: adminEmail } })) {
-    throw new Error(`A user ${adminEmail} exists already: set DEMO_ADMIN_EMAIL to another address for the demo platform admin`);
+    throw new Error(
+      `A user ${adminEmail} exists already: set DEMO_ADMIN_EMAIL to another address for the demo platform admin`,
+    );
   }
 
   const adminPassword = config.demo.adminPassword ?? randomToken(12);
@@ -86,7 +90,13 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
       { transaction },
     );
     await ApiKey.create(
-      { organizationId: organization.id, name: 'Demo key', prefix: apiKey.slice(0, 12), keyHash: sha256(apiKey), createdByUserId: clientAdmin.id },
+      {
+        organizationId: organization.id,
+        name: 'Demo key',
+        prefix: apiKey.slice(0, 12),
+        keyHash: sha256(apiKey),
+        createdByUserId: clientAdmin.id,
+      },
       { transaction },
     );
     const records = await seedDemoRecords(organization.id, transaction, container.clock.now());
@@ -94,7 +104,10 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
   });
   // the credentials are committed and must be printed whatever happens to the library: a failure
   // there is logged, and `npm run seed:demo` adds what is missing later
-  const libraryDocuments = await seedDemoLibrary(container, clientAdminActor(created.clientAdmin, created.organization.id)).catch((error: unknown) => {
+  const libraryDocuments = await seedDemoLibrary(
+    container,
+    clientAdminActor(created.clientAdmin, created.organization.id),
+  ).catch((error: unknown) => {
     container.logger.warn({ err: error }, 'demo library not created (npm run seed:demo adds it)');
     return 0;
   });
@@ -103,7 +116,13 @@ export async function seedDemo(container: Container): Promise<DemoData | null> {
 
 const CLIENT_ADMIN_EMAIL = 'client.admin@demo.guildhall.local';
 
-const clientAdminActor = (user: User, organizationId: string): Actor => ({ type: 'user', id: user.id, organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false });
+const clientAdminActor = (user: User, organizationId: string): Actor => ({
+  type: 'user',
+  id: user.id,
+  organizationId,
+  role: 'ROLE_CLIENT_ADMIN',
+  mfaVerified: false,
+});
 
 /** The one time the credentials are shown: print it to the terminal, never to the structured log. */
 export function formatDemoCredentials(demo: DemoData, baseUrl = 'http://localhost:3000'): string {

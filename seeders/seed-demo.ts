@@ -20,7 +20,10 @@ try {
   await container.queue.start({ workers: false });
   const demo = await seedDemo(container);
   if (demo) console.log(formatDemoCredentials(demo, config.baseUrl));
-  else console.log(`Demo data exists already (organization "${DEMO_ORGANIZATION_SLUG}"): no new credentials (they were shown when it was created; lost them? npm run reset-admin). Any missing demo records were added.`);
+  else
+    console.log(
+      `Demo data exists already (organization "${DEMO_ORGANIZATION_SLUG}"): no new credentials (they were shown when it was created; lost them? npm run reset-admin). Any missing demo records were added.`,
+    );
 } catch (error) {
   console.error('Demo data not created:', error instanceof Error ? error.message : error);
   process.exitCode = 1;

@@ -3,7 +3,13 @@
 // from which the HTTP app mounts routes and the workers bind job handlers. Typed from the module list.
 import type { Models } from './models.ts';
 import type { AppModule } from './modules.ts';
-import type { ModuleContext, ModuleManifest, Platform, ServicesOf, UnionToIntersection } from './shared/module-manifest.ts';
+import type {
+  ModuleContext,
+  ModuleManifest,
+  Platform,
+  ServicesOf,
+  UnionToIntersection,
+} from './shared/module-manifest.ts';
 
 export type AppServices = UnionToIntersection<ServicesOf<AppModule>>;
 

@@ -21,7 +21,13 @@ import { uploadSurface, type UploadQuota } from './http/surfaces/upload.surface.
 import { pageRoutes } from './modules/pages/pages.routes.ts';
 
 /** Where each surface is mounted (see docs/architecture.md, Surfaces). */
-export const SURFACE_PREFIXES = { uploads: '/api', scim: '/scim/v2', sso: '/auth', inboundWebhooks: '/webhooks', api: '/' } as const;
+export const SURFACE_PREFIXES = {
+  uploads: '/api',
+  scim: '/scim/v2',
+  sso: '/auth',
+  inboundWebhooks: '/webhooks',
+  api: '/',
+} as const;
 
 /** Every module's registrations, by surface. */
 export type SurfaceRoutes = { [S in keyof SurfaceRoute]: Array<SurfaceRoute[S]> };
@@ -54,7 +60,13 @@ function moduleRoutes(app: AppContext): SurfaceRoutes {
       const routes = manifest.routes?.[surface];
       return routes ? [routes({ ...context, idempotency })] : [];
     }) as SurfaceRoutes[S];
-  return { api: on('api'), uploads: on('uploads'), scim: on('scim'), sso: on('sso'), inboundWebhooks: on('inboundWebhooks') };
+  return {
+    api: on('api'),
+    uploads: on('uploads'),
+    scim: on('scim'),
+    sso: on('sso'),
+    inboundWebhooks: on('inboundWebhooks'),
+  };
 }
 
 export function createApp(container: AppContext, options: AppOptions = {}): Express {
@@ -87,10 +99,23 @@ export function createApp(container: AppContext, options: AppOptions = {}): Expr
   // AdminJS parses its own bodies and keeps its own session: before every surface
   app.use('/admin', adminPortal(container, { eager: config.nodeEnv !== 'test' }));
   // The specific surfaces first; uploads answer only their own routes and pass everything else on.
-  app.use(SURFACE_PREFIXES.uploads, uploadSurface(surfaceDeps, { routes: [...routes.uploads, ...(extra.uploads ?? [])], idempotency: services.idempotency, quota: options.uploadQuota }));
-  app.use(SURFACE_PREFIXES.scim, scimSurface(surfaceDeps, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }));
+  app.use(
+    SURFACE_PREFIXES.uploads,
+    uploadSurface(surfaceDeps, {
+      routes: [...routes.uploads, ...(extra.uploads ?? [])],
+      idempotency: services.idempotency,
+      quota: options.uploadQuota,
+    }),
+  );
+  app.use(
+    SURFACE_PREFIXES.scim,
+    scimSurface(surfaceDeps, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }),
+  );
   app.use(SURFACE_PREFIXES.sso, ssoSurface(surfaceDeps, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
-  app.use(SURFACE_PREFIXES.inboundWebhooks, inboundWebhookSurface(surfaceDeps, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }));
+  app.use(
+    SURFACE_PREFIXES.inboundWebhooks,
+    inboundWebhookSurface(surfaceDeps, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }),
+  );
   app.use(SURFACE_PREFIXES.api, api);
   return app;
 }

@@ -40,12 +40,24 @@ export interface ContainerOptions {
 function createPlatform(options: ContainerOptions, cleanups: Array<() => Promise<void> | void>): Platform {
   const { config, logger, db } = options;
   const clock = options.clock ?? systemClock;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    : undefined;
   const sql = new Sql(db.sequelize, { namedStatements: db.kind === 'postgresql' && config.databasePreparedStatements });
   const counterStore = redis ? new RedisCounterStore(redis, config.redisKeyPrefix) : new PostgresCounterStore(sql);
   const limiter = new RateLimiter(counterStore, clock);
-  const queue = new JobQueue({ url: db.url, logger, pollingIntervalSeconds: config.jobs.pollingIntervalSeconds, specs: queueSpecs(config) });
-  const domainEvents = new DomainEvents({ sequelize: db.sequelize, clock, queue, logger: logger.child({ module: 'domain-events' }) });
+  const queue = new JobQueue({
+    url: db.url,
+    logger,
+    pollingIntervalSeconds: config.jobs.pollingIntervalSeconds,
+    specs: queueSpecs(config),
+  });
+  const domainEvents = new DomainEvents({
+    sequelize: db.sequelize,
+    clock,
+    queue,
+    logger: logger.child({ module: 'domain-events' }),
+  });
   domainEvents.declare(domainEventCatalog);
   const mailer = config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : undefined;
   // closed last, in this order, after every module's own cleanup
@@ -83,11 +95,17 @@ function buildModules(platform: Platform): { services: Record<string, unknown>; 
   const built: BuiltModule[] = [];
   const servicesByModule = new Map<ModuleManifest, object>();
   for (const manifest of modules as readonly ModuleManifest[]) {
-    const uses = Object.assign({}, ...(manifest.uses ?? []).map((used) => {
-      const own = servicesByModule.get(used as ModuleManifest);
-      if (!own) throw new Error(`Module ${manifest.name} uses ${(used as ModuleManifest).name}, which src/modules.ts lists after it`);
-      return own;
-    })) as object;
+    const uses = Object.assign(
+      {},
+      ...(manifest.uses ?? []).map((used) => {
+        const own = servicesByModule.get(used as ModuleManifest);
+        if (!own)
+          throw new Error(
+            `Module ${manifest.name} uses ${(used as ModuleManifest).name}, which src/modules.ts lists after it`,
+          );
+        return own;
+      }),
+    ) as object;
     const own = manifest.services?.({ platform, uses }) ?? {};
     for (const name of Object.keys(own)) {
       if (name in services) throw new Error(`Service ${name} is built by two modules`);

@@ -6,6 +6,8 @@ import type { EventsOf, ModuleManifest, UnionToIntersection } from './shared/mod
 
 type ModuleEventCatalog = EventsOf<AppModule>;
 
-export const moduleEventCatalogs: readonly ModuleEventCatalog[] = (modules as readonly ModuleManifest[]).flatMap((m) => (m.events ? [m.events as ModuleEventCatalog] : []));
+export const moduleEventCatalogs: readonly ModuleEventCatalog[] = (modules as readonly ModuleManifest[]).flatMap((m) =>
+  m.events ? [m.events as ModuleEventCatalog] : [],
+);
 
 export const domainEventCatalog = Object.assign({}, ...moduleEventCatalogs) as UnionToIntersection<ModuleEventCatalog>;

@@ -1,7 +1,7 @@
 // .env -> config -> database -> migrations -> container -> job queue (and workers) -> seed -> app -> listen; graceful shutdown.
 import type { Server } from 'node:http';
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { createHttpServer } from './http/server.ts';
 import { resolveAppSecret } from './shared/app-secret.ts';
@@ -14,7 +14,7 @@ import { loadDotEnv } from './shared/dot-env.ts';
 import { startupLine } from './shared/startup-line.ts';
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     loadDotEnv();
     config = loadConfig();
@@ -33,7 +33,9 @@ async function main(): Promise<void> {
   // After migrations: they create pgvector and converge the vector schema (src/shared/vector-schema.ts).
   logger.info(
     { database: db.kind, version: db.version, vector: db.vector },
-    db.vector ? 'database ready; pgvector available: semantic search enabled' : 'database ready; pgvector NOT available: semantic search degrades to keyword search',
+    db.vector
+      ? 'database ready; pgvector available: semantic search enabled'
+      : 'database ready; pgvector NOT available: semantic search degrades to keyword search',
   );
 
   const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
@@ -51,7 +53,10 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info({ port, env: config.appEnv, nodeEnv: config.nodeEnv }, startupLine(port, config.nodeEnv, config.appEnv));
+    logger.info(
+      { port, env: config.appEnv, nodeEnv: config.nodeEnv },
+      startupLine(port, config.nodeEnv, config.appEnv),
+    );
   });
 
   // also the unhandled-rejection handler (fatal, then this same stop, exit 1); before it, during the

@@ -9,7 +9,9 @@ import type { ModelsOf, ModuleManifest, UnionToIntersection } from './shared/mod
 
 type ModelClasses = UnionToIntersection<ModelsOf<AppModule>>;
 
-export type Models = { [K in keyof ModelClasses]: ModelClasses[K] extends { initModel(sequelize: Sequelize): infer R } ? R : never };
+export type Models = {
+  [K in keyof ModelClasses]: ModelClasses[K] extends { initModel(sequelize: Sequelize): infer R } ? R : never;
+};
 
 export function initModels(sequelize: Sequelize): Models {
   const manifests: readonly ModuleManifest[] = modules;

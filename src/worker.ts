@@ -9,9 +9,12 @@ import { onShutdownSignal } from './shared/graceful-shutdown.ts';
 function workerConfig(): Config {
   const config = loadConfig();
   // the embedded database lives inside the API process: its jobs run there (JOBS_ENABLED=true)
-  if (!config.databaseUrl) throw new ConfigError('DATABASE_URL is required for the worker (the embedded database runs its jobs in the API process)');
+  if (!config.databaseUrl)
+    throw new ConfigError(
+      'DATABASE_URL is required for the worker (the embedded database runs its jobs in the API process)',
+    );
   // webhook signing secrets are sealed with a key derived from it: a random one could not open them
-  if (!config.appSecret) throw new ConfigError('APP_SECRET is required for the worker (the same as the API\'s)');
+  if (!config.appSecret) throw new ConfigError("APP_SECRET is required for the worker (the same as the API's)");
   return config;
 }
 
@@ -28,7 +31,14 @@ async function main(): Promise<void> {
     throw error;
   }
   // loaded once the configuration is known good, so a bad one fails in a moment
-  const [{ createContainer }, { jobTypes }, { registerJobHandlers }, { openDatabase }, { createLogger }, { migrateUp }] = await Promise.all([
+  const [
+    { createContainer },
+    { jobTypes },
+    { registerJobHandlers },
+    { openDatabase },
+    { createLogger },
+    { migrateUp },
+  ] = await Promise.all([
     import('./container.ts'),
     import('./jobs/catalog.ts'),
     import('./jobs/registry.ts'),

@@ -14,7 +14,13 @@ const ChangePlan: React.FC<ActionProps> = ({ record, resource }) => {
   const navigate = useNavigate();
   if (!record) return null;
   const save = async () => {
-    const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'changePlan', method: 'post', data: { plan } });
+    const res = await api.recordAction({
+      resourceId: resource.id,
+      recordId: record.id,
+      actionName: 'changePlan',
+      method: 'post',
+      data: { plan },
+    });
     const data = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (data.notice) addNotice(data.notice);
     if (data.redirectUrl && data.notice?.type === 'success') navigate(data.redirectUrl);
@@ -26,10 +32,16 @@ const ChangePlan: React.FC<ActionProps> = ({ record, resource }) => {
       <FormGroup>
         <Label htmlFor="plan">Plan</Label>
         <select id="plan" name="plan" value={plan} onChange={(e) => setPlan(e.target.value)}>
-          {PLANS.map((value) => <option key={value} value={value}>{value}</option>)}
+          {PLANS.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
         </select>
       </FormGroup>
-      <Button data-testid="save-plan" variant="contained" onClick={save}>Save plan</Button>
+      <Button data-testid="save-plan" variant="contained" onClick={save}>
+        Save plan
+      </Button>
     </Box>
   );
 };

@@ -16,7 +16,13 @@ const ConfirmAction: React.FC<ActionProps> = ({ record, resource, action }) => {
   if (!record) return null;
   const confirm = async () => {
     setBusy(true);
-    const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: action.name, method: 'post', data: { confirmed: 'true' } });
+    const res = await api.recordAction({
+      resourceId: resource.id,
+      recordId: record.id,
+      actionName: action.name,
+      method: 'post',
+      data: { confirmed: 'true' },
+    });
     const data = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     setBusy(false);
     if (data.notice) addNotice(data.notice);
@@ -24,9 +30,18 @@ const ConfirmAction: React.FC<ActionProps> = ({ record, resource, action }) => {
   };
   return (
     <Box variant="white" p="xl">
-      <H3>{action.label}: {record.title}</H3>
+      <H3>
+        {action.label}: {record.title}
+      </H3>
       <Text mb="lg">{action.guard || 'Are you sure?'}</Text>
-      <Button data-testid="confirm-action" variant={action.variant === 'danger' ? 'danger' : 'contained'} disabled={busy} onClick={confirm}>{action.label}</Button>
+      <Button
+        data-testid="confirm-action"
+        variant={action.variant === 'danger' ? 'danger' : 'contained'}
+        disabled={busy}
+        onClick={confirm}
+      >
+        {action.label}
+      </Button>
     </Box>
   );
 };

@@ -11,7 +11,15 @@ interface Figures {
   newUsers: { last7Days: number; last30Days: number };
   organizationsByPlan: Record<string, number>;
   openImpersonations: number;
-  recentAudit: Array<{ id: string; occurredAt: string; action: string; actorId: string | null; actorName: string | null; targetType: string; targetId: string | null }>;
+  recentAudit: Array<{
+    id: string;
+    occurredAt: string;
+    action: string;
+    actorId: string | null;
+    actorName: string | null;
+    targetType: string;
+    targetId: string | null;
+  }>;
   failingJobs: number;
   failingWebhookDeliveries: number;
   unsentOutbox: number;
@@ -42,7 +50,11 @@ const Card: React.FC<{ title: string; testId: string; children: React.ReactNode 
 const Counts: React.FC<{ counts: Record<string, number>; labels?: Record<string, string> }> = ({ counts, labels }) => (
   <table>
     <tbody>
-      {Object.entries(counts).length === 0 && <tr><td>none</td></tr>}
+      {Object.entries(counts).length === 0 && (
+        <tr>
+          <td>none</td>
+        </tr>
+      )}
       {Object.entries(counts).map(([key, n]) => (
         <tr key={key}>
           <td style={{ paddingRight: 16 }}>{labels?.[key] ?? key}</td>
@@ -61,12 +73,21 @@ const Figure: React.FC<{ n: number; href: string; label: string }> = ({ n, href,
   </Text>
 );
 
-const MfaCard: React.FC<{ enabled: boolean; rootPath: string; onEnabled: () => void }> = ({ enabled, rootPath, onEnabled }) => {
+const MfaCard: React.FC<{ enabled: boolean; rootPath: string; onEnabled: () => void }> = ({
+  enabled,
+  rootPath,
+  onEnabled,
+}) => {
   const [enrollment, setEnrollment] = useState<{ secret: string; otpauthUri: string } | null>(null);
   const [code, setCode] = useState('');
   const [message, setMessage] = useState('');
   const post = async (path: string, body?: object) => {
-    const res = await fetch(`${rootPath}${path}`, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+    const res = await fetch(`${rootPath}${path}`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
     return { ok: res.ok, body: (await res.json().catch(() => ({}))) as Record<string, string> };
   };
   const start = async () => {
@@ -82,20 +103,39 @@ const MfaCard: React.FC<{ enabled: boolean; rootPath: string; onEnabled: () => v
   if (enabled) return <Text data-testid="mfa-state">MFA is enabled for your account.</Text>;
   return (
     <Box>
-      <Text data-testid="mfa-state" mb="default">MFA is not enabled for your account: impersonation and deletions need it.</Text>
-      {!enrollment && <Button data-testid="mfa-enrol" variant="contained" onClick={start}>Enrol in MFA</Button>}
+      <Text data-testid="mfa-state" mb="default">
+        MFA is not enabled for your account: impersonation and deletions need it.
+      </Text>
+      {!enrollment && (
+        <Button data-testid="mfa-enrol" variant="contained" onClick={start}>
+          Enrol in MFA
+        </Button>
+      )}
       {enrollment && (
         <Box>
           <Label>Add this to your authenticator app</Label>
           <Input data-testid="mfa-uri" readOnly value={enrollment.otpauthUri} width="100%" />
           <Label mt="default">Secret</Label>
           <Input data-testid="mfa-secret" readOnly value={enrollment.secret} width="100%" />
-          <Label mt="default" htmlFor="mfa-code">Code from the app</Label>
-          <Input id="mfa-code" data-testid="mfa-code" value={code} onChange={(e: React.ChangeEvent<HTMLInputElement>) => setCode(e.target.value)} />
-          <Button data-testid="mfa-verify" ml="default" variant="contained" onClick={verify}>Verify and enable</Button>
+          <Label mt="default" htmlFor="mfa-code">
+            Code from the app
+          </Label>
+          <Input
+            id="mfa-code"
+            data-testid="mfa-code"
+            value={code}
+            onChange={(e: React.ChangeEvent<HTMLInputElement>) => setCode(e.target.value)}
+          />
+          <Button data-testid="mfa-verify" ml="default" variant="contained" onClick={verify}>
+            Verify and enable
+          </Button>
         </Box>
       )}
-      {message && <Text data-testid="mfa-message" color="error">{message}</Text>}
+      {message && (
+        <Text data-testid="mfa-message" color="error">
+          {message}
+        </Text>
+      )}
     </Box>
   );
 };
@@ -107,26 +147,51 @@ const Dashboard: React.FC = () => {
     api.getDashboard().then((res) => setFigures(res.data as Figures));
   }, []);
   useEffect(load, [load]);
-  if (!figures) return <Box p="xl"><Text>Loading…</Text></Box>;
+  if (!figures)
+    return (
+      <Box p="xl">
+        <Text>Loading…</Text>
+      </Box>
+    );
   const resource = (id: string, query = '') => `${rootPath}/resources/${id}${query}`;
   return (
     <Box data-testid="dashboard" p="lg">
       <H2>Platform overview</H2>
       <Box flex flexWrap="wrap">
-        <Card title="Users by status" testId="users-by-status"><Counts counts={figures.usersByStatus} labels={figures.labels.statuses} /></Card>
-        <Card title="Users by role" testId="users-by-role"><Counts counts={figures.usersByRole} labels={figures.labels.roles} /></Card>
-        <Card title="New users" testId="new-users">
-          <Text>Last 7 days: <strong>{figures.newUsers.last7Days}</strong></Text>
-          <Text>Last 30 days: <strong>{figures.newUsers.last30Days}</strong></Text>
+        <Card title="Users by status" testId="users-by-status">
+          <Counts counts={figures.usersByStatus} labels={figures.labels.statuses} />
         </Card>
-        <Card title="Organizations by plan" testId="organizations-by-plan"><Counts counts={figures.organizationsByPlan} /></Card>
+        <Card title="Users by role" testId="users-by-role">
+          <Counts counts={figures.usersByRole} labels={figures.labels.roles} />
+        </Card>
+        <Card title="New users" testId="new-users">
+          <Text>
+            Last 7 days: <strong>{figures.newUsers.last7Days}</strong>
+          </Text>
+          <Text>
+            Last 30 days: <strong>{figures.newUsers.last30Days}</strong>
+          </Text>
+        </Card>
+        <Card title="Organizations by plan" testId="organizations-by-plan">
+          <Counts counts={figures.organizationsByPlan} />
+        </Card>
         <Card title="Needs attention" testId="attention">
-          <Figure n={figures.openImpersonations} href={resource('impersonation_sessions')} label="open impersonation sessions" />
+          <Figure
+            n={figures.openImpersonations}
+            href={resource('impersonation_sessions')}
+            label="open impersonation sessions"
+          />
           <Figure n={figures.failingJobs} href={resource('jobs', '?filters.state=failed')} label="failing jobs" />
-          <Figure n={figures.failingWebhookDeliveries} href={resource('webhook_deliveries', '?filters.status=failed')} label="failing webhook deliveries" />
+          <Figure
+            n={figures.failingWebhookDeliveries}
+            href={resource('webhook_deliveries', '?filters.status=failed')}
+            label="failing webhook deliveries"
+          />
           <Figure n={figures.unsentOutbox} href={resource('mail_outbox')} label="outbox messages not sent" />
         </Card>
-        <Card title="Your MFA" testId="mfa"><MfaCard enabled={figures.mfa.enabled} rootPath={rootPath} onEnabled={load} /></Card>
+        <Card title="Your MFA" testId="mfa">
+          <MfaCard enabled={figures.mfa.enabled} rootPath={rootPath} onEnabled={load} />
+        </Card>
       </Box>
       <Box variant="white" p="lg" m="default" data-testid="recent-audit">
         <H4>Recent audit events</H4>
@@ -135,8 +200,16 @@ const Dashboard: React.FC = () => {
             {figures.recentAudit.map((entry) => (
               <tr key={entry.id}>
                 <td>{new Date(entry.occurredAt).toLocaleString()}</td>
-                <td><Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>{entry.action}</Link></td>
-                <td>{entry.actorId && entry.actorName ? <Link href={`${rootPath}/resources/users/records/${entry.actorId}/show`}>{entry.actorName}</Link> : (entry.actorId ?? 'system')}</td>
+                <td>
+                  <Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>{entry.action}</Link>
+                </td>
+                <td>
+                  {entry.actorId && entry.actorName ? (
+                    <Link href={`${rootPath}/resources/users/records/${entry.actorId}/show`}>{entry.actorName}</Link>
+                  ) : (
+                    (entry.actorId ?? 'system')
+                  )}
+                </td>
                 <td>{entry.targetType}</td>
               </tr>
             ))}

@@ -30,7 +30,8 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
 
   useEffect(() => {
     if (!record) return;
-    api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'get' })
+    api
+      .recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'get' })
       .then((res) => {
         const body = res.data as { associatedData?: AssociatedData[]; heirs?: Heir[] };
         setData((body.associatedData ?? []).filter((d) => d.count > 0));
@@ -40,7 +41,13 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   if (!record) return null;
 
   const confirm = async () => {
-    const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'delete', method: 'post', data: { transferTo } });
+    const res = await api.recordAction({
+      resourceId: resource.id,
+      recordId: record.id,
+      actionName: 'delete',
+      method: 'post',
+      data: { transferTo },
+    });
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (body.notice) addNotice(body.notice);
     if (body.redirectUrl) navigate(body.redirectUrl);
@@ -49,24 +56,47 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   return (
     <Box variant="white" p="xl">
       <H3>Delete {record.params.name}?</H3>
-      <Text mb="lg">The user can no longer log in and leaves the users list; the audit trail is kept. A soft-deleted user can be removed permanently later.</Text>
+      <Text mb="lg">
+        The user can no longer log in and leaves the users list; the audit trail is kept. A soft-deleted user can be
+        removed permanently later.
+      </Text>
       {data.length > 0 && (
         <Box mb="lg" data-testid="associated-data">
           <Text fontWeight="bold">Associated data</Text>
-          <ul>{data.map((d) => <li key={d.type}>{d.count} × {d.description}</li>)}</ul>
+          <ul>
+            {data.map((d) => (
+              <li key={d.type}>
+                {d.count} × {d.description}
+              </li>
+            ))}
+          </ul>
         </Box>
       )}
       {data.some((d) => d.transferable) && (
         <FormGroup>
           <Label htmlFor="transferTo">Transfer ownership first to (optional)</Label>
-          <select id="transferTo" name="transferTo" value={transferTo} onChange={(e) => setTransferTo(e.target.value)} style={{ width: '100%', padding: 8 }}>
+          <select
+            id="transferTo"
+            name="transferTo"
+            value={transferTo}
+            onChange={(e) => setTransferTo(e.target.value)}
+            style={{ width: '100%', padding: 8 }}
+          >
             <option value="">Nobody: keep the data with the deleted user</option>
-            {heirs.map((h) => <option key={h.id} value={h.id}>{h.label}</option>)}
+            {heirs.map((h) => (
+              <option key={h.id} value={h.id}>
+                {h.label}
+              </option>
+            ))}
           </select>
-          <Text mt="sm" variant="sm">Active users of the same organization.</Text>
+          <Text mt="sm" variant="sm">
+            Active users of the same organization.
+          </Text>
         </FormGroup>
       )}
-      <Button data-testid="confirm-delete" variant="danger" onClick={confirm}>Delete user</Button>
+      <Button data-testid="confirm-delete" variant="danger" onClick={confirm}>
+        Delete user
+      </Button>
     </Box>
   );
 };

@@ -11,8 +11,14 @@ const ExportUsers: React.FC = () => {
   return (
     <Box variant="white" p="xl">
       <H3>Export users as CSV</H3>
-      <Text mb="lg">{filtered ? 'The export holds every user matching the current filters, in the current order.' : 'No filter is set: the export holds every user.'}</Text>
-      <Link data-testid="download-csv" href={`${rootPath}/export/users.csv${search}`} download>Download CSV</Link>
+      <Text mb="lg">
+        {filtered
+          ? 'The export holds every user matching the current filters, in the current order.'
+          : 'No filter is set: the export holds every user.'}
+      </Text>
+      <Link data-testid="download-csv" href={`${rootPath}/export/users.csv${search}`} download>
+        Download CSV
+      </Link>
     </Box>
   );
 };

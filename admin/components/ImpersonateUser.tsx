@@ -20,7 +20,13 @@ const ImpersonateUser: React.FC<ActionProps> = ({ record, resource }) => {
   if (!record) return null;
 
   const start = async () => {
-    const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'impersonate', method: 'post', data: { mode, reason } });
+    const res = await api.recordAction({
+      resourceId: resource.id,
+      recordId: record.id,
+      actionName: 'impersonate',
+      method: 'post',
+      data: { mode, reason },
+    });
     const data = res.data as { notice?: { message: string; type: 'success' | 'error' }; impersonation?: Started };
     if (data.notice) addNotice(data.notice);
     if (data.impersonation) {
@@ -32,7 +38,9 @@ const ImpersonateUser: React.FC<ActionProps> = ({ record, resource }) => {
   return (
     <Box variant="white" p="xl">
       <H3>Impersonate {record.params.name}</H3>
-      <Text mb="lg">The session lasts 15 minutes; every request made with it is logged{' '}with your identity and the user&apos;s.</Text>
+      <Text mb="lg">
+        The session lasts 15 minutes; every request made with it is logged with your identity and the user&apos;s.
+      </Text>
       {!started && (
         <>
           <FormGroup>
@@ -44,15 +52,24 @@ const ImpersonateUser: React.FC<ActionProps> = ({ record, resource }) => {
           </FormGroup>
           <FormGroup>
             <Label htmlFor="reason">Reason</Label>
-            <Input id="reason" value={reason} onChange={(e: React.ChangeEvent<HTMLInputElement>) => setReason(e.target.value)} width="100%" />
+            <Input
+              id="reason"
+              value={reason}
+              onChange={(e: React.ChangeEvent<HTMLInputElement>) => setReason(e.target.value)}
+              width="100%"
+            />
           </FormGroup>
-          <Button data-testid="start-impersonation" variant="contained" onClick={start}>Start impersonation</Button>
+          <Button data-testid="start-impersonation" variant="contained" onClick={start}>
+            Start impersonation
+          </Button>
         </>
       )}
       {started && (
         <Box data-testid="impersonation-started">
           <Text mb="default">Active until {started.expiresAt.slice(0, 16).replace('T', ' ')} UTC.</Text>
-          <Link href={`${started.redirectUrl}#access_token=${started.token}`} target="_blank" rel="noreferrer">Open the user&apos;s portal</Link>
+          <Link href={`${started.redirectUrl}#access_token=${started.token}`} target="_blank" rel="noreferrer">
+            Open the user&apos;s portal
+          </Link>
           <FormGroup mt="lg">
             <Label>Token (for API calls as the user)</Label>
             <Input readOnly value={started.token} width="100%" />

@@ -10,12 +10,22 @@ const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => 
   const value = record ? flat.get(record.params, property.path) : undefined;
   if (where === 'list') {
     // a job's output: its error message, else the JSON, cut short
-    const message = value && typeof value === 'object' && 'message' in value ? String((value as { message: unknown }).message) : value === undefined || value === null ? '' : JSON.stringify(value);
+    const message =
+      value && typeof value === 'object' && 'message' in value
+        ? String((value as { message: unknown }).message)
+        : value === undefined || value === null
+          ? ''
+          : JSON.stringify(value);
     return <span title={message}>{message.length > 80 ? `${message.slice(0, 79)}…` : message}</span>;
   }
   return (
     <ValueGroup label={translateProperty(property.path, property.resourceId)}>
-      <pre data-testid={`json-${property.path}`} style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}>{value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}</pre>
+      <pre
+        data-testid={`json-${property.path}`}
+        style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}
+      >
+        {value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}
+      </pre>
     </ValueGroup>
   );
 };

@@ -37,23 +37,59 @@ const Login: React.FC = () => {
   const email = errorMessage ? rememberedEmail() : '';
   return (
     <Box flex flexGrow={1} justifyContent="center" alignItems="center" variant="grey" style={{ minHeight: '100vh' }}>
-      <Box as="form" action={action} method="POST" onSubmit={(event: React.FormEvent<HTMLFormElement>) => rememberEmail(event.currentTarget)} bg="white" p="xxl" width={['100%', '420px']} boxShadow="login">
+      <Box
+        as="form"
+        action={action}
+        method="POST"
+        onSubmit={(event: React.FormEvent<HTMLFormElement>) => rememberEmail(event.currentTarget)}
+        bg="white"
+        p="xxl"
+        width={['100%', '420px']}
+        boxShadow="login"
+      >
         <H2>Guildhall Admin Portal</H2>
         <Text mb="xl">Platform administrators only.</Text>
-        {errorMessage && <MessageBox my="lg" message={errorMessage === 'invalidCredentials' ? 'E-mail, password or code is incorrect' : errorMessage} variant="danger" />}
+        {errorMessage && (
+          <MessageBox
+            my="lg"
+            message={errorMessage === 'invalidCredentials' ? 'E-mail, password or code is incorrect' : errorMessage}
+            variant="danger"
+          />
+        )}
         <FormGroup>
-          <Label required htmlFor="email">E-mail</Label>
-          <Input id="email" name="email" type="email" autoComplete="username" width="100%" defaultValue={email} autoFocus={!email} />
+          <Label required htmlFor="email">
+            E-mail
+          </Label>
+          <Input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="username"
+            width="100%"
+            defaultValue={email}
+            autoFocus={!email}
+          />
         </FormGroup>
         <FormGroup>
-          <Label required htmlFor="password">Password</Label>
-          <Input id="password" name="password" type="password" autoComplete="current-password" width="100%" autoFocus={Boolean(email)} />
+          <Label required htmlFor="password">
+            Password
+          </Label>
+          <Input
+            id="password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            width="100%"
+            autoFocus={Boolean(email)}
+          />
         </FormGroup>
         <FormGroup>
           <Label htmlFor="otp">One-time code</Label>
           <Input id="otp" name="otp" inputMode="numeric" pattern="[0-9]{6}" autoComplete="one-time-code" width="100%" />
         </FormGroup>
-        <Button variant="contained" type="submit" width="100%">Log in</Button>
+        <Button variant="contained" type="submit" width="100%">
+          Log in
+        </Button>
       </Box>
     </Box>
   );

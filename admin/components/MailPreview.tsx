@@ -10,8 +10,14 @@ const MailPreview: React.FC<BasePropertyProps> = ({ property, record }) => {
   const text = String(record?.params[property.path] ?? '');
   return (
     <ValueGroup label={translateProperty(property.path, property.resourceId)}>
-      <Box data-testid="mail-preview" p="lg" style={{ border: '1px solid #dde1ee', borderRadius: 4, background: '#fff', maxWidth: 720 }}>
-        <div style={{ whiteSpace: 'pre-wrap', fontFamily: 'system-ui, sans-serif', lineHeight: 1.5 }}>{text || '—'}</div>
+      <Box
+        data-testid="mail-preview"
+        p="lg"
+        style={{ border: '1px solid #dde1ee', borderRadius: 4, background: '#fff', maxWidth: 720 }}
+      >
+        <div style={{ whiteSpace: 'pre-wrap', fontFamily: 'system-ui, sans-serif', lineHeight: 1.5 }}>
+          {text || '—'}
+        </div>
       </Box>
     </ValueGroup>
   );

@@ -9,8 +9,13 @@ type Option = { value: string; label: string };
 
 const MultiValueFilter: React.FC<BasePropertyProps> = ({ property, resource, filter, onChange }) => {
   const { translateProperty } = useTranslation();
-  const options: Option[] = (property.availableValues ?? []).map((v) => ({ value: String(v.value), label: v.label ?? String(v.value) }));
-  const chosen = String(filter?.[property.path] ?? '').split(',').filter(Boolean);
+  const options: Option[] = (property.availableValues ?? []).map((v) => ({
+    value: String(v.value),
+    label: v.label ?? String(v.value),
+  }));
+  const chosen = String(filter?.[property.path] ?? '')
+    .split(',')
+    .filter(Boolean);
   const value = options.filter((o) => chosen.includes(o.value));
   return (
     <FormGroup data-testid={`multi-filter-${property.path}`}>
@@ -21,7 +26,9 @@ const MultiValueFilter: React.FC<BasePropertyProps> = ({ property, resource, fil
         variant="filter"
         value={value}
         options={options}
-        onChange={(selected: readonly Option[] | null) => onChange?.(property.path, (selected ?? []).map((o) => o.value).join(','))}
+        onChange={(selected: readonly Option[] | null) =>
+          onChange?.(property.path, (selected ?? []).map((o) => o.value).join(','))
+        }
       />
     </FormGroup>
   );

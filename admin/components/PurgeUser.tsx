@@ -17,7 +17,13 @@ const PurgeUser: React.FC<ActionProps> = ({ record, resource }) => {
   const email = String(record.params.email ?? '');
 
   const purge = async () => {
-    const res = await api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'purge', method: 'post', data: { confirmEmail } });
+    const res = await api.recordAction({
+      resourceId: resource.id,
+      recordId: record.id,
+      actionName: 'purge',
+      method: 'post',
+      data: { confirmEmail },
+    });
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
     if (body.notice) addNotice(body.notice);
     if (body.notice?.type === 'error') setError(body.notice.message);
@@ -27,13 +33,29 @@ const PurgeUser: React.FC<ActionProps> = ({ record, resource }) => {
   return (
     <Box variant="white" p="xl">
       <H3>Delete {record.params.name} permanently?</H3>
-      <Text mb="lg">This removes the user for good and cannot be undone. The audit trail keeps a record of the deletion.</Text>
+      <Text mb="lg">
+        This removes the user for good and cannot be undone. The audit trail keeps a record of the deletion.
+      </Text>
       {error && <MessageBox data-testid="purge-error" mb="lg" variant="danger" message={error} />}
       <FormGroup>
         <Label htmlFor="confirmEmail">Type {email} to confirm</Label>
-        <Input id="confirmEmail" name="confirmEmail" value={confirmEmail} autoComplete="off" onChange={(e: React.ChangeEvent<HTMLInputElement>) => setConfirmEmail(e.target.value)} width="100%" />
+        <Input
+          id="confirmEmail"
+          name="confirmEmail"
+          value={confirmEmail}
+          autoComplete="off"
+          onChange={(e: React.ChangeEvent<HTMLInputElement>) => setConfirmEmail(e.target.value)}
+          width="100%"
+        />
       </FormGroup>
-      <Button data-testid="confirm-purge" variant="danger" disabled={confirmEmail.trim().toLowerCase() !== email.toLowerCase()} onClick={purge}>Delete permanently</Button>
+      <Button
+        data-testid="confirm-purge"
+        variant="danger"
+        disabled={confirmEmail.trim().toLowerCase() !== email.toLowerCase()}
+        onClick={purge}
+      >
+        Delete permanently
+      </Button>
     </Box>
   );
 };

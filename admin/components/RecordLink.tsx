@@ -13,7 +13,14 @@ const TARGETS: Record<string, string> = {
   webhook_subscription: 'webhook_subscriptions',
   impersonation_session: 'impersonation_sessions',
 };
-const FIXED: Record<string, string> = { actorId: 'users', impersonatorId: 'users', adminId: 'users', targetUserId: 'users', organizationId: 'organizations', userId: 'users' };
+const FIXED: Record<string, string> = {
+  actorId: 'users',
+  impersonatorId: 'users',
+  adminId: 'users',
+  targetUserId: 'users',
+  organizationId: 'organizations',
+  userId: 'users',
+};
 
 const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) => {
   const { translateProperty } = useTranslation();
@@ -21,9 +28,18 @@ const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) =>
   const path = property.path;
   const id = record?.params[path] as string | undefined;
   const name = record?.params[path.replace(/Id$/, 'Name')] as string | undefined;
-  const resource = path === 'targetId' ? TARGETS[String(record?.params.targetType)] : path === 'actorId' && record?.params.actorType !== 'user' ? undefined : FIXED[path];
-  const content = !id ? <Text>—</Text> : resource ? (
-    <Link data-testid={`link-${path}`} href={`${rootPath}/resources/${resource}/records/${id}/show`}>{name ?? id}</Link>
+  const resource =
+    path === 'targetId'
+      ? TARGETS[String(record?.params.targetType)]
+      : path === 'actorId' && record?.params.actorType !== 'user'
+        ? undefined
+        : FIXED[path];
+  const content = !id ? (
+    <Text>—</Text>
+  ) : resource ? (
+    <Link data-testid={`link-${path}`} href={`${rootPath}/resources/${resource}/records/${id}/show`}>
+      {name ?? id}
+    </Link>
   ) : (
     <Text>{name ?? id}</Text>
   );

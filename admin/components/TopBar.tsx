@@ -46,13 +46,28 @@ const TopBar: React.FC<Props> = (props) => {
   return (
     <Box flex flexDirection="column">
       {current.active && (
-        <Box data-testid="impersonation-banner" flex alignItems="center" px="lg" py="default" bg="errorLight" style={{ gap: 16, borderBottom: '2px solid #c20012' }}>
+        <Box
+          data-testid="impersonation-banner"
+          flex
+          alignItems="center"
+          px="lg"
+          py="default"
+          bg="errorLight"
+          style={{ gap: 16, borderBottom: '2px solid #c20012' }}
+        >
           <Text fontWeight="bold">
-            Impersonating {current.targetName} ({current.targetEmail}) · {current.mode === 'read_only' ? 'read-only' : 'acting as the user'} · ends{' '}
+            Impersonating {current.targetName} ({current.targetEmail}) ·{' '}
+            {current.mode === 'read_only' ? 'read-only' : 'acting as the user'} · ends{' '}
             {current.expiresAt ? new Date(current.expiresAt).toLocaleTimeString() : ''}
           </Text>
-          {current.redirectUrl && <Link href={current.redirectUrl} target="_blank" rel="noreferrer">Open their portal</Link>}
-          <Button data-testid="exit-impersonation" size="sm" variant="danger" onClick={exit}>Exit impersonation</Button>
+          {current.redirectUrl && (
+            <Link href={current.redirectUrl} target="_blank" rel="noreferrer">
+              Open their portal
+            </Link>
+          )}
+          <Button data-testid="exit-impersonation" size="sm" variant="danger" onClick={exit}>
+            Exit impersonation
+          </Button>
         </Box>
       )}
       {OriginalComponent ? <OriginalComponent {...rest} /> : null}

@@ -22,15 +22,22 @@ const UserActivity: React.FC<ActionProps> = ({ record, resource }) => {
   const [total, setTotal] = useState(0);
   useEffect(() => {
     if (!record) return;
-    api.recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'activity', method: 'get' }).then((res) => {
-      const body = res.data as { entries?: Entry[]; pagination?: { totalItems: number } };
-      setEntries(body.entries ?? []);
-      setTotal(body.pagination?.totalItems ?? 0);
-    });
+    api
+      .recordAction({ resourceId: resource.id, recordId: record.id, actionName: 'activity', method: 'get' })
+      .then((res) => {
+        const body = res.data as { entries?: Entry[]; pagination?: { totalItems: number } };
+        setEntries(body.entries ?? []);
+        setTotal(body.pagination?.totalItems ?? 0);
+      });
   }, [record?.id]);
   if (!record) return null;
   const by = (e: Entry) => {
-    const who = e.actorType !== 'user' ? e.actorType.replace('_', ' ') : e.actorId === record.id ? 'the user' : 'an administrator';
+    const who =
+      e.actorType !== 'user'
+        ? e.actorType.replace('_', ' ')
+        : e.actorId === record.id
+          ? 'the user'
+          : 'an administrator';
     return e.impersonatorId ? `${who} (impersonated)` : who;
   };
 
@@ -41,7 +48,11 @@ const UserActivity: React.FC<ActionProps> = ({ record, resource }) => {
       {entries?.length === 0 && <Text>No activity recorded yet.</Text>}
       {entries && entries.length > 0 && (
         <>
-          <Text mb="default">{total > entries.length ? `The latest ${entries.length} of ${total} entries.` : `${total} ${total === 1 ? 'entry' : 'entries'}.`}</Text>
+          <Text mb="default">
+            {total > entries.length
+              ? `The latest ${entries.length} of ${total} entries.`
+              : `${total} ${total === 1 ? 'entry' : 'entries'}.`}
+          </Text>
           <Table>
             <TableHead>
               <TableRow>

@@ -23,7 +23,11 @@ const UserBadge: React.FC<BasePropertyProps> = ({ property, resource, record, wh
   const label = property.availableValues?.find((v) => v.value === value)?.label ?? value;
   const colours = COLOURS[value] ?? ROLE_DEFAULT;
   const badge = (
-    <Badge data-testid={`badge-${property.path}-${value}`} size="sm" style={{ background: colours.bg, color: colours.color, border: 'none', fontWeight: 600 }}>
+    <Badge
+      data-testid={`badge-${property.path}-${value}`}
+      size="sm"
+      style={{ background: colours.bg, color: colours.color, border: 'none', fontWeight: 600 }}
+    >
       {label}
     </Badge>
   );

@@ -17,7 +17,12 @@ const UserDate: React.FC<BasePropertyProps> = ({ property, resource, record, whe
   return (
     <FormGroup>
       <Label>{translateProperty(property.label, resource.id)}</Label>
-      <Text data-testid={`show-${property.path}`} style={property.path === 'deletedAt' ? { color: '#a1121b', fontWeight: 600 } : undefined}>{text || '—'}</Text>
+      <Text
+        data-testid={`show-${property.path}`}
+        style={property.path === 'deletedAt' ? { color: '#a1121b', fontWeight: 600 } : undefined}
+      >
+        {text || '—'}
+      </Text>
     </FormGroup>
   );
 };

@@ -33,10 +33,21 @@ const UserEdit: React.FC<ActionProps> = (props) => {
   return (
     <Box as="form" onSubmit={onSubmit} flex flexDirection="column" data-css={`users-${action.name}-form`}>
       <DrawerContent>
-        {!isNew && initialRecord && <H3 data-testid="user-title" mb="lg">{String(initialRecord.params.name ?? '')}</H3>}
+        {!isNew && initialRecord && (
+          <H3 data-testid="user-title" mb="lg">
+            {String(initialRecord.params.name ?? '')}
+          </H3>
+        )}
         {formError && <MessageBox data-testid="form-error" mb="xl" variant="danger" message={formError} />}
         {properties.map((property) => (
-          <BasePropertyComponent key={property.propertyPath} where="edit" onChange={handleChange} property={property} resource={resource} record={record} />
+          <BasePropertyComponent
+            key={property.propertyPath}
+            where="edit"
+            onChange={handleChange}
+            property={property}
+            resource={resource}
+            record={record}
+          />
         ))}
       </DrawerContent>
       <DrawerFooter>

@@ -18,7 +18,9 @@ const UserFormField: React.FC<BasePropertyProps> = (props) => {
       <FormGroup data-testid={`own-${property.path}`}>
         <Label htmlFor={property.path}>{translateProperty(property.label, resource.id)}</Label>
         <Input id={property.path} name={property.path} value={label} disabled width="100%" />
-        <FormMessage style={{ color: '#454655' }}>You cannot change your own {property.path}: another platform admin must do it.</FormMessage>
+        <FormMessage style={{ color: '#454655' }}>
+          You cannot change your own {property.path}: another platform admin must do it.
+        </FormMessage>
         {error && <FormMessage>{error}</FormMessage>}
       </FormGroup>
     );

@@ -11,7 +11,11 @@ const UserShow: React.FC<ActionProps> = (props) => {
       {record && (
         <H3 data-testid="user-title" mb="lg">
           {String(record.params.name ?? '')}
-          {record.params.deletedAt ? <Badge ml="default" variant="danger" data-testid="deleted-marker">Deleted</Badge> : null}
+          {record.params.deletedAt ? (
+            <Badge ml="default" variant="danger" data-testid="deleted-marker">
+              Deleted
+            </Badge>
+          ) : null}
         </H3>
       )}
       <Show {...props} />

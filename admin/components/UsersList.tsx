@@ -16,7 +16,9 @@ const UsersList: React.FC<ActionProps> = (props) => {
   const [rows, setRows] = useState<number | null>(null);
   const filterKeys = [...params.keys()].filter((k) => k.startsWith('filters.') && k !== 'filters.deleted');
   const deleted = params.get('filters.deleted') === 'true';
-  const exportParams = new URLSearchParams([...params].filter(([k]) => k.startsWith('filters.') || k === 'sortBy' || k === 'direction'));
+  const exportParams = new URLSearchParams(
+    [...params].filter(([k]) => k.startsWith('filters.') || k === 'sortBy' || k === 'direction'),
+  );
   const exportQuery = exportParams.toString() ? `?${exportParams}` : '';
 
   useEffect(() => {
@@ -52,16 +54,36 @@ const UsersList: React.FC<ActionProps> = (props) => {
 
   return (
     <Box>
-      {deleted && <H3 data-testid="deleted-users-title" mb="default">Deleted users</H3>}
+      {deleted && (
+        <H3 data-testid="deleted-users-title" mb="default">
+          Deleted users
+        </H3>
+      )}
       <Box flex alignItems="center" mb="lg" style={{ gap: 16, flexWrap: 'wrap' }}>
         <Box as="form" onSubmit={search} flex style={{ gap: 8 }} flexGrow={1}>
-          <Input data-testid="quick-search" name="quick-search" placeholder="Search users by name or e-mail" value={q} onChange={(e: React.ChangeEvent<HTMLInputElement>) => setQ(e.target.value)} style={{ minWidth: 320 }} />
-          <Button type="submit" size="sm">Search</Button>
+          <Input
+            data-testid="quick-search"
+            name="quick-search"
+            placeholder="Search users by name or e-mail"
+            value={q}
+            onChange={(e: React.ChangeEvent<HTMLInputElement>) => setQ(e.target.value)}
+            style={{ minWidth: 320 }}
+          />
+          <Button type="submit" size="sm">
+            Search
+          </Button>
         </Box>
         <Link data-testid="export-csv" href={`${rootPath}/export/users.csv${exportQuery}`} download>
           Export CSV{rows === null ? '' : ` (${rows} ${rows === 1 ? 'row' : 'rows'})`}
         </Link>
-        <Link data-testid="deleted-users-link" href="#" onClick={(e: React.MouseEvent) => { e.preventDefault(); toggleDeleted(); }}>
+        <Link
+          data-testid="deleted-users-link"
+          href="#"
+          onClick={(e: React.MouseEvent) => {
+            e.preventDefault();
+            toggleDeleted();
+          }}
+        >
           {deleted ? 'Back to users' : 'Deleted users'}
         </Link>
       </Box>
@@ -69,7 +91,18 @@ const UsersList: React.FC<ActionProps> = (props) => {
         <MessageBox data-testid="no-users-match" mb="lg" variant="info">
           <Text>
             {deleted && filterKeys.length === 0 ? 'No deleted users.' : 'Nothing to show with these filters.'}{' '}
-            {filterKeys.length > 0 && <Link data-testid="clear-filters" href="#" onClick={(e: React.MouseEvent) => { e.preventDefault(); clearFilters(); }}>Clear filters</Link>}
+            {filterKeys.length > 0 && (
+              <Link
+                data-testid="clear-filters"
+                href="#"
+                onClick={(e: React.MouseEvent) => {
+                  e.preventDefault();
+                  clearFilters();
+                }}
+              >
+                Clear filters
+              </Link>
+            )}
           </Text>
         </MessageBox>
       )}

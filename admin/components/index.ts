@@ -6,7 +6,8 @@ import type { ComponentLoader } from 'adminjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // the sources, or the compiled files when running from the tsc build (where the image ships a prebuilt bundle)
-const source = (name: string) => path.join(here, existsSync(path.join(here, `${name}.tsx`)) ? `${name}.tsx` : `${name}.js`);
+const source = (name: string) =>
+  path.join(here, existsSync(path.join(here, `${name}.tsx`)) ? `${name}.tsx` : `${name}.js`);
 
 export function loadComponents(loader: ComponentLoader) {
   // login with a one-time code, and the impersonation banner above every page

@@ -30,8 +30,12 @@ export class AllowListedResource extends Resource {
     return super.count(this.knownFilters(filter));
   }
 
-  override async find(filter: Filter, options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: 'asc' | 'desc' } }): Promise<BaseRecord[]> {
-    const sortBy = options.sort?.sortBy && this.allowed.includes(options.sort.sortBy) ? options.sort.sortBy : this.primaryKey();
+  override async find(
+    filter: Filter,
+    options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: 'asc' | 'desc' } },
+  ): Promise<BaseRecord[]> {
+    const sortBy =
+      options.sort?.sortBy && this.allowed.includes(options.sort.sortBy) ? options.sort.sortBy : this.primaryKey();
     return this.only(await super.find(this.knownFilters(filter), { ...options, sort: { ...options.sort, sortBy } }));
   }
 
@@ -55,7 +59,9 @@ export class AllowListedResource extends Resource {
 
   private only(records: BaseRecord[]): BaseRecord[] {
     for (const record of records) {
-      record.params = Object.fromEntries(Object.entries(record.params).filter(([path]) => this.allowed.includes(path.split('.')[0]!)));
+      record.params = Object.fromEntries(
+        Object.entries(record.params).filter(([path]) => this.allowed.includes(path.split('.')[0]!)),
+      );
     }
     return records;
   }

@@ -19,8 +19,15 @@ export const TARGET_RESOURCES: Record<string, string> = {
 };
 
 export class AuditEntriesResource extends AllowListedResource {
-  constructor(model: ModelStatic<Model>, properties: readonly string[], private readonly sql: Sql) {
-    super(model, properties.filter((name) => !(AUDIT_NAMES as readonly string[]).includes(name)));
+  constructor(
+    model: ModelStatic<Model>,
+    properties: readonly string[],
+    private readonly sql: Sql,
+  ) {
+    super(
+      model,
+      properties.filter((name) => !(AUDIT_NAMES as readonly string[]).includes(name)),
+    );
   }
 
   override async count(filter: Filter): Promise<number> {
@@ -69,7 +76,10 @@ export class AuditEntriesResource extends AllowListedResource {
         actorName: params.actorType === 'user' ? name('user', params.actorId) : undefined,
         impersonatorName: name('user', params.impersonatorId),
         organizationName: name('organization', params.organizationId),
-        targetName: params.targetType === 'user' || params.targetType === 'organization' ? name(params.targetType, params.targetId) : undefined,
+        targetName:
+          params.targetType === 'user' || params.targetType === 'organization'
+            ? name(params.targetType, params.targetId)
+            : undefined,
       };
       for (const [key, value] of Object.entries(names)) if (value) params[key] = value;
     }

@@ -8,7 +8,14 @@ import { dashboardFigures } from './dashboard.repository.ts';
 export function dashboardHandler(container: Container) {
   return async (_request: unknown, _response: unknown, context: PageContext) => {
     const actor = await portalActor(context.currentAdmin);
-    const [figures, me] = await Promise.all([dashboardFigures(container, actor), container.services.auth.currentUser(actor)]);
-    return { ...figures, mfa: { enabled: me.mfaEnabledAt !== null }, labels: { roles: ROLE_LABELS, statuses: STATUS_LABELS } };
+    const [figures, me] = await Promise.all([
+      dashboardFigures(container, actor),
+      container.services.auth.currentUser(actor),
+    ]);
+    return {
+      ...figures,
+      mfa: { enabled: me.mfaEnabledAt !== null },
+      labels: { roles: ROLE_LABELS, statuses: STATUS_LABELS },
+    };
   };
 }

@@ -11,7 +11,15 @@ export interface DashboardFigures {
   newUsers: { last7Days: number; last30Days: number };
   organizationsByPlan: Record<string, number>;
   openImpersonations: number;
-  recentAudit: Array<{ id: string; occurredAt: string; action: string; actorId: string | null; actorName: string | null; targetType: string; targetId: string | null }>;
+  recentAudit: Array<{
+    id: string;
+    occurredAt: string;
+    action: string;
+    actorId: string | null;
+    actorName: string | null;
+    targetType: string;
+    targetId: string | null;
+  }>;
   failingJobs: number;
   failingWebhookDeliveries: number;
   unsentOutbox: number;
@@ -33,7 +41,17 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
   const { sql } = deps;
   const now = deps.clock.now();
   const live = 'FROM users WHERE deleted_at IS NULL';
-  const [usersByStatus, usersByRole, newUsers, organizationsByPlan, openImpersonations, recentAudit, failingJobs, failingWebhookDeliveries, unsentOutbox] = await Promise.all([
+  const [
+    usersByStatus,
+    usersByRole,
+    newUsers,
+    organizationsByPlan,
+    openImpersonations,
+    recentAudit,
+    failingJobs,
+    failingWebhookDeliveries,
+    unsentOutbox,
+  ] = await Promise.all([
     grouped(sql, `SELECT status AS key, count(*)::int AS n ${live} GROUP BY status`),
     grouped(sql, `SELECT role AS key, count(*)::int AS n ${live} GROUP BY role`),
     sql.one<{ last7Days: number; last30Days: number }>(
@@ -41,7 +59,9 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
       [new Date(now.getTime() - 7 * DAY), new Date(now.getTime() - 30 * DAY)],
     ),
     grouped(sql, 'SELECT plan AS key, count(*)::int AS n FROM organizations GROUP BY plan'),
-    counted(sql, 'SELECT count(*)::int AS n FROM impersonation_sessions WHERE ended_at IS NULL AND expires_at > $1', [now]),
+    counted(sql, 'SELECT count(*)::int AS n FROM impersonation_sessions WHERE ended_at IS NULL AND expires_at > $1', [
+      now,
+    ]),
     sql.rows<DashboardFigures['recentAudit'][number]>(
       // the newest ten by primary key (an index scan backwards), then each actor's name by primary key
       `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_id AS "actorId",
@@ -52,7 +72,10 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
         ORDER BY a.id DESC`,
     ),
     counted(sql, "SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('failed', 'retry')"),
-    counted(sql, "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'failed' OR (status = 'pending' AND attempt_count > 0)"),
+    counted(
+      sql,
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'failed' OR (status = 'pending' AND attempt_count > 0)",
+    ),
     counted(sql, "SELECT count(*)::int AS n FROM mail_outbox WHERE status <> 'sent'"),
   ]);
   return {

@@ -20,8 +20,15 @@ export function durationText(ms: number): string {
 }
 
 export class ImpersonationSessionsResource extends AllowListedResource {
-  constructor(model: ModelStatic<Model>, properties: readonly string[], private readonly deps: { sql: Sql; clock: Clock }) {
-    super(model, properties.filter((name) => !(SESSION_FIGURES as readonly string[]).includes(name)));
+  constructor(
+    model: ModelStatic<Model>,
+    properties: readonly string[],
+    private readonly deps: { sql: Sql; clock: Clock },
+  ) {
+    super(
+      model,
+      properties.filter((name) => !(SESSION_FIGURES as readonly string[]).includes(name)),
+    );
   }
 
   override async find(...args: Parameters<AllowListedResource['find']>): Promise<BaseRecord[]> {
@@ -35,7 +42,12 @@ export class ImpersonationSessionsResource extends AllowListedResource {
 
   private async figures(records: BaseRecord[]): Promise<BaseRecord[]> {
     if (!records.length) return records;
-    const rows = await this.deps.sql.rows<{ id: string; adminName: string | null; targetUserName: string | null; actionCount: number }>(
+    const rows = await this.deps.sql.rows<{
+      id: string;
+      adminName: string | null;
+      targetUserName: string | null;
+      actionCount: number;
+    }>(
       `SELECT s.id::text AS id,
               a.first_name || ' ' || a.last_name AS "adminName",
               u.first_name || ' ' || u.last_name AS "targetUserName",
@@ -53,7 +65,9 @@ export class ImpersonationSessionsResource extends AllowListedResource {
       if (row?.adminName) params.adminName = row.adminName;
       if (row?.targetUserName) params.targetUserName = row.targetUserName;
       params.actionCount = row?.actionCount ?? 0;
-      const end = params.endedAt ? new Date(params.endedAt as string).getTime() : Math.min(now, new Date(params.expiresAt as string).getTime());
+      const end = params.endedAt
+        ? new Date(params.endedAt as string).getTime()
+        : Math.min(now, new Date(params.expiresAt as string).getTime());
       params.duration = `${durationText(end - new Date(params.startedAt as string).getTime())}${params.endedAt ? '' : end < now ? ' (expired)' : ' (open)'}`;
     }
     return records;

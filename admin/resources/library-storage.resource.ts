@@ -6,8 +6,12 @@ import { portalActor } from '../portal-actor.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 import { ServiceResource } from './service.resource.ts';
 
-const property = (path: string, type: ConstructorParameters<typeof BaseProperty>[0]['type'], position: number, isId = false) =>
-  new BaseProperty({ path, type, isId, isSortable: false, position });
+const property = (
+  path: string,
+  type: ConstructorParameters<typeof BaseProperty>[0]['type'],
+  position: number,
+  isId = false,
+) => new BaseProperty({ path, type, isId, isSortable: false, position });
 
 const STORAGE_PROPERTIES = [
   property('id', 'uuid', 0, true),
@@ -48,19 +52,34 @@ export class LibraryStorageResource extends ServiceResource {
 
   private params(row: StorageRow): ParamsType {
     const bytes = Number(row.storageBytes);
-    const all: Record<string, unknown> = { ...row, resources: Number(row.resources), versions: Number(row.versions), storageBytes: bytes, storageUsed: humanBytes(bytes) };
+    const all: Record<string, unknown> = {
+      ...row,
+      resources: Number(row.resources),
+      versions: Number(row.versions),
+      storageBytes: bytes,
+      storageUsed: humanBytes(bytes),
+    };
     return Object.fromEntries(PORTAL_PROPERTIES.library_storage.map((name) => [name, all[name]]));
   }
 
   override async count(_filter: Filter, context?: ActionContext): Promise<number> {
     await portalActor(context?.currentAdmin);
-    const row = await this.container.sql.one<{ n: string }>(`SELECT count(DISTINCT organization_id) AS n FROM resources`);
+    const row = await this.container.sql.one<{ n: string }>(
+      `SELECT count(DISTINCT organization_id) AS n FROM resources`,
+    );
     return Number(row?.n ?? 0);
   }
 
-  override async find(_filter: Filter, options: { limit?: number; offset?: number }, context?: ActionContext): Promise<BaseRecord[]> {
+  override async find(
+    _filter: Filter,
+    options: { limit?: number; offset?: number },
+    context?: ActionContext,
+  ): Promise<BaseRecord[]> {
     await portalActor(context?.currentAdmin);
-    const rows = await this.container.sql.rows<StorageRow>(`${SELECT} GROUP BY o.id ORDER BY "storageBytes" DESC, o.name LIMIT $1 OFFSET $2`, [options.limit ?? 25, options.offset ?? 0]);
+    const rows = await this.container.sql.rows<StorageRow>(
+      `${SELECT} GROUP BY o.id ORDER BY "storageBytes" DESC, o.name LIMIT $1 OFFSET $2`,
+      [options.limit ?? 25, options.offset ?? 0],
+    );
     return rows.map((row) => new BaseRecord(this.params(row), this));
   }
 

@@ -48,9 +48,16 @@ export function libraryResources(container: Container, components: PortalCompone
       try {
         if (!service) throw new Error('Resource deletion is not available in this build');
         // a platform admin acts inside the resource's organization, as with the Guildhall-Organization header
-        await service.delete(await portalActor(context.currentAdmin, String(record.params.organizationId)), String(record.id()));
+        await service.delete(
+          await portalActor(context.currentAdmin, String(record.params.organizationId)),
+          String(record.id()),
+        );
         const redirectUrl = context.h.resourceActionUrl({ resourceId: 'library_resources', actionName: 'list' });
-        return { record: record.toJSON(context.currentAdmin), redirectUrl, notice: { message: `Resource ${String(record.params.name)} deleted`, type: 'success' } };
+        return {
+          record: record.toJSON(context.currentAdmin),
+          redirectUrl,
+          notice: { message: `Resource ${String(record.params.name)} deleted`, type: 'success' },
+        };
       } catch (error) {
         return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
       }
@@ -64,8 +71,31 @@ export function libraryResources(container: Container, components: PortalCompone
         navigation,
         titleProperty: 'name',
         sort: { sortBy: 'createdAt', direction: 'desc' },
-        listProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'downloadCount', 'createdAt'],
-        showProperties: ['name', 'organizationId', 'type', 'format', 'accessLevel', 'status', 'publishedAt', 'currentVersion', 'viewCount', 'downloadCount', 'tags', 'createdAt', 'updatedAt'],
+        listProperties: [
+          'name',
+          'organizationId',
+          'type',
+          'format',
+          'accessLevel',
+          'status',
+          'downloadCount',
+          'createdAt',
+        ],
+        showProperties: [
+          'name',
+          'organizationId',
+          'type',
+          'format',
+          'accessLevel',
+          'status',
+          'publishedAt',
+          'currentVersion',
+          'viewCount',
+          'downloadCount',
+          'tags',
+          'createdAt',
+          'updatedAt',
+        ],
         filterProperties: ['organizationId', 'name', 'type', 'accessLevel', 'status', 'createdAt'],
         properties: { organizationId: organizationLink() },
         actions: { ...READ_ONLY, deleteResource },
@@ -78,9 +108,20 @@ export function libraryResources(container: Container, components: PortalCompone
         navigation,
         titleProperty: 'fileName',
         sort: { sortBy: 'createdAt', direction: 'desc' },
-        listProperties: ['resourceId', 'version', 'fileName', 'contentType', 'sizeBytes', 'organizationId', 'createdAt'],
+        listProperties: [
+          'resourceId',
+          'version',
+          'fileName',
+          'contentType',
+          'sizeBytes',
+          'organizationId',
+          'createdAt',
+        ],
         filterProperties: ['organizationId', 'resourceId', 'fileName', 'createdAt'],
-        properties: { organizationId: organizationLink(), resourceId: { type: 'reference', reference: 'library_resources' } },
+        properties: {
+          organizationId: organizationLink(),
+          resourceId: { type: 'reference', reference: 'library_resources' },
+        },
         actions: READ_ONLY,
       },
     },

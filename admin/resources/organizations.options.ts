@@ -11,7 +11,19 @@ import { toOrganizationParams } from './organizations.resource.ts';
 
 export const PLANS: Plan[] = ['standard', 'professional', 'enterprise'];
 const LIST = ['name', 'slug', 'plan', 'environment', 'status', 'userCount', 'memberCount', 'apiKeyCount', 'createdAt'];
-const SHOW = ['name', 'slug', 'plan', 'environment', 'status', 'suspendedAt', 'userCount', 'memberCount', 'apiKeyCount', 'createdAt', 'updatedAt'];
+const SHOW = [
+  'name',
+  'slug',
+  'plan',
+  'environment',
+  'status',
+  'suspendedAt',
+  'userCount',
+  'memberCount',
+  'apiKeyCount',
+  'createdAt',
+  'updatedAt',
+];
 const FILTER = ['name', 'plan', 'environment', 'status'];
 const EDIT = ['name', 'slug', 'plan', 'environment', 'status'];
 
@@ -24,21 +36,36 @@ export const ORGANIZATION_PROPERTY_LABELS: Record<string, string> = {
   updatedAt: 'Updated',
 };
 
-const visible = (path: string) => ({ list: LIST.includes(path), filter: FILTER.includes(path), show: SHOW.includes(path), edit: EDIT.includes(path) });
-const choices = (values: readonly string[]) => values.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }));
+const visible = (path: string) => ({
+  list: LIST.includes(path),
+  filter: FILTER.includes(path),
+  show: SHOW.includes(path),
+  edit: EDIT.includes(path),
+});
+const choices = (values: readonly string[]) =>
+  values.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }));
 
 export function organizationsOptions(container: Container, components: PortalComponents): ResourceOptions {
   const { organizations } = container.services;
 
   /** One service call, then the fresh record and a notice (or the refusal as a notice). */
-  const change = (input: (request: ActionRequest) => { plan?: Plan; status?: OrganizationStatus }, done: string) =>
+  const change =
+    (input: (request: ActionRequest) => { plan?: Plan; status?: OrganizationStatus }, done: string) =>
     async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
       const record = context.record!;
       if (request.method === 'get') return { record: record.toJSON(context.currentAdmin) };
       try {
-        const row = await organizations.update(await portalActor(context.currentAdmin), String(record.id()), input(request));
+        const row = await organizations.update(
+          await portalActor(context.currentAdmin),
+          String(record.id()),
+          input(request),
+        );
         record.params = toOrganizationParams(row);
-        return { record: record.toJSON(context.currentAdmin), redirectUrl: context.h.recordActionUrl({ resourceId: 'organizations', recordId: row.id, actionName: 'show' }), notice: { message: `${row.name}: ${done}`, type: 'success' } };
+        return {
+          record: record.toJSON(context.currentAdmin),
+          redirectUrl: context.h.recordActionUrl({ resourceId: 'organizations', recordId: row.id, actionName: 'show' }),
+          notice: { message: `${row.name}: ${done}`, type: 'success' },
+        };
       } catch (error) {
         return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
       }
@@ -55,7 +82,11 @@ export function organizationsOptions(container: Container, components: PortalCom
     properties: {
       id: { isVisible: false },
       name: { isTitle: true, isRequired: true, isVisible: visible('name') },
-      slug: { isRequired: true, isVisible: visible('slug'), description: 'Lower-case letters, digits and hyphens; unique across the platform.' },
+      slug: {
+        isRequired: true,
+        isVisible: visible('slug'),
+        description: 'Lower-case letters, digits and hyphens; unique across the platform.',
+      },
       plan: { availableValues: choices(PLANS), isVisible: visible('plan') },
       environment: { availableValues: choices(['production', 'sandbox']), isVisible: visible('environment') },
       status: { availableValues: choices(['active', 'suspended']), isVisible: visible('status') },
@@ -96,7 +127,11 @@ export function organizationsOptions(container: Container, components: PortalCom
         actionType: 'record',
         icon: 'Users',
         component: false,
-        handler: async (_request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => ({
+        handler: async (
+          _request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => ({
           record: context.record!.toJSON(context.currentAdmin),
           redirectUrl: `${context.h.resourceUrl({ resourceId: 'users' })}?filters.organizationId=${encodeURIComponent(String(context.record!.id()))}`,
         }),

@@ -12,8 +12,12 @@ import { portalActor } from '../portal-actor.ts';
 import { refusalsAsNotices } from '../portal-errors.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 
-const property = (path: string, type: ConstructorParameters<typeof BaseProperty>[0]['type'], position: number, isId = false) =>
-  new BaseProperty({ path, type, isId, isSortable: false, position });
+const property = (
+  path: string,
+  type: ConstructorParameters<typeof BaseProperty>[0]['type'],
+  position: number,
+  isId = false,
+) => new BaseProperty({ path, type, isId, isSortable: false, position });
 
 const ORGANIZATION_PROPERTIES = [
   property('id', 'uuid', 0, true),
@@ -57,8 +61,10 @@ function validate(params: Record<string, unknown>, creating: boolean): void {
   const slug = params.slug === undefined ? undefined : String(params.slug);
   if ((creating || name !== undefined) && !(name ?? '').trim()) fields.name = { message: 'is required' };
   else if (name && name.length > 200) fields.name = { message: 'is longer than 200 characters' };
-  if ((creating || slug !== undefined) && !SLUG.test(slug ?? '')) fields.slug = { message: 'lower-case letters, digits and hyphens, starting with a letter or digit' };
-  if (Object.keys(fields).length) throw new ValidationError(fields, { message: 'Check the highlighted fields', type: 'validation_failed' });
+  if ((creating || slug !== undefined) && !SLUG.test(slug ?? ''))
+    fields.slug = { message: 'lower-case letters, digits and hyphens, starting with a letter or digit' };
+  if (Object.keys(fields).length)
+    throw new ValidationError(fields, { message: 'Check the highlighted fields', type: 'validation_failed' });
 }
 
 export class OrganizationsResource extends ServiceResource {
@@ -71,20 +77,34 @@ export class OrganizationsResource extends ServiceResource {
   }
 
   override async count(filter: Filter, context?: ActionContext): Promise<number> {
-    const page = await this.service.list(await portalActor(context?.currentAdmin), portalOrganizationFilter(filter), { page: 1, itemsPerPage: 1 });
+    const page = await this.service.list(await portalActor(context?.currentAdmin), portalOrganizationFilter(filter), {
+      page: 1,
+      itemsPerPage: 1,
+    });
     return page.pagination.totalItems;
   }
 
-  override async find(filter: Filter, options: { limit?: number; offset?: number }, context?: ActionContext): Promise<BaseRecord[]> {
+  override async find(
+    filter: Filter,
+    options: { limit?: number; offset?: number },
+    context?: ActionContext,
+  ): Promise<BaseRecord[]> {
     const itemsPerPage = options.limit ?? 25;
     const page = { page: Math.floor((options.offset ?? 0) / itemsPerPage) + 1, itemsPerPage };
-    const result = await this.service.list(await portalActor(context?.currentAdmin), portalOrganizationFilter(filter), page);
+    const result = await this.service.list(
+      await portalActor(context?.currentAdmin),
+      portalOrganizationFilter(filter),
+      page,
+    );
     return result.data.map((row) => new BaseRecord(toOrganizationParams(row), this));
   }
 
   override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
     try {
-      return new BaseRecord(toOrganizationParams(await this.service.get(await portalActor(context?.currentAdmin), id)), this);
+      return new BaseRecord(
+        toOrganizationParams(await this.service.get(await portalActor(context?.currentAdmin), id)),
+        this,
+      );
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') return null;
       throw error;

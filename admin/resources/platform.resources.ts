@@ -24,9 +24,17 @@ const READ_ONLY: ResourceOptions['actions'] = {
  * Exposure is opt-in: a model appears in the portal only when listed below, and then only with the
  * properties it names (AllowListedResource enforces that in the portal's JSON API as well).
  */
-const readOnly = (model: ModelStatic<Model> | AllowListedResource, properties: readonly string[], options: ResourceOptions = {}): ResourceWithOptions => ({
+const readOnly = (
+  model: ModelStatic<Model> | AllowListedResource,
+  properties: readonly string[],
+  options: ResourceOptions = {},
+): ResourceWithOptions => ({
   resource: model instanceof AllowListedResource ? model : new AllowListedResource(model, properties),
-  options: { navigation: { name: 'Platform', icon: 'Database' }, ...options, actions: { ...READ_ONLY, ...options.actions } },
+  options: {
+    navigation: { name: 'Platform', icon: 'Database' },
+    ...options,
+    actions: { ...READ_ONLY, ...options.actions },
+  },
 });
 
 export function platformResources(container: Container, components: PortalComponents): ResourceWithOptions[] {
@@ -43,15 +51,30 @@ export function platformResources(container: Container, components: PortalCompon
         // a page that asks and then POSTs: AdminJS would run a component-less action with a GET
         component: components.ConfirmAction,
         isAccessible: ({ record }) => !record?.params.revokedAt,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const record = context.record!;
           if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
           try {
             // a platform admin acts inside the key's organization, as with the Guildhall-Organization header
-            await services.apiKeys.revoke(await portalActor(context.currentAdmin, String(record.params.organizationId)), String(record.id()));
+            await services.apiKeys.revoke(
+              await portalActor(context.currentAdmin, String(record.params.organizationId)),
+              String(record.id()),
+            );
             const fresh = await context.resource.findOne(String(record.id()), context);
-            const redirectUrl = context.h.recordActionUrl({ resourceId: 'api_keys', recordId: String(record.id()), actionName: 'show' });
-            return { record: (fresh ?? record).toJSON(context.currentAdmin), redirectUrl, notice: { message: 'API key revoked', type: 'success' } };
+            const redirectUrl = context.h.recordActionUrl({
+              resourceId: 'api_keys',
+              recordId: String(record.id()),
+              actionName: 'show',
+            });
+            return {
+              record: (fresh ?? record).toJSON(context.currentAdmin),
+              redirectUrl,
+              notice: { message: 'API key revoked', type: 'success' },
+            };
           } catch (error) {
             return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
           }
@@ -62,20 +85,57 @@ export function platformResources(container: Container, components: PortalCompon
   const webhooks = { name: 'Webhooks', icon: 'Send' };
   return [
     apiKeys,
-    readOnly(new AuditEntriesResource(models.AuditEntry, PORTAL_PROPERTIES.audit_log, container.sql), PORTAL_PROPERTIES.audit_log, auditOptions(history, components)),
-    readOnly(new ImpersonationSessionsResource(models.ImpersonationSession, PORTAL_PROPERTIES.impersonation_sessions, container), PORTAL_PROPERTIES.impersonation_sessions, sessionOptions(history, components)),
-    readOnly(models.ImpersonationRequest, PORTAL_PROPERTIES.impersonation_requests, { navigation: history, sort: { sortBy: 'occurredAt', direction: 'desc' } }),
+    readOnly(
+      new AuditEntriesResource(models.AuditEntry, PORTAL_PROPERTIES.audit_log, container.sql),
+      PORTAL_PROPERTIES.audit_log,
+      auditOptions(history, components),
+    ),
+    readOnly(
+      new ImpersonationSessionsResource(
+        models.ImpersonationSession,
+        PORTAL_PROPERTIES.impersonation_sessions,
+        container,
+      ),
+      PORTAL_PROPERTIES.impersonation_sessions,
+      sessionOptions(history, components),
+    ),
+    readOnly(models.ImpersonationRequest, PORTAL_PROPERTIES.impersonation_requests, {
+      navigation: history,
+      sort: { sortBy: 'occurredAt', direction: 'desc' },
+    }),
     readOnly(models.OutboxMessage, PORTAL_PROPERTIES.mail_outbox, {
       navigation: { name: 'Mail', icon: 'Mail' },
       titleProperty: 'subject',
       sort: { sortBy: 'createdAt', direction: 'desc' },
       listProperties: ['toAddress', 'subject', 'status', 'template', 'attempts', 'createdAt', 'sentAt'],
       // To, Subject and Status first, then the message as the recipient reads it (redacted)
-      showProperties: ['toAddress', 'subject', 'status', 'redactedText', 'template', 'userId', 'attempts', 'lastError', 'createdAt', 'sentAt'],
-      properties: { redactedText: { components: { show: components.MailPreview } }, userId: { type: 'reference', reference: 'users' } },
+      showProperties: [
+        'toAddress',
+        'subject',
+        'status',
+        'redactedText',
+        'template',
+        'userId',
+        'attempts',
+        'lastError',
+        'createdAt',
+        'sentAt',
+      ],
+      properties: {
+        redactedText: { components: { show: components.MailPreview } },
+        userId: { type: 'reference', reference: 'users' },
+      },
     }),
-    readOnly(models.WebhookSubscription, PORTAL_PROPERTIES.webhook_subscriptions, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['url', 'organizationId', 'eventTypes', 'status', 'createdAt'] }),
-    readOnly(models.WebhookDelivery, PORTAL_PROPERTIES.webhook_deliveries, { navigation: webhooks, sort: { sortBy: 'createdAt', direction: 'desc' }, listProperties: ['createdAt', 'subscriptionId', 'status', 'attemptCount', 'lastStatusCode', 'nextAttemptAt'] }),
+    readOnly(models.WebhookSubscription, PORTAL_PROPERTIES.webhook_subscriptions, {
+      navigation: webhooks,
+      sort: { sortBy: 'createdAt', direction: 'desc' },
+      listProperties: ['url', 'organizationId', 'eventTypes', 'status', 'createdAt'],
+    }),
+    readOnly(models.WebhookDelivery, PORTAL_PROPERTIES.webhook_deliveries, {
+      navigation: webhooks,
+      sort: { sortBy: 'createdAt', direction: 'desc' },
+      listProperties: ['createdAt', 'subscriptionId', 'status', 'attemptCount', 'lastStatusCode', 'nextAttemptAt'],
+    }),
     readOnly(JobRecord.initModel(container.db.sequelize), PORTAL_PROPERTIES.jobs, jobOptions(container, components)),
   ];
 }
@@ -91,7 +151,19 @@ function auditOptions(navigation: ResourceOptions['navigation'], components: Por
     titleProperty: 'action',
     sort: { sortBy: 'id', direction: 'desc' },
     listProperties: ['occurredAt', 'action', 'actorId', 'impersonatorId', 'organizationId', 'targetType', 'targetId'],
-    showProperties: ['occurredAt', 'action', 'actorType', 'actorId', 'impersonatorId', 'organizationId', 'targetType', 'targetId', 'requestId', 'before', 'after'],
+    showProperties: [
+      'occurredAt',
+      'action',
+      'actorType',
+      'actorId',
+      'impersonatorId',
+      'organizationId',
+      'targetType',
+      'targetId',
+      'requestId',
+      'before',
+      'after',
+    ],
     filterProperties: ['occurredAt', 'action', 'user', 'actorType', 'targetType', 'targetId', 'requestId'],
     properties: {
       actorId: { ...link },
@@ -114,7 +186,18 @@ function sessionOptions(navigation: ResourceOptions['navigation'], components: P
     titleProperty: 'targetUserName',
     sort: { sortBy: 'startedAt', direction: 'desc' },
     listProperties: ['adminId', 'targetUserId', 'mode', 'startedAt', 'endedAt', 'duration', 'actionCount', 'endReason'],
-    showProperties: ['adminId', 'targetUserId', 'mode', 'reason', 'startedAt', 'expiresAt', 'endedAt', 'endReason', 'duration', 'actionCount'],
+    showProperties: [
+      'adminId',
+      'targetUserId',
+      'mode',
+      'reason',
+      'startedAt',
+      'expiresAt',
+      'endedAt',
+      'endReason',
+      'duration',
+      'actionCount',
+    ],
     filterProperties: ['adminId', 'targetUserId', 'mode', 'startedAt', 'endedAt', 'endReason'],
     properties: {
       adminId: { ...link, type: 'reference', reference: 'users' },
@@ -129,18 +212,28 @@ function sessionOptions(navigation: ResourceOptions['navigation'], components: P
 /** Jobs with state, attempts and last error; Retry and Cancel go through the jobs-admin service (audited). */
 function jobOptions(container: Container, components: PortalComponents): ResourceOptions {
   const { jobs } = container.services;
-  const command = (name: 'retry' | 'cancel', done: string) => async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
-    const record = context.record!;
-    if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
-    try {
-      const job = await jobs[name](await portalActor(context.currentAdmin), String(record.id()));
-      const fresh = await context.resource.findOne(String(record.id()), context);
-      const redirectUrl = context.h.recordActionUrl({ resourceId: 'jobs', recordId: String(record.id()), actionName: 'show' });
-      return { record: (fresh ?? record).toJSON(context.currentAdmin), redirectUrl, notice: { message: `Job ${job.name}: ${done}`, type: 'success' } };
-    } catch (error) {
-      return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
-    }
-  };
+  const command =
+    (name: 'retry' | 'cancel', done: string) =>
+    async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+      const record = context.record!;
+      if (request.method !== 'post') return { record: record.toJSON(context.currentAdmin) };
+      try {
+        const job = await jobs[name](await portalActor(context.currentAdmin), String(record.id()));
+        const fresh = await context.resource.findOne(String(record.id()), context);
+        const redirectUrl = context.h.recordActionUrl({
+          resourceId: 'jobs',
+          recordId: String(record.id()),
+          actionName: 'show',
+        });
+        return {
+          record: (fresh ?? record).toJSON(context.currentAdmin),
+          redirectUrl,
+          notice: { message: `Job ${job.name}: ${done}`, type: 'success' },
+        };
+      } catch (error) {
+        return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
+      }
+    };
   return {
     id: 'jobs',
     navigation: { name: 'Jobs', icon: 'Activity' },

@@ -1,7 +1,12 @@
 // AdminJS list state (filters.<path>, sortBy, direction) -> the datagrid's filter and sort, shared by
 // the portal's users list and its CSV export link, so both show exactly the same rows.
 import { ROLE_FILTER_GROUPS } from '../../src/modules/users/user.labels.ts';
-import { DEFAULT_USER_SORT, type UserListFilter, type UserSort, type UserSortKey } from '../../src/modules/users/user-query.repository.ts';
+import {
+  DEFAULT_USER_SORT,
+  type UserListFilter,
+  type UserSort,
+  type UserSortKey,
+} from '../../src/modules/users/user-query.repository.ts';
 import type { UserStatus } from '../../src/modules/users/user.model.ts';
 import type { DateRange } from '../../src/shared/date-range.ts';
 
@@ -37,7 +42,13 @@ function range(value: unknown): DateRange | undefined {
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 /** Multi-value filters arrive as "a,b" (the portal's multi-select keeps them in one query value) or an array. */
-const values = (value: unknown): string[] => (Array.isArray(value) ? value.flatMap(values) : (text(value)?.split(',').map((v) => v.trim()).filter(Boolean) ?? []));
+const values = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.flatMap(values)
+    : (text(value)
+        ?.split(',')
+        .map((v) => v.trim())
+        .filter(Boolean) ?? []);
 const STATUSES: UserStatus[] = ['active', 'pending', 'suspended', 'inactive'];
 
 export function portalUserFilter(filters: PortalFilters): UserListFilter {

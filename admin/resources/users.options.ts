@@ -11,17 +11,56 @@ import { userNotice } from './users.refusals.ts';
 
 const LIST = ['name', 'email', 'role', 'organizationId', 'status', 'lastLoginAt', 'createdAt'];
 const FILTER = ['name', 'email', 'roleGroup', 'organizationId', 'status', 'lastLoginAt', 'createdAt', 'deleted'];
-const SHOW = ['name', 'email', 'phone', 'role', 'organizationId', 'status', 'mfaEnabled', 'lastLoginAt', 'createdAt', 'deletedAt'];
+const SHOW = [
+  'name',
+  'email',
+  'phone',
+  'role',
+  'organizationId',
+  'status',
+  'mfaEnabled',
+  'lastLoginAt',
+  'createdAt',
+  'deletedAt',
+];
 /**
  * AdminJS has one form for new and edit: UserFormField shows the creation-only fields (password) on
  * the new form only and the edit-only one (the confirmation) on the edit form only.
  */
-const EDIT = ['firstName', 'lastName', 'email', 'phone', 'role', 'organizationId', 'status', 'confirmPrivilegeChange', 'password', 'generatePassword'];
+const EDIT = [
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'role',
+  'organizationId',
+  'status',
+  'confirmPrivilegeChange',
+  'password',
+  'generatePassword',
+];
 
-const visible = (path: string) => ({ list: LIST.includes(path), filter: FILTER.includes(path), show: SHOW.includes(path), edit: EDIT.includes(path) });
+const visible = (path: string) => ({
+  list: LIST.includes(path),
+  filter: FILTER.includes(path),
+  show: SHOW.includes(path),
+  edit: EDIT.includes(path),
+});
 
 /** Labels go through AdminJS's locale (properties have no label option in AdminJS 7). */
-export const USER_PROPERTY_LABELS: Record<string, string> = {"q": "Search (name or e-mail)", "roleGroup": "Role", "organizationId": "Organization", "lastLoginAt": "Last Login", "createdAt": "Created", "deletedAt": "Deleted on", "deleted": "Deleted users only", "mfaEnabled": "MFA enabled", "password": "Initial password (optional)", "generatePassword": "Generate a password and e-mail it", "confirmPrivilegeChange": "Confirm raising the role"};
+export const USER_PROPERTY_LABELS: Record<string, string> = {
+  q: 'Search (name or e-mail)',
+  roleGroup: 'Role',
+  organizationId: 'Organization',
+  lastLoginAt: 'Last Login',
+  createdAt: 'Created',
+  deletedAt: 'Deleted on',
+  deleted: 'Deleted users only',
+  mfaEnabled: 'MFA enabled',
+  password: 'Initial password (optional)',
+  generatePassword: 'Generate a password and e-mail it',
+  confirmPrivilegeChange: 'Confirm raising the role',
+};
 
 /** The users resource's words in the portal: page titles that name the thing, actions, empty list. */
 export const USERS_TRANSLATIONS = {
@@ -38,7 +77,10 @@ export const USERS_TRANSLATIONS = {
     exportCsv: 'Export CSV',
     impersonate: 'Impersonate',
   },
-  messages: { noRecords: 'No users match these filters', noRecordsInResource: 'Clear the filters to see every user, or create one.' },
+  messages: {
+    noRecords: 'No users match these filters',
+    noRecordsInResource: 'Clear the filters to see every user, or create one.',
+  },
 };
 
 type RecordParams = { params: Record<string, unknown> } | undefined;
@@ -85,12 +127,28 @@ export function usersOptions(container: Container, components: PortalComponents)
       status: {
         isVisible: visible('status'),
         availableValues: Object.entries(STATUS_LABELS).map(([value, label]) => ({ value, label })),
-        components: { list: components.UserBadge, show: components.UserBadge, edit: components.UserFormField, filter: components.MultiValueFilter },
+        components: {
+          list: components.UserBadge,
+          show: components.UserBadge,
+          edit: components.UserFormField,
+          filter: components.MultiValueFilter,
+        },
       },
       // 'date': the filter's picker has no time box (a range is whole days); shown with time and zone
-      lastLoginAt: { type: 'date', isVisible: visible('lastLoginAt'), components: { list: components.UserDate, show: components.UserDate } },
-      createdAt: { type: 'date', isVisible: visible('createdAt'), components: { list: components.UserDate, show: components.UserDate } },
-      deletedAt: { isVisible: visible('deletedAt'), components: { list: components.UserDate, show: components.UserDate } },
+      lastLoginAt: {
+        type: 'date',
+        isVisible: visible('lastLoginAt'),
+        components: { list: components.UserDate, show: components.UserDate },
+      },
+      createdAt: {
+        type: 'date',
+        isVisible: visible('createdAt'),
+        components: { list: components.UserDate, show: components.UserDate },
+      },
+      deletedAt: {
+        isVisible: visible('deletedAt'),
+        components: { list: components.UserDate, show: components.UserDate },
+      },
       deleted: { type: 'boolean', isVisible: visible('deleted') },
       mfaEnabled: { isVisible: visible('mfaEnabled') },
       password: { isVisible: { list: false, filter: false, show: false, edit: true } },
@@ -111,18 +169,30 @@ export function usersOptions(container: Container, components: PortalComponents)
         guard: undefined,
         isVisible: ({ record }) => !isDeleted(record),
         component: components.DeleteUser,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const actor = await portalActor(context.currentAdmin);
           const record = context.record!.toJSON(context.currentAdmin);
           if (request.method === 'get') {
             const { associatedData } = await services.users.get(actor, recordId(request));
-            return { record, associatedData, heirs: await heirsOf(recordId(request), record.params.organizationId as string | null) };
+            return {
+              record,
+              associatedData,
+              heirs: await heirsOf(recordId(request), record.params.organizationId as string | null),
+            };
           }
           try {
             const transferTo = (request.payload?.transferTo as string | undefined) || undefined;
             const deleted = await services.userDeletion.softDelete(actor, recordId(request), { transferTo });
             const summary = deleted.warnings.length ? ` ${deleted.warnings.join(' ')}` : '';
-            return { record, redirectUrl: context.h.resourceUrl({ resourceId: 'users' }), notice: { message: `Deleted ${deleted.user.email}.${summary}`, type: 'success' } };
+            return {
+              record,
+              redirectUrl: context.h.resourceUrl({ resourceId: 'users' }),
+              notice: { message: `Deleted ${deleted.user.email}.${summary}`, type: 'success' },
+            };
           } catch (error) {
             return { record, notice: userNotice(error, clock.now()) };
           }
@@ -134,13 +204,25 @@ export function usersOptions(container: Container, components: PortalComponents)
         variant: 'danger',
         isVisible: ({ record }) => isDeleted(record),
         component: components.PurgeUser,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const record = context.record!.toJSON(context.currentAdmin);
           if (request.method === 'get') return { record };
           try {
             const actor = await portalActor(context.currentAdmin);
-            await services.userDeletion.purge(actor, recordId(request), (request.payload?.confirmEmail as string | undefined) ?? '');
-            return { record, redirectUrl: `${context.h.resourceUrl({ resourceId: 'users' })}?filters.deleted=true`, notice: { message: `Removed ${record.params.email} permanently.`, type: 'success' } };
+            await services.userDeletion.purge(
+              actor,
+              recordId(request),
+              (request.payload?.confirmEmail as string | undefined) ?? '',
+            );
+            return {
+              record,
+              redirectUrl: `${context.h.resourceUrl({ resourceId: 'users' })}?filters.deleted=true`,
+              notice: { message: `Removed ${record.params.email} permanently.`, type: 'success' },
+            };
           } catch (error) {
             return { record, notice: userNotice(error, clock.now()) };
           }
@@ -150,14 +232,25 @@ export function usersOptions(container: Container, components: PortalComponents)
         actionType: 'record',
         icon: 'Key',
         isVisible: ({ record }) => !isDeleted(record),
-        guard: 'Send this user an e-mail with a link to choose a new password? Their current password keeps working until they do.',
+        guard:
+          'Send this user an e-mail with a link to choose a new password? Their current password keeps working until they do.',
         component: false,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const record = context.record!.toJSON(context.currentAdmin);
           try {
             const actor = await portalActor(context.currentAdmin);
             const sent = await services.passwords.requestReset(actor, recordId(request));
-            return { record, notice: { message: `Password reset e-mail sent to ${record.params.email}; the link works until ${portalTime(sent.expiresAt)}.`, type: 'success' } };
+            return {
+              record,
+              notice: {
+                message: `Password reset e-mail sent to ${record.params.email}; the link works until ${portalTime(sent.expiresAt)}.`,
+                type: 'success',
+              },
+            };
           } catch (error) {
             return { record, notice: userNotice(error, clock.now()) };
           }
@@ -167,7 +260,11 @@ export function usersOptions(container: Container, components: PortalComponents)
         actionType: 'record',
         icon: 'Activity',
         component: components.UserActivity,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const record = context.record!.toJSON(context.currentAdmin);
           const actor = await portalActor(context.currentAdmin);
           const page = Math.max(1, Number(request.query?.page ?? 1) || 1);
@@ -180,17 +277,32 @@ export function usersOptions(container: Container, components: PortalComponents)
         icon: 'Eye',
         isVisible: ({ record, currentAdmin }) => impersonable(record, currentAdmin?.id),
         component: components.ImpersonateUser,
-        handler: async (request: ActionRequest, _response: unknown, context: ActionContext): Promise<ActionResponse> => {
+        handler: async (
+          request: ActionRequest,
+          _response: unknown,
+          context: ActionContext,
+        ): Promise<ActionResponse> => {
           const record = context.record!.toJSON(context.currentAdmin);
           if (request.method === 'get') return { record };
           try {
             const actor = await portalActor(context.currentAdmin);
             const mode = request.payload?.mode === 'act_as_user' ? 'act_as_user' : 'read_only';
-            const started = await services.impersonation.start(actor, recordId(request), { mode, reason: (request.payload?.reason as string | undefined) || undefined });
+            const started = await services.impersonation.start(actor, recordId(request), {
+              mode,
+              reason: (request.payload?.reason as string | undefined) || undefined,
+            });
             return {
               record,
-              impersonation: { token: started.token.token, expiresAt: started.token.expiresAt.toISOString(), redirectUrl: started.redirectUrl, mode },
-              notice: { message: `Impersonating ${record.params.email} (${mode === 'read_only' ? 'read-only' : 'acting as the user'}) until ${portalTime(started.token.expiresAt)}`, type: 'success' },
+              impersonation: {
+                token: started.token.token,
+                expiresAt: started.token.expiresAt.toISOString(),
+                redirectUrl: started.redirectUrl,
+                mode,
+              },
+              notice: {
+                message: `Impersonating ${record.params.email} (${mode === 'read_only' ? 'read-only' : 'acting as the user'}) until ${portalTime(started.token.expiresAt)}`,
+                type: 'success',
+              },
             };
           } catch (error) {
             return { record, notice: userNotice(error, clock.now()) };
@@ -219,7 +331,10 @@ async function heirsOf(userId: string, organizationId: string | null): Promise<A
   const users = await User.findAll({
     attributes: ['id', 'firstName', 'lastName', 'email'],
     where: { organizationId, status: 'active', id: { [Op.ne]: userId } },
-    order: [['firstName', 'ASC'], ['lastName', 'ASC']],
+    order: [
+      ['firstName', 'ASC'],
+      ['lastName', 'ASC'],
+    ],
     limit: 500,
   });
   return users.map((u) => ({ id: u.id, label: `${u.firstName} ${u.lastName} (${u.email})` }));

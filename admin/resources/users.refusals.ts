@@ -14,7 +14,9 @@ export interface PortalRefusal {
 const readable = (text: string) =>
   text
     .replace(/ROLE_[A-Z_]+/g, (role) => ROLE_LABELS[role as keyof typeof ROLE_LABELS] ?? role)
-    .replace(/\b(active|inactive|suspended|pending)\b/g, (status) => STATUS_LABELS[status as keyof typeof STATUS_LABELS].toLowerCase());
+    .replace(/\b(active|inactive|suspended|pending)\b/g, (status) =>
+      STATUS_LABELS[status as keyof typeof STATUS_LABELS].toLowerCase(),
+    );
 
 /** When the next impersonation can start, from the refusal's Retry-After, as "HH:MM UTC". */
 function nextSlot(error: AppError, now: Date): string {
@@ -26,32 +28,61 @@ function nextSlot(error: AppError, now: Date): string {
 export function portalRefusal(error: AppError, now: Date = new Date()): PortalRefusal {
   switch (error.code) {
     case 'cannot_modify_self':
-      return { field: 'role', message: 'You cannot change your own role or status: another platform admin must do it.' };
+      return {
+        field: 'role',
+        message: 'You cannot change your own role or status: another platform admin must do it.',
+      };
     case 'cannot_delete_self':
       return { field: 'form', message: 'Cannot delete own account: another platform admin must do it.' };
     case 'confirmation_required':
       return /Permanent/.test(error.message)
-        ? { field: 'confirmEmail', message: "Type the user's e-mail address exactly to confirm the permanent deletion." }
-        : { field: 'confirmPrivilegeChange', message: `${readable(error.message.replace(/ needs confirmPrivilegeChange: true$/, ''))} needs the confirmation: tick "Confirm raising the role" and save again.` };
+        ? {
+            field: 'confirmEmail',
+            message: "Type the user's e-mail address exactly to confirm the permanent deletion.",
+          }
+        : {
+            field: 'confirmPrivilegeChange',
+            message: `${readable(error.message.replace(/ needs confirmPrivilegeChange: true$/, ''))} needs the confirmation: tick "Confirm raising the role" and save again.`,
+          };
     case 'mfa_required':
-      return { field: 'form', message: 'This needs a login with your one-time code: log out, then log in again with the code from your authenticator app.' };
+      return {
+        field: 'form',
+        message:
+          'This needs a login with your one-time code: log out, then log in again with the code from your authenticator app.',
+      };
     case 'impersonation_forbidden':
-      return { field: 'form', message: 'This user cannot be impersonated: platform admins and users of your own privilege or higher are excluded.' };
+      return {
+        field: 'form',
+        message:
+          'This user cannot be impersonated: platform admins and users of your own privilege or higher are excluded.',
+      };
     case 'already_impersonating':
-      return { field: 'form', message: 'You already have an impersonation session open: end it with "Exit impersonation" in the banner at the top first.' };
+      return {
+        field: 'form',
+        message:
+          'You already have an impersonation session open: end it with "Exit impersonation" in the banner at the top first.',
+      };
     case 'impersonation_limit':
-      return { field: 'form', message: `${error.message}: you have reached the limit. The next session can start at ${nextSlot(error, now)}.` };
+      return {
+        field: 'form',
+        message: `${error.message}: you have reached the limit. The next session can start at ${nextSlot(error, now)}.`,
+      };
     case 'not_found':
       return { field: 'form', message: 'This user no longer exists.' };
     default:
-      return { field: error.extras.errors?.[0]?.field ?? 'form', message: `${error.title}: ${readable(error.message)}` };
+      return {
+        field: error.extras.errors?.[0]?.field ?? 'form',
+        message: `${error.title}: ${readable(error.message)}`,
+      };
   }
 }
 
 /** For the record forms (new, edit): field errors plus the notice, so AdminJS keeps the form open. */
 export function toUserFormError(error: unknown, now?: Date): unknown {
   if (!(error instanceof AppError)) return error;
-  const fieldErrors = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, { message: e.message, type: error.code }]));
+  const fieldErrors = Object.fromEntries(
+    (error.extras.errors ?? []).map((e) => [e.field, { message: e.message, type: error.code }]),
+  );
   const refusal = portalRefusal(error, now);
   if (!Object.keys(fieldErrors).length) fieldErrors[refusal.field] = { message: refusal.message, type: error.code };
   return new ValidationError(fieldErrors, { message: refusal.message, type: error.code });

@@ -10,8 +10,18 @@ import { portalActor } from '../portal-actor.ts';
 import { portalUserFilter, portalUserSort } from './users.filter.ts';
 import { userFormRefusals } from './users.refusals.ts';
 
-const property = (path: string, type: ConstructorParameters<typeof BaseProperty>[0]['type'], options: { isId?: boolean; isSortable?: boolean; position: number }) =>
-  new BaseProperty({ path, type, isId: options.isId ?? false, isSortable: options.isSortable ?? false, position: options.position });
+const property = (
+  path: string,
+  type: ConstructorParameters<typeof BaseProperty>[0]['type'],
+  options: { isId?: boolean; isSortable?: boolean; position: number },
+) =>
+  new BaseProperty({
+    path,
+    type,
+    isId: options.isId ?? false,
+    isSortable: options.isSortable ?? false,
+    position: options.position,
+  });
 
 const USER_PROPERTIES = [
   property('id', 'uuid', { isId: true, position: 0 }),
@@ -65,15 +75,29 @@ export class UsersResource extends ServiceResource {
   }
 
   override async count(filter: Filter, context?: ActionContext): Promise<number> {
-    const page = await this.container.services.users.list(await portalActor(context?.currentAdmin), portalUserFilter(filtersOf(filter)), portalUserSort(undefined), { page: 1, itemsPerPage: 1 });
+    const page = await this.container.services.users.list(
+      await portalActor(context?.currentAdmin),
+      portalUserFilter(filtersOf(filter)),
+      portalUserSort(undefined),
+      { page: 1, itemsPerPage: 1 },
+    );
     return page.pagination.totalItems;
   }
 
-  override async find(filter: Filter, options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: 'asc' | 'desc' } }, context?: ActionContext): Promise<BaseRecord[]> {
+  override async find(
+    filter: Filter,
+    options: { limit?: number; offset?: number; sort?: { sortBy?: string; direction?: 'asc' | 'desc' } },
+    context?: ActionContext,
+  ): Promise<BaseRecord[]> {
     const itemsPerPage = options.limit ?? 25;
     const page = { page: Math.floor((options.offset ?? 0) / itemsPerPage) + 1, itemsPerPage };
     const actor = await portalActor(context?.currentAdmin);
-    const result = await this.container.services.users.list(actor, portalUserFilter(filtersOf(filter)), portalUserSort(options.sort), page);
+    const result = await this.container.services.users.list(
+      actor,
+      portalUserFilter(filtersOf(filter)),
+      portalUserSort(options.sort),
+      page,
+    );
     return result.data.map((row) => new BaseRecord(toUserParams(row), this));
   }
 

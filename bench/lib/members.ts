@@ -4,11 +4,20 @@ import { randomUUID } from 'node:crypto';
 import { randomToken, sha256 } from '../../src/shared/crypto.ts';
 import type { BenchDatabase } from './database.ts';
 
-export async function seedMembers(db: BenchDatabase, count: number): Promise<{ organizationId: string; apiKey: string }> {
+export async function seedMembers(
+  db: BenchDatabase,
+  count: number,
+): Promise<{ organizationId: string; apiKey: string }> {
   const organizationId = randomUUID();
   const apiKey = `gh_live_${randomToken(24)}`;
-  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [organizationId]);
-  await db.pool.query(`INSERT INTO api_keys (organization_id, name, prefix, key_hash) VALUES ($1, 'bench', $2, $3)`, [organizationId, apiKey.slice(0, 12), sha256(apiKey)]);
+  await db.pool.query(`INSERT INTO organizations (id, name, slug, plan) VALUES ($1, 'Bench', 'bench', 'enterprise')`, [
+    organizationId,
+  ]);
+  await db.pool.query(`INSERT INTO api_keys (organization_id, name, prefix, key_hash) VALUES ($1, 'bench', $2, $3)`, [
+    organizationId,
+    apiKey.slice(0, 12),
+    sha256(apiKey),
+  ]);
   const seeded = performance.now();
   await db.pool.query(
     `INSERT INTO members (organization_id, first_name, last_name, email, phone, tier, membership_type, status, joined_at, renewal_date, custom_fields)

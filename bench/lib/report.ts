@@ -24,8 +24,13 @@ export function compare(name: string, app: LoadResult, baseline: LoadResult, tar
   console.log(`\n## ${name}`);
   console.log('| | req/s | p50 ms | p99 ms | server CPU ms/req | errors | non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const [label, r] of [['Guildhall', app], ['baseline (node:http + pg)', baseline]] as const) {
-    console.log(`| ${label} | ${fmt(r.requestsPerSecond, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.cpuMsPerRequest === undefined ? '-' : fmt(r.cpuMsPerRequest, 2)} | ${r.errors} | ${r.non2xx} |`);
+  for (const [label, r] of [
+    ['Guildhall', app],
+    ['baseline (node:http + pg)', baseline],
+  ] as const) {
+    console.log(
+      `| ${label} | ${fmt(r.requestsPerSecond, 0)} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${r.cpuMsPerRequest === undefined ? '-' : fmt(r.cpuMsPerRequest, 2)} | ${r.errors} | ${r.non2xx} |`,
+    );
   }
   console.log(
     `throughput ratio ${fmt(throughputRatio, 2)} (target >= ${targets.minThroughputRatio}), ` +

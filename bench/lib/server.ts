@@ -25,12 +25,22 @@ export async function spawnServer(script: string, env: Record<string, string>): 
   if (script === 'app.server.ts') ensureProductionBuild();
   // BENCH_PROFILE=1 writes a V8 CPU profile of each server to bench/profiles/ (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [];
-  const child = spawn(process.execPath, [...profile, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', `bench/servers/${script}`], {
-    cwd: root,
-    // production requires SMTP_URL; with JOBS_ENABLED=false nothing is ever sent to this address
-    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', SMTP_URL: 'smtp://127.0.0.1:2525', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...profile,
+      ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      '--import',
+      'tsx',
+      `bench/servers/${script}`,
+    ],
+    {
+      cwd: root,
+      // production requires SMTP_URL; with JOBS_ENABLED=false nothing is ever sent to this address
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', SMTP_URL: 'smtp://127.0.0.1:2525', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk) => {

@@ -20,7 +20,11 @@ const logger = createLogger(config.logLevel);
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolMax: 10 });
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
 // the listening server as src/main.ts builds it (timeouts, request and response classes)
-const server = createHttpServer(createApp(container), config.http, config.baseUrl, logger).listen(0, '127.0.0.1', () => void announce());
+const server = createHttpServer(createApp(container), config.http, config.baseUrl, logger).listen(
+  0,
+  '127.0.0.1',
+  () => void announce(),
+);
 
 /**
  * In production the Admin Portal bundles its components in the background at start (rollup and
@@ -30,7 +34,9 @@ async function announce(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   for (let attempt = 0; attempt < 600; attempt++) {
-    const response = await fetch(`http://127.0.0.1:${port}/admin/frontend/assets/components.bundle.js`).catch(() => undefined);
+    const response = await fetch(`http://127.0.0.1:${port}/admin/frontend/assets/components.bundle.js`).catch(
+      () => undefined,
+    );
     await response?.arrayBuffer();
     if (response?.ok) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -38,11 +44,12 @@ async function announce(): Promise<void> {
   console.log(`LISTENING ${port}`);
 }
 process.on('SIGTERM', () =>
-  server.close(() =>
-    void container
-      .close()
-      .then(() => db.close())
-      .then(() => rmSync(adminJsTmpDir, { recursive: true, force: true }))
-      .then(() => process.exit(0)),
+  server.close(
+    () =>
+      void container
+        .close()
+        .then(() => db.close())
+        .then(() => rmSync(adminJsTmpDir, { recursive: true, force: true }))
+        .then(() => process.exit(0)),
   ),
 );

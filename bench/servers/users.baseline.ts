@@ -11,6 +11,9 @@ serveBaseline(async (url, pool) => {
   const page = Number(url.searchParams.get('page') ?? 1);
   const itemsPerPage = 25;
   const { rows, count } = findUserPageSql(everyone, {}, DEFAULT_USER_SORT, { page, itemsPerPage });
-  const [counted, found] = await Promise.all([pool.query(count.text, count.values), pool.query(rows.text, rows.values)]);
+  const [counted, found] = await Promise.all([
+    pool.query(count.text, count.values),
+    pool.query(rows.text, rows.values),
+  ]);
   return { data: found.rows, pagination: { page, itemsPerPage, totalItems: Number(counted.rows[0].total) } };
 });

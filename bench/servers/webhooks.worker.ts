@@ -11,4 +11,11 @@ const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
 await container.queue.start({ workers: true });
 console.log('LISTENING 0');
-process.on('SIGTERM', () => void container.close().then(() => db.close()).then(() => process.exit(0)));
+process.on(
+  'SIGTERM',
+  () =>
+    void container
+      .close()
+      .then(() => db.close())
+      .then(() => process.exit(0)),
+);

@@ -97,7 +97,10 @@ export function absoluteUrl() {
 }
 
 function list(raw: string): string[] {
-  return raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 }
 
 /** Web origins as a browser sends them in `Origin`: scheme, host, port, no path. */
@@ -141,9 +144,7 @@ export function trustProxy() {
     const entries = list(raw);
     const wrong = entries.find((entry) => !PROXY_ENTRY.test(entry));
     if (wrong === undefined) return entries;
-    return refuse(
-      `must be true, false, a hop count or addresses/CIDRs/loopback/linklocal/uniquelocal, got "${wrong}"`,
-    );
+    return refuse(`must be true, false, a hop count or addresses/CIDRs/loopback/linklocal/uniquelocal, got "${wrong}"`);
   });
 }
 

@@ -36,11 +36,10 @@ export const library = {
     'Keep library files in this bucket of S3-compatible storage instead of on local disk; the other S3_ ' +
       'variables apply only with it.',
   ),
-  S3_ENDPOINT: described(
-    absoluteUrl().optional(),
-    'Address of an S3-compatible server other than AWS (MinIO, …).',
-    { computedDefault: "AWS's endpoint for S3_REGION", example: 'http://127.0.0.1:9000' },
-  ),
+  S3_ENDPOINT: described(absoluteUrl().optional(), 'Address of an S3-compatible server other than AWS (MinIO, …).', {
+    computedDefault: "AWS's endpoint for S3_REGION",
+    example: 'http://127.0.0.1:9000',
+  }),
   S3_REGION: described(text('region').prefault('us-east-1'), 'Region of the bucket.'),
   S3_ACCESS_KEY_ID: described(text().optional(), 'Access key for the bucket, with S3_SECRET_ACCESS_KEY.', {
     computedDefault: "the AWS SDK's own credential chain (environment, instance role)",

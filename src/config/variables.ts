@@ -69,11 +69,9 @@ const storage = {
       `\`node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\`.`,
     { computedDefault: 'with embedded PGlite only: generated once into `$DATA_DIR/app-secret`' },
   ),
-  REDIS_URL: described(
-    absoluteUrl().optional(),
-    'Keep rate-limit counters in Redis instead of PostgreSQL.',
-    { example: 'redis://127.0.0.1:6379' },
-  ),
+  REDIS_URL: described(absoluteUrl().optional(), 'Keep rate-limit counters in Redis instead of PostgreSQL.', {
+    example: 'redis://127.0.0.1:6379',
+  }),
   REDIS_KEY_PREFIX: described(
     text().prefault('guildhall:'),
     'Prefix of every Redis key, so deployments (and parallel test runs) can share one Redis.',

@@ -16,7 +16,8 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
     const header = req.get('authorization');
     if (!header) return next();
     const [scheme, credential] = header.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !credential) throw errors.unauthenticated('Use Authorization: Bearer <API key or token>');
+    if (scheme?.toLowerCase() !== 'bearer' || !credential)
+      throw errors.unauthenticated('Use Authorization: Bearer <API key or token>');
     const { actor, plan } = await auth.authenticate(credential.trim(), req.context.requestId);
     req.context.actor = actor;
     req.context.plan = plan;
@@ -28,9 +29,13 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
       // a request parameter naming nothing, like an unknown filter value: 400 on every operation
       // (a 404 would claim the operation's own target is missing, and most operations declare none)
       if (!organization) {
-        throw new AppError('validation_failed', `Guildhall-Organization names no organization (${chosen.slice(0, 64)})`, {
-          errors: [{ field: 'Guildhall-Organization', message: 'names no organization' }],
-        });
+        throw new AppError(
+          'validation_failed',
+          `Guildhall-Organization names no organization (${chosen.slice(0, 64)})`,
+          {
+            errors: [{ field: 'Guildhall-Organization', message: 'names no organization' }],
+          },
+        );
       }
       actor.organizationId = organization.id;
       req.context.plan = organization.plan;

@@ -5,7 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../shared/errors.ts';
 
 /** As body-parser decides it (type-is): a request has a body when it announces a length or chunks. */
-export const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+export const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
 
 const LINGER_MS = 2_000;
 
@@ -57,7 +58,15 @@ export function guardBody({ maxBytes, timeoutMs, countChunks, refuse }: BodyGuar
     if (declared !== undefined && Number(declared) > maxBytes) {
       return stop(new AppError('payload_too_large', `The request body may not exceed ${maxBytes} bytes`));
     }
-    const timer = timeoutMs > 0 ? setTimeout(() => req.complete || stop(new AppError('request_timeout', `The request body did not arrive within ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(
+            () =>
+              req.complete ||
+              stop(new AppError('request_timeout', `The request body did not arrive within ${timeoutMs} ms`)),
+            timeoutMs,
+          )
+        : undefined;
     timer?.unref();
     const done = () => clearTimeout(timer);
     req.once('end', done);

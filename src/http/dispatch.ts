@@ -13,12 +13,17 @@ type Next = (error?: unknown) => void;
  */
 export function sequence(handlers: RequestHandler[]): RequestHandler {
   const run = (index: number, req: Request, res: Response, next: Next): void => {
-    if (index === handlers.length) return next();
+    if (index === handlers.length) {
+      next();
+      return;
+    }
     const step = continuation(index, req, res, next);
     try {
       const returned = handlers[index]!(req, res, step as NextFunction) as unknown;
       if (returned && typeof (returned as Promise<unknown>).then === 'function') {
-        (returned as Promise<unknown>).then(undefined, (error: unknown) => step(error ?? new Error('Rejected promise')));
+        (returned as Promise<unknown>).then(undefined, (error: unknown) =>
+          step(error ?? new Error('Rejected promise')),
+        );
       }
     } catch (error) {
       step(error);
@@ -28,7 +33,7 @@ export function sequence(handlers: RequestHandler[]): RequestHandler {
   // assigned to variables by defining a property on each one, which costs on every request.
   function continuation(index: number, req: Request, res: Response, next: Next): Next {
     let settled = false;
-    return function (error) {
+    return (error) => {
       if (settled) return;
       settled = true;
       if (error !== undefined && error !== null) next(error);
@@ -51,7 +56,10 @@ const SIMPLE_PATH = /^(\/([A-Za-z0-9._~-]+|:[A-Za-z_][A-Za-z0-9_]*))+$/;
 function overlap(a: string, b: string): boolean {
   const left = a.split('/');
   const right = b.split('/');
-  return left.length === right.length && left.every((segment, i) => segment === right[i] || segment.startsWith(':') || right[i]!.startsWith(':'));
+  return (
+    left.length === right.length &&
+    left.every((segment, i) => segment === right[i] || segment.startsWith(':') || right[i]!.startsWith(':'))
+  );
 }
 
 /**
@@ -69,12 +77,26 @@ export function routeTable(register: (router: Router) => void): RequestHandler {
   const build = (): Map<string, RouteLayer> => {
     const layers = (table as unknown as { stack: RouteLayer[] }).stack;
     const byKey = new Map<string, RouteLayer>();
-    if (layers.some((layer) => !layer.route || typeof layer.route.path !== 'string' || !SIMPLE_PATH.test(layer.route.path))) return byKey;
-    const routes = layers.map((layer) => ({ layer, path: layer.route!.path as string, methods: Object.keys(layer.route!.methods) }));
+    if (
+      layers.some(
+        (layer) => !layer.route || typeof layer.route.path !== 'string' || !SIMPLE_PATH.test(layer.route.path),
+      )
+    )
+      return byKey;
+    const routes = layers.map((layer) => ({
+      layer,
+      path: layer.route!.path as string,
+      methods: Object.keys(layer.route!.methods),
+    }));
     for (const candidate of routes) {
       if (candidate.methods.includes('_all')) continue;
       for (const method of candidate.methods) {
-        const rivals = routes.filter((other) => other !== candidate && (other.methods.includes(method) || other.methods.includes('_all')) && overlap(other.path, candidate.path));
+        const rivals = routes.filter(
+          (other) =>
+            other !== candidate &&
+            (other.methods.includes(method) || other.methods.includes('_all')) &&
+            overlap(other.path, candidate.path),
+        );
         if (rivals.length === 0) byKey.set(`${method.toUpperCase()} ${candidate.path}`, candidate.layer);
       }
     }
@@ -115,7 +137,10 @@ function compareSpecificity(a: number[], b: number[]): number {
 export function mostSpecificFirst(register: (router: Router) => void): (router: Router) => void {
   const routes: Array<{ method: Method; path: string; handlers: RequestHandler[] }> = [];
   const recorder = Object.fromEntries(
-    METHODS.map((method) => [method, (path: string, ...handlers: RequestHandler[]) => void routes.push({ method, path, handlers })]),
+    METHODS.map((method) => [
+      method,
+      (path: string, ...handlers: RequestHandler[]) => void routes.push({ method, path, handlers }),
+    ]),
   ) as unknown as Router;
   register(recorder);
   routes.sort((a, b) => compareSpecificity(specificity(a.path), specificity(b.path)));

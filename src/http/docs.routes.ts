@@ -35,14 +35,20 @@ export function docsRoutes(contract: Contract): Router {
   });
   router.get('/errors', (_req, res) => {
     const items = Object.entries(errorCatalog)
-      .map(([code, d]) => `<li><a href="/errors/${code}"><code>${code}</code></a> (${d.status}) ${escapeHtml(d.title)}</li>`)
+      .map(
+        ([code, d]) =>
+          `<li><a href="/errors/${code}"><code>${code}</code></a> (${d.status}) ${escapeHtml(d.title)}</li>`,
+      )
       .join('');
     res.type('html').send(page('Guildhall errors', `<h1>Error codes</h1><ul>${items}</ul>`));
   });
   router.get('/errors/:code', (req, res) => {
     const definition = errorCatalog[req.params.code as ErrorCode];
     if (!definition) {
-      res.status(404).type('html').send(page('Unknown error code', '<h1>Unknown error code</h1><p><a href="/errors">All codes</a></p>'));
+      res
+        .status(404)
+        .type('html')
+        .send(page('Unknown error code', '<h1>Unknown error code</h1><p><a href="/errors">All codes</a></p>'));
       return;
     }
     res.type('html').send(

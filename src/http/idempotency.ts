@@ -16,7 +16,9 @@ const REPLAYED_HEADERS = ['content-type', 'location'];
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -37,14 +39,24 @@ const operationOf = (req: Request) => `${req.method} ${req.originalUrl.split('?'
  * JSON (a stream: SSE, a download) cannot be replayed: its claim is released as it ends, and the
  * response itself passes untouched.
  */
-async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Request, res: Response, key: string, fingerprint: string): Promise<boolean> {
+async function claimOrReplay(
+  store: IdempotencyStore,
+  logger: Logger,
+  req: Request,
+  res: Response,
+  key: string,
+  fingerprint: string,
+): Promise<boolean> {
   const scope = scopeOf(req);
   const claim = await store.claim(scope, key, fingerprint);
   if (!claim.claimed) {
     const { record } = claim;
-    if (record.fingerprint !== fingerprint) throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+    if (record.fingerprint !== fingerprint)
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
     if (!record.response) {
-      throw new AppError('idempotency_in_progress', 'The first request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } });
+      throw new AppError('idempotency_in_progress', 'The first request with this Idempotency-Key is still running', {
+        headers: { 'Retry-After': '1' },
+      });
     }
     res.status(record.response.status).set(record.response.headers).setHeader('Idempotent-Replayed', 'true');
     res.send(JSON.stringify(record.response.body));
@@ -58,7 +70,10 @@ async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Reque
     settled = true;
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
     for (const name of REPLAYED_HEADERS) if (res.get(name)) headers[name] = res.get(name)!;
-    const stored = res.statusCode >= 500 ? store.release(scope, key) : store.complete(scope, key, { status: res.statusCode, headers, body });
+    const stored =
+      res.statusCode >= 500
+        ? store.release(scope, key)
+        : store.complete(scope, key, { status: res.statusCode, headers, body });
     stored.then(
       () => send(body),
       (error: unknown) => {
@@ -76,7 +91,9 @@ async function claimOrReplay(store: IdempotencyStore, logger: Logger, req: Reque
     settled = true;
     store
       .release(scope, key)
-      .catch((error: unknown) => logger.error({ err: error, requestId: req.context.requestId }, 'could not release an idempotency key'))
+      .catch((error: unknown) =>
+        logger.error({ err: error, requestId: req.context.requestId }, 'could not release an idempotency key'),
+      )
       .finally(() => end(...args));
     return res;
   }) as Response['end'];
@@ -121,7 +138,15 @@ export function streamIdempotency(store: IdempotencyStore, logger: Logger) {
     if (key === undefined) return next();
     const declaredType = req.get('content-type') ?? '';
     req.streamIdempotency = {
-      settle: (bodySha256) => claimOrReplay(store, logger, req, res, key, sha256(`${operationOf(req)}\n${declaredType}\nsha256:${bodySha256}`)),
+      settle: (bodySha256) =>
+        claimOrReplay(
+          store,
+          logger,
+          req,
+          res,
+          key,
+          sha256(`${operationOf(req)}\n${declaredType}\nsha256:${bodySha256}`),
+        ),
     };
     next();
   };

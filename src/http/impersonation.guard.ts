@@ -32,11 +32,16 @@ export function impersonationGuard(record: RequestRecorder, clock: Clock, logger
         statusCode,
         requestId: req.context.requestId,
         occurredAt,
-      }).catch((error) => logger.error({ err: error, requestId: req.context.requestId }, 'could not log an impersonated request'));
+      }).catch((error) =>
+        logger.error({ err: error, requestId: req.context.requestId }, 'could not log an impersonated request'),
+      );
     });
     const endsSession = req.method === 'DELETE' && req.path === '/api/admin/impersonate';
     if (session.mode === 'read_only' && !READS.has(req.method) && !endsSession) {
-      throw new AppError('read_only_impersonation', 'This impersonation session is read-only; start one with mode act_as_user to make changes');
+      throw new AppError(
+        'read_only_impersonation',
+        'This impersonation session is read-only; start one with mode act_as_user to make changes',
+      );
     }
     next();
   };

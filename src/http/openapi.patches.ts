@@ -13,7 +13,10 @@ const require = createRequire(import.meta.url);
  */
 function memoisePathToRegexp(): void {
   const modulePath = require.resolve('path-to-regexp', { paths: [require.resolve('express-openapi-validator')] });
-  const pathToRegexpModule = require(modulePath) as { pathToRegexp: (...args: unknown[]) => unknown; memoised?: boolean };
+  const pathToRegexpModule = require(modulePath) as {
+    pathToRegexp: (...args: unknown[]) => unknown;
+    memoised?: boolean;
+  };
   if (pathToRegexpModule.memoised) return;
   const original = pathToRegexpModule.pathToRegexp;
   const cache = new Map<string, unknown>();
@@ -23,7 +26,9 @@ function memoisePathToRegexp(): void {
     // two flags directly, not JSON.stringify (which cost as much as the lookup it saved)
     const flags = options as { sensitive?: boolean; strict?: boolean } | undefined;
     const plain = !flags || Object.keys(flags).every((name) => name === 'sensitive' || name === 'strict');
-    const key = plain ? `${path}\u0000${flags?.sensitive ? 's' : ''}${flags?.strict ? 't' : ''}` : `${path}\u0000${JSON.stringify(flags)}`;
+    const key = plain
+      ? `${path}\u0000${flags?.sensitive ? 's' : ''}${flags?.strict ? 't' : ''}`
+      : `${path}\u0000${JSON.stringify(flags)}`;
     let compiled = cache.get(key);
     if (!compiled) cache.set(key, (compiled = original(path, options)));
     return compiled;
@@ -33,7 +38,10 @@ function memoisePathToRegexp(): void {
 memoisePathToRegexp();
 
 type MutatorParameter = { $ref?: string; in?: string; content?: unknown; schema?: { $ref?: string; type?: unknown } };
-type Mutator = { _apiDocs: { components?: { parameters?: Record<string, MutatorParameter> } }; modifyRequest(req: Request): void };
+type Mutator = {
+  _apiDocs: { components?: { parameters?: Record<string, MutatorParameter> } };
+  modifyRequest(req: Request): void;
+};
 
 /**
  * Before validating, express-openapi-validator rewrites the request for the contract's parameter
@@ -48,7 +56,9 @@ function skipIdleParameterRewrite(): void {
   const modulePath = require.resolve('express-openapi-validator/dist/middlewares/parsers/req.parameter.mutator.js', {
     paths: [require.resolve('express-openapi-validator')],
   });
-  const { RequestParameterMutator } = require(modulePath) as { RequestParameterMutator: { prototype: Mutator & { idleSkipped?: boolean } } };
+  const { RequestParameterMutator } = require(modulePath) as {
+    RequestParameterMutator: { prototype: Mutator & { idleSkipped?: boolean } };
+  };
   const prototype = RequestParameterMutator.prototype;
   if (prototype.idleSkipped) return;
   const original = prototype.modifyRequest;
@@ -62,7 +72,9 @@ function skipIdleParameterRewrite(): void {
         const parameter = declared.$ref ? shared[declared.$ref.replace(/^.+\//, '')] : declared;
         if (!parameter || parameter.content) return false;
         if (parameter.in === 'query') return true; // absent when there is no query string
-        return !parameter.schema?.$ref && typeof parameter.schema?.type === 'string' && SCALARS.has(parameter.schema.type);
+        return (
+          !parameter.schema?.$ref && typeof parameter.schema?.type === 'string' && SCALARS.has(parameter.schema.type)
+        );
       });
       idle.set(schema, known);
     }
@@ -90,10 +102,16 @@ type SharedParts = { paths?: object; components?: object };
  * operation's schema refers to them there: the same schemas, the same checks, each walked once.
  */
 function registerSharedPartsOnce(): void {
-  const modulePath = require.resolve('express-openapi-validator/dist/middlewares/util.js', { paths: [require.resolve('express-openapi-validator')] });
-  const util = require(modulePath) as { useAjvCache: (ajv: AjvLike, schema: object, key: string) => unknown; sharedPartsOnce?: boolean };
+  const modulePath = require.resolve('express-openapi-validator/dist/middlewares/util.js', {
+    paths: [require.resolve('express-openapi-validator')],
+  });
+  const util = require(modulePath) as {
+    useAjvCache: (ajv: AjvLike, schema: object, key: string) => unknown;
+    sharedPartsOnce?: boolean;
+  };
   if (util.sharedPartsOnce) return;
-  if (typeof util.useAjvCache !== 'function') throw new Error('express-openapi-validator no longer has useAjvCache: review registerSharedPartsOnce');
+  if (typeof util.useAjvCache !== 'function')
+    throw new Error('express-openapi-validator no longer has useAjvCache: review registerSharedPartsOnce');
   const original = util.useAjvCache;
   // per AJV instance: the contract's components object -> the paths registered with it, under an id
   const registered = new WeakMap<AjvLike, WeakMap<object, { paths: object | undefined; id: string }>>();
@@ -136,7 +154,10 @@ function pointRefsAt(schema: object, id: string): object {
     const object: Record<string, unknown> = {};
     copies.set(value, object);
     for (const [name, inner] of Object.entries(value)) {
-      object[name] = name === '$ref' && typeof inner === 'string' && /^#\/(components|paths)\//.test(inner) ? `${id}${inner}` : copy(inner);
+      object[name] =
+        name === '$ref' && typeof inner === 'string' && /^#\/(components|paths)\//.test(inner)
+          ? `${id}${inner}`
+          : copy(inner);
     }
     return object;
   };

@@ -50,7 +50,8 @@ export function parsedContract(yaml: string, dir = contractCacheDir()): unknown 
     const partial = `${file}.${process.pid}.tmp`;
     writeFileSync(partial, JSON.stringify(document));
     renameSync(partial, file); // whole or absent for a concurrent reader
-    for (const old of readdirSync(dir)) if (/^openapi-\w+\.json$/.test(old) && old !== name) rmSync(path.join(dir, old), { force: true });
+    for (const old of readdirSync(dir))
+      if (/^openapi-\w+\.json$/.test(old) && old !== name) rmSync(path.join(dir, old), { force: true });
   } catch {
     // a read-only installation: parse at every start, as before
   }
@@ -89,19 +90,40 @@ export function contractPhases(contract: Contract, validateResponses: boolean): 
     fileUploader: false,
   }) as RequestHandler[];
   const named = (name: string) => middlewares.filter((middleware) => middleware.name === name);
-  const known = new Set(['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware', 'responseMiddleware']);
+  const known = new Set([
+    'pathParamsMiddleware',
+    'metadataMiddleware',
+    'securityMiddleware',
+    'requestMiddleware',
+    'responseMiddleware',
+  ]);
   const unknown = middlewares.filter((middleware) => !known.has(middleware.name));
-  if (unknown.length) throw new Error(`express-openapi-validator added middleware this app does not place: ${unknown.map((m) => m.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `express-openapi-validator added middleware this app does not place: ${unknown.map((m) => m.name).join(', ')}`,
+    );
   return {
     // the response validator is hooked here, so a 401 or a 429 answered before validation is checked too
-    findOperation: inSequence([...named('pathParamsMiddleware'), ...named('metadataMiddleware').map(rememberingRouteMatches), ...named('responseMiddleware')]),
+    findOperation: inSequence([
+      ...named('pathParamsMiddleware'),
+      ...named('metadataMiddleware').map(rememberingRouteMatches),
+      ...named('responseMiddleware'),
+    ]),
     // securityMiddleware is a no-op with validateSecurity: false
     validate: inSequence([...named('requestMiddleware'), deprecationHeaders()]),
   };
 }
 
-type OperationSchema = { security?: Array<Record<string, unknown>>; parameters?: Array<ParameterObject | { $ref: string }> };
-type ParameterObject = { name: string; in: string; style?: string; schema?: { type?: string | string[]; items?: unknown } };
+type OperationSchema = {
+  security?: Array<Record<string, unknown>>;
+  parameters?: Array<ParameterObject | { $ref: string }>;
+};
+type ParameterObject = {
+  name: string;
+  in: string;
+  style?: string;
+  schema?: { type?: string | string[]; items?: unknown };
+};
 const operationOf = (req: Request) => (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
 
 /**
@@ -135,14 +157,21 @@ export function rejectMisshapenQuery(contract: Contract): RequestHandler {
     const query = req.query as Record<string, unknown>;
     for (const declared of operation.parameters) {
       const parameter = resolve(declared);
-      if (parameter?.in !== 'query' || parameter.style === 'deepObject' || parameter.schema?.type === 'object') continue;
+      if (parameter?.in !== 'query' || parameter.style === 'deepObject' || parameter.schema?.type === 'object')
+        continue;
       const value = query[parameter.name];
       const scalar = (item: unknown) => typeof item === 'string';
       if (value === undefined || scalar(value) || (Array.isArray(value) && value.every(scalar))) continue;
-      const field = `${parameter.name}${Object.keys(value as object).map((key) => `[${key}]`).join('')}`;
-      throw new AppError('invalid_filter', `Query parameter "${parameter.name}" takes a value, not a bracketed object (got ${field})`, {
-        errors: [{ field, message: 'must be a string or repeated value, not a bracketed object' }],
-      });
+      const field = `${parameter.name}${Object.keys(value as object)
+        .map((key) => `[${key}]`)
+        .join('')}`;
+      throw new AppError(
+        'invalid_filter',
+        `Query parameter "${parameter.name}" takes a value, not a bracketed object (got ${field})`,
+        {
+          errors: [{ field, message: 'must be a string or repeated value, not a bracketed object' }],
+        },
+      );
     }
     next();
   };
@@ -156,7 +185,10 @@ export function rejectMisshapenQuery(contract: Contract): RequestHandler {
 function inSequence(handlers: RequestHandler[]): RequestHandler {
   const done: RequestHandler = (_req, _res, next) => next();
   return handlers.reduceRight<RequestHandler>(
-    (rest, handler) => (req, res, next) => handler(req, res, (error?: unknown) => (error === undefined || error === null ? rest(req, res, next) : next(error))),
+    (rest, handler) => (req, res, next) =>
+      handler(req, res, (error?: unknown) =>
+        error === undefined || error === null ? rest(req, res, next) : next(error),
+      ),
     done,
   );
 }
@@ -200,9 +232,15 @@ function rememberingRouteMatches(findOperation: RequestHandler): RequestHandler 
  */
 function deprecationHeaders() {
   return (req: Request, res: Response, next: NextFunction) => {
-    const operation = (req as Request & { openapi?: { schema?: { deprecated?: boolean; 'x-sunset'?: string; 'x-deprecated-at'?: string } } }).openapi?.schema;
+    const operation = (
+      req as Request & {
+        openapi?: { schema?: { deprecated?: boolean; 'x-sunset'?: string; 'x-deprecated-at'?: string } };
+      }
+    ).openapi?.schema;
     if (operation?.deprecated) {
-      const since = operation['x-deprecated-at'] ? Math.floor(Date.parse(operation['x-deprecated-at']) / 1000) : undefined;
+      const since = operation['x-deprecated-at']
+        ? Math.floor(Date.parse(operation['x-deprecated-at']) / 1000)
+        : undefined;
       res.setHeader('Deprecation', since ? `@${since}` : 'true');
       if (operation['x-sunset']) res.setHeader('Sunset', new Date(operation['x-sunset']).toUTCString());
     }

@@ -11,6 +11,12 @@ const namesRecord = (name: string) => name === 'id' || name.endsWith('Id');
 
 /** Refuses, with one 400 naming each, the record ids in the route's path that are not UUIDs. */
 export const refuseMalformedIds: RequestHandler = (req, _res, next) => {
-  const wrong = Object.entries(req.params as Record<string, string>).filter(([name, value]) => namesRecord(name) && !isUuid(value));
-  next(wrong.length ? errors.validation(wrong.map(([field]) => ({ field, message: 'must match format "uuid"' }))) : undefined);
+  const wrong = Object.entries(req.params as Record<string, string>).filter(
+    ([name, value]) => namesRecord(name) && !isUuid(value),
+  );
+  next(
+    wrong.length
+      ? errors.validation(wrong.map(([field]) => ({ field, message: 'must match format "uuid"' })))
+      : undefined,
+  );
 };

@@ -1,7 +1,13 @@
 // The one translation of errors to HTTP meaning (validator, body parser, database, our AppErrors).
 // Surfaces render it in their own format (http/surfaces/).
 import type { NextFunction, Request, Response } from 'express';
-import { BaseError, DatabaseError, ForeignKeyConstraintError, UniqueConstraintError, ValidationError as SequelizeValidationError } from 'sequelize';
+import {
+  BaseError,
+  DatabaseError,
+  ForeignKeyConstraintError,
+  UniqueConstraintError,
+  ValidationError as SequelizeValidationError,
+} from 'sequelize';
 import { AppError, errorCatalog, errors, type ErrorCode, type FieldError } from '../shared/errors.ts';
 
 interface HttpLikeError {
@@ -15,7 +21,10 @@ interface HttpLikeError {
 
 /** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`. */
 function fieldOf(path: string): string {
-  const cleaned = path.replace(/^[./]?(body|query|params|path|headers)[./]?/, '').replace(/^\//, '').replace(/\//g, '.');
+  const cleaned = path
+    .replace(/^[./]?(body|query|params|path|headers)[./]?/, '')
+    .replace(/^\//, '')
+    .replace(/\//g, '.');
   return cleaned || path;
 }
 
@@ -25,7 +34,10 @@ const PAGING = new Set(['page', 'itemsPerPage']);
 /** `createdAt.after` -> `createdAt[after]`, `status.0` -> `status`, `order.lastName` -> `order[lastName]`. */
 function bracketed(field: string): string {
   const [name, ...rest] = field.split('.');
-  return `${name}${rest.filter((part) => !/^\d+$/.test(part)).map((part) => `[${part}]`).join('')}`;
+  return `${name}${rest
+    .filter((part) => !/^\d+$/.test(part))
+    .map((part) => `[${part}]`)
+    .join('')}`;
 }
 
 function fromValidator(error: HttpLikeError): AppError | undefined {
@@ -33,33 +45,48 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
   switch (status) {
     case 400: {
       // Express could not percent-decode a path segment (`%E0%A4%A`): not UTF-8, so no id at all
-      if (error instanceof URIError) return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
+      if (error instanceof URIError)
+        return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
       const raw = error.errors ?? [];
       const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: e.message }));
       const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));
       if (unknownParameter) {
-        return new AppError('invalid_filter', `Unknown query parameter "${unknownParameter.field}"`, { errors: fieldErrors });
+        return new AppError('invalid_filter', `Unknown query parameter "${unknownParameter.field}"`, {
+          errors: fieldErrors,
+        });
       }
       // filters and sorts (everything in the query but paging) name the parameter as sent: createdAt[after]
       if (raw.length && raw.every((e) => QUERY_PATH.test(e.path) && !PAGING.has(fieldOf(e.path)))) {
         const filterErrors = raw.map((e) => ({
           field: bracketed(fieldOf(e.path)),
-          message: /additional properties/.test(e.message) ? 'is not a supported operator or sortable field' : e.message,
+          message: /additional properties/.test(e.message)
+            ? 'is not a supported operator or sortable field'
+            : e.message,
         }));
-        return new AppError('invalid_filter', `Invalid filter or sort: ${filterErrors.map((e) => e.field).join(', ')}`, { errors: filterErrors });
+        return new AppError(
+          'invalid_filter',
+          `Invalid filter or sort: ${filterErrors.map((e) => e.field).join(', ')}`,
+          { errors: filterErrors },
+        );
       }
       // mass assignment: fields the contract marks readOnly are refused, never applied
       // (the validator words it "is read-only", or "must pass readOnly keyword validation" for a null)
       if (fieldErrors.length && fieldErrors.every((e) => /is read-only|"readOnly"/.test(e.message))) {
         const readOnly = fieldErrors.map((e) => ({ field: e.field, message: 'is read-only' }));
-        return new AppError('read_only_field', `These fields are read-only: ${readOnly.map((e) => e.field).join(', ')}`, { errors: readOnly });
+        return new AppError(
+          'read_only_field',
+          `These fields are read-only: ${readOnly.map((e) => e.field).join(', ')}`,
+          { errors: readOnly },
+        );
       }
       return errors.validation(fieldErrors);
     }
     case 404:
       return new AppError('route_not_found', 'No operation exists at this path');
     case 405:
-      return new AppError('method_not_allowed', error.message ?? 'Method not allowed', { headers: error.headers?.Allow ? { Allow: error.headers.Allow } : {} });
+      return new AppError('method_not_allowed', error.message ?? 'Method not allowed', {
+        headers: error.headers?.Allow ? { Allow: error.headers.Allow } : {},
+      });
     case 406:
       return new AppError('not_acceptable', 'The Accept header names no media type this operation produces');
     case 413:
@@ -90,17 +117,27 @@ function fromBodyParser(error: HttpLikeError): AppError | undefined {
 function fromDatabase(error: unknown): AppError | undefined {
   if (error instanceof UniqueConstraintError) {
     const fields = Object.keys(error.fields ?? {});
-    return new AppError('already_exists', fields.length ? `A record with the same ${fields.join(', ')} already exists` : 'A record with the same unique value already exists', {
-      errors: fields.map((field) => ({ field, message: 'must be unique' })),
-    });
+    return new AppError(
+      'already_exists',
+      fields.length
+        ? `A record with the same ${fields.join(', ')} already exists`
+        : 'A record with the same unique value already exists',
+      {
+        errors: fields.map((field) => ({ field, message: 'must be unique' })),
+      },
+    );
   }
-  if (error instanceof ForeignKeyConstraintError) return new AppError('conflict', 'The change refers to, or is referred to by, another record');
+  if (error instanceof ForeignKeyConstraintError)
+    return new AppError('conflict', 'The change refers to, or is referred to by, another record');
   if (error instanceof SequelizeValidationError) {
-    return new AppError('validation_failed', 'Fields failed validation', { errors: error.errors.map((e) => ({ field: e.path ?? 'unknown', message: e.message })) });
+    return new AppError('validation_failed', 'Fields failed validation', {
+      errors: error.errors.map((e) => ({ field: e.path ?? 'unknown', message: e.message })),
+    });
   }
   if (error instanceof DatabaseError) {
     const code = (error.parent as { code?: string } | undefined)?.code;
-    if (code === '40001' || code === '40P01') return new AppError('retryable_conflict', 'The change collided with a concurrent one; retry it');
+    if (code === '40001' || code === '40P01')
+      return new AppError('retryable_conflict', 'The change collided with a concurrent one; retry it');
     if (code === '23505') return new AppError('already_exists', 'A record with the same unique value already exists');
     if (code === '23503') return new AppError('conflict', 'The change refers to, or is referred to by, another record');
   }
@@ -123,7 +160,8 @@ export function problemType(baseUrl: string, code: ErrorCode): string {
 }
 
 export function routeNotFound() {
-  return (_req: Request, _res: Response, next: NextFunction) => next(new AppError('route_not_found', 'No operation exists at this path'));
+  return (_req: Request, _res: Response, next: NextFunction) =>
+    next(new AppError('route_not_found', 'No operation exists at this path'));
 }
 
 export const documentedCodes = Object.keys(errorCatalog) as ErrorCode[];

@@ -20,7 +20,11 @@ export function rateLimit(limiter: RateLimiter, limits: Config['rateLimits']) {
     res.setHeader('X-RateLimit-Remaining', String(state.remaining));
     res.setHeader('X-RateLimit-Reset', String(Math.floor(state.resetAt.getTime() / 1000)));
     if (!state.allowed) {
-      throw errors.tooManyRequests('rate_limited', state.resetSeconds, `The ${plan} plan allows ${state.limit} requests per hour`);
+      throw errors.tooManyRequests(
+        'rate_limited',
+        state.resetSeconds,
+        `The ${plan} plan allows ${state.limit} requests per hour`,
+      );
     }
     next();
   };

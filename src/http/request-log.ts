@@ -12,14 +12,17 @@ export function requestLog(logger: Logger) {
     res.once('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level) || req.path === '/health' || req.path === '/ready') return;
-      logger[level]({
-        requestId: req.context.requestId,
-        method: req.method,
-        path: req.originalUrl.split('?')[0],
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-        actor: req.context.actor ? `${req.context.actor.type}:${req.context.actor.id}` : undefined,
-      }, 'request');
+      logger[level](
+        {
+          requestId: req.context.requestId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          actor: req.context.actor ? `${req.context.actor.type}:${req.context.actor.id}` : undefined,
+        },
+        'request',
+      );
     });
     next();
   };

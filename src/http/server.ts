@@ -23,7 +23,14 @@ function codeOf(error: ClientError): ErrorCode {
 export function rawProblem(baseUrl: string, code: ErrorCode, detail: string): string {
   const problem = new AppError(code, detail);
   const requestId = randomUUID();
-  const body = JSON.stringify({ type: problemType(baseUrl, code), title: problem.title, status: problem.status, detail, code, requestId });
+  const body = JSON.stringify({
+    type: problemType(baseUrl, code),
+    title: problem.title,
+    status: problem.status,
+    detail,
+    code,
+    requestId,
+  });
   return [
     `HTTP/1.1 ${problem.status} ${problem.title}`,
     'Content-Type: application/problem+json',
@@ -43,7 +50,14 @@ const DETAILS: Partial<Record<ErrorCode, string>> = {
 
 export function createHttpServer(app: Express, settings: HttpSettings, baseUrl: string, logger: Logger): Server {
   // requests and responses created with Express's prototypes in place (express-messages.ts)
-  const server = createServer({ requestTimeout: settings.requestTimeoutMs, headersTimeout: settings.headersTimeoutMs, ...expressMessageClasses(app) }, app);
+  const server = createServer(
+    {
+      requestTimeout: settings.requestTimeoutMs,
+      headersTimeout: settings.headersTimeoutMs,
+      ...expressMessageClasses(app),
+    },
+    app,
+  );
   server.keepAliveTimeout = settings.keepAliveTimeoutMs;
   server.on('clientError', (error: ClientError, socket: Socket) => {
     const code = codeOf(error);

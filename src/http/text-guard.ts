@@ -63,4 +63,5 @@ export const noteSuspectEscape = (req: Request, _res: Response, body: Buffer): v
 };
 
 /** After express.json (with `verify: noteSuspectEscape`): a parsed body holding unstorable text is refused. */
-export const rejectUnstorableJson: RequestHandler = (req, _res, next) => next(suspect.has(req) ? unstorableTextRefusal(req.body) : undefined);
+export const rejectUnstorableJson: RequestHandler = (req, _res, next) =>
+  next(suspect.has(req) ? unstorableTextRefusal(req.body) : undefined);

@@ -9,7 +9,9 @@ import { queueSpecOf, type AnyJobType, type QueueSpec } from './job.ts';
 type JobTypes = JobsOf<AppModule>;
 
 /** Each module's job types, in the list's order. */
-export const jobTypes: readonly JobTypes[] = (modules as readonly ModuleManifest[]).flatMap((m) => (m.jobs ?? []) as readonly JobTypes[]);
+export const jobTypes: readonly JobTypes[] = (modules as readonly ModuleManifest[]).flatMap(
+  (m) => (m.jobs ?? []) as readonly JobTypes[],
+);
 
 export type { JobName, JobPayloads } from './job.ts';
 

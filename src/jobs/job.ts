@@ -51,13 +51,15 @@ export const payloadOf = <P extends object>(): P => undefined as unknown as P;
  * (`declare module '.../jobs/job.ts' { interface JobPayloads { 'ingestion.run': { runId: string } } }`),
  * so the queue and the services that enqueue are typed without importing the module list.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging from each job file
 export interface JobPayloads {}
 
 export type JobName = keyof JobPayloads & string;
 
 /** A job type whose payload is the one its name declares in JobPayloads. */
-export const defineJob = <const N extends JobName, D>(type: JobType<N, JobPayloads[N], D>): JobType<N, JobPayloads[N], D> => type;
+export const defineJob = <const N extends JobName, D>(
+  type: JobType<N, JobPayloads[N], D>,
+): JobType<N, JobPayloads[N], D> => type;
 
 /** What the queue needs of a job type: everything but the handler factory, the policy resolved. */
 export interface QueueSpec {
@@ -69,7 +71,7 @@ export interface QueueSpec {
   concurrency: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any job type, whatever its payload and handler's dependencies
 export type AnyJobType = JobType<string, any, any>;
 
 export function queueSpecOf(type: AnyJobType, config: Config): QueueSpec {

@@ -44,7 +44,11 @@ export class JobQueue {
   private get boss(): PgBoss {
     if (!this.instance) {
       const workers = [...this.specs.values()].reduce((sum, spec) => sum + spec.concurrency, 0);
-      this.instance = new PgBoss({ connectionString: this.options.url, max: Math.max(4, workers + 2), application_name: 'guildhall-jobs' });
+      this.instance = new PgBoss({
+        connectionString: this.options.url,
+        max: Math.max(4, workers + 2),
+        application_name: 'guildhall-jobs',
+      });
       this.instance.on('error', (error) => this.options.logger.error({ err: error }, 'job queue error'));
     }
     return this.instance;
@@ -69,19 +73,27 @@ export class JobQueue {
   /** Creates the queue schema, queues and schedules; starts workers only when asked (the API process may not). */
   async start({ workers }: { workers: boolean }): Promise<void> {
     const missing = [...this.specs.keys()].filter((name) => !this.handlers.has(name));
-    if (workers && missing.length) throw new Error(`No handler registered for ${missing.join(', ')}: register the registry's handlers first`);
+    if (workers && missing.length)
+      throw new Error(`No handler registered for ${missing.join(', ')}: register the registry's handlers first`);
     const starting = !this.started;
     await this.boss.start();
     this.started = true;
     for (const spec of this.specs.values()) {
       if (starting) {
-        const policy = { name: spec.name, retryLimit: spec.retry.limit, retryDelay: spec.retry.delaySeconds, retryBackoff: spec.retry.backoff, expireInSeconds: spec.expireInSeconds };
+        const policy = {
+          name: spec.name,
+          retryLimit: spec.retry.limit,
+          retryDelay: spec.retry.delaySeconds,
+          retryBackoff: spec.retry.backoff,
+          expireInSeconds: spec.expireInSeconds,
+        };
         await this.boss.createQueue(spec.name, policy);
         // createQueue leaves an existing queue as it was: a changed policy (MAIL_RETRY_*) must reach it too
         await this.boss.updateQueue(spec.name, policy);
         if (spec.schedule) await this.boss.schedule(spec.name, spec.schedule, {}, { tz: 'UTC' });
       }
-      if (workers && !this.working) for (let i = 0; i < spec.concurrency; i++) await this.work(spec, this.handlers.get(spec.name)!);
+      if (workers && !this.working)
+        for (let i = 0; i < spec.concurrency; i++) await this.work(spec, this.handlers.get(spec.name)!);
     }
     if (workers && !this.working) for (const companion of this.companions) await companion.start();
     if (workers) this.working = true;
@@ -122,7 +134,9 @@ export class JobQueue {
     if (transaction) {
       // The transaction's own connection, so the insert commits or rolls back with the change.
       const client = (transaction as unknown as { connection: PgClient }).connection;
-      sendOptions.db = { executeSql: (text, values) => client.query(text, values) as Promise<{ rows: unknown[] }> as Promise<{ rows: any[] }> };
+      sendOptions.db = {
+        executeSql: (text, values) => client.query(text, values) as ReturnType<PgBoss.Db['executeSql']>,
+      };
     }
     return this.boss.send(name, data, sendOptions);
   }

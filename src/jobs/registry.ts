@@ -10,9 +10,11 @@ export function jobHandlers(app: Pick<AppContext, 'modules'>): JobHandlers {
     const bindings = manifest.handlers?.(context) ?? [];
     const bound = new Set(bindings.map((binding) => binding.type.name));
     const unbound = (manifest.jobs ?? []).filter((type) => !bound.has(type.name)).map((type) => type.name);
-    if (unbound.length) throw new Error(`Module ${manifest.name} declares jobs it binds no handler for: ${unbound.join(', ')}`);
+    if (unbound.length)
+      throw new Error(`Module ${manifest.name} declares jobs it binds no handler for: ${unbound.join(', ')}`);
     for (const binding of bindings) {
-      if (!manifest.jobs?.includes(binding.type)) throw new Error(`Module ${manifest.name} binds ${binding.type.name}, a job it does not declare`);
+      if (!manifest.jobs?.includes(binding.type))
+        throw new Error(`Module ${manifest.name} binds ${binding.type.name}, a job it does not declare`);
       handlers[binding.type.name] = binding.handler();
     }
   }

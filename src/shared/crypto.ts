@@ -1,4 +1,13 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 
 // scrypt is memory-hard (N=2^15, r=8 => 32 MiB per hash) and ships with Node.
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } satisfies ScryptOptions;
@@ -22,7 +31,12 @@ export async function verifyPassword(password: string, stored: string | null | u
   const [scheme, n, r, p, salt, key] = (stored ?? 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$').split('$');
   if (scheme !== 'scrypt') return false;
   const expected = Buffer.from(key ?? '', 'base64');
-  const actual = await scryptAsync(password, Buffer.from(salt ?? '', 'base64'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const actual = await scryptAsync(password, Buffer.from(salt ?? '', 'base64'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return stored != null && expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 

@@ -5,10 +5,15 @@ import { open, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 export class DataDirInUseError extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(
       `The embedded database in ${dataDir} is in use by another process (pid ${pid}), probably a running Guildhall server. ` +
-        'Only one process may open an embedded database: stop that process first (Ctrl+C or kill ' + pid + '), then run this again.',
+        'Only one process may open an embedded database: stop that process first (Ctrl+C or kill ' +
+        pid +
+        '), then run this again.',
     );
     this.name = 'DataDirInUseError';
   }

@@ -80,7 +80,8 @@ async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
   if (!inMemory) await mkdir(pgDir, { recursive: true });
   const unlock = inMemory ? async () => undefined : await lockDataDir(options.dataDir);
   // A tarball only seeds an empty directory; PGlite refuses to load one over an existing cluster.
-  const seed = options.loadDataDir && (inMemory || !existsSync(path.join(pgDir, 'PG_VERSION'))) ? options.loadDataDir : undefined;
+  const seed =
+    options.loadDataDir && (inMemory || !existsSync(path.join(pgDir, 'PG_VERSION'))) ? options.loadDataDir : undefined;
   const pglite = await PGlite.create({
     dataDir: inMemory ? undefined : pgDir,
     // pg_trgm: the library search's typo tolerance (a server has it in contrib)
@@ -106,7 +107,6 @@ async function startEmbedded(options: DatabaseOptions): Promise<Embedded> {
   };
 }
 
-
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const embedded = options.databaseUrl ? undefined : await startEmbedded(options);
   const url = options.databaseUrl ?? embedded!.url;
@@ -119,7 +119,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   });
   try {
     await sequelize.authenticate();
-    const row = await sequelize.query<{ version: string }>("SELECT current_setting('server_version') AS version", { plain: true, type: QueryTypes.SELECT });
+    const row = await sequelize.query<{ version: string }>("SELECT current_setting('server_version') AS version", {
+      plain: true,
+      type: QueryTypes.SELECT,
+    });
     // Read only: creating the extension is a migration's job (and, when it appears later, the
     // vector-schema step's after migrations), never a side effect of opening a connection.
     const vectorReady = (await inspectVectorSchema(sequelize)).state === 'ready';

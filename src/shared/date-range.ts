@@ -11,9 +11,12 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 function parseBound(value: string, parameter: string, bound: 'after' | 'before'): Date {
   // a bare date means the whole UTC day: from its first millisecond, or up to its last
-  const text = DATE_ONLY.test(value) ? `${value}T${bound === 'after' ? '00:00:00.000' : '23:59:59.999'}Z` : value.replace(' ', 'T');
+  const text = DATE_ONLY.test(value)
+    ? `${value}T${bound === 'after' ? '00:00:00.000' : '23:59:59.999'}Z`
+    : value.replace(' ', 'T');
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw errors.invalidFilter(`${parameter}[${bound}]`, 'is not a valid date or date-time');
+  if (Number.isNaN(date.getTime()))
+    throw errors.invalidFilter(`${parameter}[${bound}]`, 'is not a valid date or date-time');
   return date;
 }
 
@@ -26,6 +29,7 @@ export function parseDateRange(value: unknown, parameter: string): DateRange | u
     ...(after ? { from: parseBound(after, parameter, 'after') } : {}),
     ...(before ? { to: parseBound(before, parameter, 'before') } : {}),
   };
-  if (range.from && range.to && range.from > range.to) throw errors.invalidFilter(parameter, 'has its after bound later than its before bound');
+  if (range.from && range.to && range.from > range.to)
+    throw errors.invalidFilter(parameter, 'has its after bound later than its before bound');
   return range;
 }

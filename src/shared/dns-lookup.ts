@@ -9,4 +9,7 @@ export interface ResolvedAddress {
 export type DnsLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemDnsLookup: DnsLookup = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+  (await dns.lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({
+    address,
+    family: family === 6 ? 6 : 4,
+  }));

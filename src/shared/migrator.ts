@@ -31,7 +31,12 @@ function createUmzug(db: Database, logger: Logger) {
     },
     context: { sequelize: db.sequelize, queryInterface: db.sequelize.getQueryInterface() },
     storage: new SequelizeStorage({ sequelize: db.sequelize, tableName: 'schema_migrations' }),
-    logger: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m), debug: (m) => logger.debug(m) },
+    logger: {
+      info: (m) => logger.info(m),
+      warn: (m) => logger.warn(m),
+      error: (m) => logger.error(m),
+      debug: (m) => logger.debug(m),
+    },
   });
 }
 

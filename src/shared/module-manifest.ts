@@ -58,12 +58,16 @@ export interface Platform {
   onClose(cleanup: () => Promise<void> | void): void;
 }
 
-export type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+export type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
+  ? I
+  : never;
 
 /** The public services of a manifest (what its `services` factory returns). */
 export type ServicesOf<M> = M extends { services: (context: never) => infer S } ? S : object;
 /** The services of the modules a module uses, as one object. */
-export type UsedServices<U extends readonly unknown[]> = [U[number]] extends [never] ? object : UnionToIntersection<ServicesOf<U[number]>>;
+export type UsedServices<U extends readonly unknown[]> = [U[number]] extends [never]
+  ? object
+  : UnionToIntersection<ServicesOf<U[number]>>;
 
 /** What a module's services factory gets: the platform and the public services of the modules it uses. */
 export interface ServiceContext<U> {
@@ -142,22 +146,27 @@ export interface ModuleWiring<U extends readonly unknown[], S> {
   subscribers?: (context: ModuleContext<S, UsedServices<U>>) => Subscriber[];
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any module's services, as the root walks the list
+type AnyServices = any;
+
 /** Any module, as the composition root walks the list (each factory's context is checked where it is defined). */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface ModuleManifest extends ModuleFacts {
   uses?: readonly unknown[];
-  services?: (context: ServiceContext<any>) => object;
-  routes?: { [K in keyof SurfaceRoutes]?: (context: RouteContext<any, any>) => SurfaceRoutes[K] };
-  handlers?: (context: ModuleContext<any, any>) => readonly JobBinding[];
-  subscribers?: (context: ModuleContext<any, any>) => Subscriber[];
+  services?: (context: ServiceContext<AnyServices>) => object;
+  routes?: { [K in keyof SurfaceRoutes]?: (context: RouteContext<AnyServices, AnyServices>) => SurfaceRoutes[K] };
+  handlers?: (context: ModuleContext<AnyServices, AnyServices>) => readonly JobBinding[];
+  subscribers?: (context: ModuleContext<AnyServices, AnyServices>) => Subscriber[];
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /**
  * Keeps the literal types (job names, model names, event kinds) the derived catalogs are typed by, and
  * types each factory's context: `uses` gives the other modules' services, `services` the module's own.
  */
-export const defineModule = <const U extends readonly unknown[] = [], S = object, const M extends ModuleFacts = ModuleFacts>(
+export const defineModule = <
+  const U extends readonly unknown[] = [],
+  S = object,
+  const M extends ModuleFacts = ModuleFacts,
+>(
   manifest: M & ModuleWiring<U, S>,
 ): M & ModuleWiring<U, S> & { services: (context: ServiceContext<UsedServices<U>>) => S } =>
   manifest as M & ModuleWiring<U, S> & { services: (context: ServiceContext<UsedServices<U>>) => S };

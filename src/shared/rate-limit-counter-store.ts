@@ -32,11 +32,17 @@ export class PostgresCounterStore implements CounterStore {
   }
 
   async release(key: string, windowStart: Date, hits: number): Promise<void> {
-    await this.sql.query('UPDATE rate_limit_counters SET hits = GREATEST(hits - $3::integer, 0) WHERE key = $1 AND window_start = $2', [key, windowStart, hits]);
+    await this.sql.query(
+      'UPDATE rate_limit_counters SET hits = GREATEST(hits - $3::integer, 0) WHERE key = $1 AND window_start = $2',
+      [key, windowStart, hits],
+    );
   }
 
   async peek(key: string, windowStart: Date): Promise<number> {
-    const row = await this.sql.one<{ hits: number }>('SELECT hits FROM rate_limit_counters WHERE key = $1 AND window_start = $2', [key, windowStart]);
+    const row = await this.sql.one<{ hits: number }>(
+      'SELECT hits FROM rate_limit_counters WHERE key = $1 AND window_start = $2',
+      [key, windowStart],
+    );
     return Number(row?.hits ?? 0);
   }
 

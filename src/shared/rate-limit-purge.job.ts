@@ -15,9 +15,11 @@ export const rateLimitPurgeJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '17 * * * *',
   retry: { limit: 1, delaySeconds: 10, backoff: false },
-  handler: (deps: { counterStore: CounterStore; clock: Clock }) => async (_data, { logger }) => {
-    if (!(deps.counterStore instanceof PostgresCounterStore)) return;
-    const cutoff = new Date(deps.clock.now().getTime() - 2 * 3600_000);
-    logger.debug({ purged: await deps.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
-  },
+  handler:
+    (deps: { counterStore: CounterStore; clock: Clock }) =>
+    async (_data, { logger }) => {
+      if (!(deps.counterStore instanceof PostgresCounterStore)) return;
+      const cutoff = new Date(deps.clock.now().getTime() - 2 * 3600_000);
+      logger.debug({ purged: await deps.counterStore.purgeBefore(cutoff) }, 'purged old rate-limit windows');
+    },
 });

@@ -95,13 +95,26 @@ export class RateLimiter {
   private window(windowSeconds: number, now = this.clock.now().getTime()): Window {
     const size = windowSeconds * 1000;
     const start = Math.floor(now / size) * size;
-    return { start: new Date(start), end: new Date(start + size), resetSeconds: Math.ceil((start + size - now) / 1000) };
+    return {
+      start: new Date(start),
+      end: new Date(start + size),
+      resetSeconds: Math.ceil((start + size - now) / 1000),
+    };
   }
 
   private entryFor(key: string, w: Window): Entry {
     let entry = this.entries.get(key);
     if (!entry || entry.windowStart !== w.start.getTime()) {
-      entry = { windowStart: w.start.getTime(), windowEnd: w.end, shared: 0, unused: 0, lastHitAt: 0, syncedAt: 0, version: 0, reading: false };
+      entry = {
+        windowStart: w.start.getTime(),
+        windowEnd: w.end,
+        shared: 0,
+        unused: 0,
+        lastHitAt: 0,
+        syncedAt: 0,
+        version: 0,
+        reading: false,
+      };
       this.entries.set(key, entry);
       this.scheduleSweep();
     }
@@ -109,7 +122,13 @@ export class RateLimiter {
   }
 
   private state(allowed: boolean, remaining: number, limit: number, w: Window): LimitState {
-    return { allowed, limit, remaining: Math.max(0, Math.min(limit, remaining)), resetSeconds: w.resetSeconds, resetAt: w.end };
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, Math.min(limit, remaining)),
+      resetSeconds: w.resetSeconds,
+      resetAt: w.end,
+    };
   }
 
   async consume(key: string, limit: number, windowSeconds: number): Promise<LimitState> {
@@ -123,7 +142,8 @@ export class RateLimiter {
     for (;;) {
       if (entry.unused > 0) {
         entry.unused--;
-        if (entry.unused <= lease / 2 && !entry.refill && leasable()) void this.refill(key, entry, lease, ceiling).catch(() => {});
+        if (entry.unused <= lease / 2 && !entry.refill && leasable())
+          void this.refill(key, entry, lease, ceiling).catch(() => {});
         else if (entry.lastHitAt - entry.syncedAt >= this.refreshMs) this.reread(key, entry);
         return this.state(true, limit - entry.shared + entry.unused, limit, w);
       }
@@ -180,9 +200,12 @@ export class RateLimiter {
     const version = entry.version;
     void this.store
       .peek(key, new Date(entry.windowStart))
-      .then((total) => {
-        if (entry.version === version && !entry.refill) this.synced(entry, total);
-      }, () => {})
+      .then(
+        (total) => {
+          if (entry.version === version && !entry.refill) this.synced(entry, total);
+        },
+        () => {},
+      )
       .finally(() => {
         entry.reading = false;
       });

@@ -30,8 +30,10 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,50}$/;
 const OPCLASS = { cosine: 'vector_cosine_ops', l2: 'vector_l2_ops', ip: 'vector_ip_ops' } as const;
 
 function checkIdentifiers(column: VectorColumn): void {
-  if (!IDENTIFIER.test(column.table) || !IDENTIFIER.test(column.column)) throw new Error(`invalid vector column name ${column.table}.${column.column}`);
-  if (!Number.isInteger(column.dimensions) || column.dimensions < 1 || column.dimensions > 16_000) throw new Error(`invalid vector dimensions ${column.dimensions}`);
+  if (!IDENTIFIER.test(column.table) || !IDENTIFIER.test(column.column))
+    throw new Error(`invalid vector column name ${column.table}.${column.column}`);
+  if (!Number.isInteger(column.dimensions) || column.dimensions < 1 || column.dimensions > 16_000)
+    throw new Error(`invalid vector dimensions ${column.dimensions}`);
 }
 
 const indexName = (c: VectorColumn) => `${c.table}_${c.column}_hnsw_idx`;
@@ -48,7 +50,9 @@ export async function declareVectorColumn(sequelize: Sequelize, column: VectorCo
 
 /** For a migration's down(): forgets the declaration (dropping the table drops the column). */
 export async function undeclareVectorColumn(sequelize: Sequelize, table: string, column: string): Promise<void> {
-  await sequelize.query('DELETE FROM vector_columns WHERE table_name = :table AND column_name = :column', { replacements: { table, column } });
+  await sequelize.query('DELETE FROM vector_columns WHERE table_name = :table AND column_name = :column', {
+    replacements: { table, column },
+  });
 }
 
 async function extensionState(sequelize: Sequelize): Promise<VectorSchemaStatus['extension']> {
@@ -61,8 +65,13 @@ async function extensionState(sequelize: Sequelize): Promise<VectorSchemaStatus[
 }
 
 /** Declared columns whose table exists (a later migration's table may not, after a partial rollback). */
-async function declaredColumns(sequelize: Sequelize): Promise<Array<VectorColumn & { present: boolean; indexed: boolean }>> {
-  const declared = await sequelize.query<{ exists: boolean }>("SELECT to_regclass('vector_columns') IS NOT NULL AS exists", { plain: true, type: QueryTypes.SELECT });
+async function declaredColumns(
+  sequelize: Sequelize,
+): Promise<Array<VectorColumn & { present: boolean; indexed: boolean }>> {
+  const declared = await sequelize.query<{ exists: boolean }>(
+    "SELECT to_regclass('vector_columns') IS NOT NULL AS exists",
+    { plain: true, type: QueryTypes.SELECT },
+  );
   if (!declared?.exists) return [];
   return sequelize.query(
     `SELECT v.table_name AS "table", v.column_name AS "column", v.dimensions, v.distance,
@@ -78,8 +87,17 @@ async function declaredColumns(sequelize: Sequelize): Promise<Array<VectorColumn
 /** Read-only: what /health reports and what decides between semantic and keyword search. */
 export async function inspectVectorSchema(sequelize: Sequelize): Promise<VectorSchemaStatus> {
   const extension = await extensionState(sequelize);
-  const pending = (await declaredColumns(sequelize)).filter((c) => !c.present || !c.indexed).map((c) => `${c.table}.${c.column}`);
-  const state = extension === 'installed' ? (pending.length ? 'pending' : 'ready') : extension === 'available' ? 'pending' : 'unavailable';
+  const pending = (await declaredColumns(sequelize))
+    .filter((c) => !c.present || !c.indexed)
+    .map((c) => `${c.table}.${c.column}`);
+  const state =
+    extension === 'installed'
+      ? pending.length
+        ? 'pending'
+        : 'ready'
+      : extension === 'available'
+        ? 'pending'
+        : 'unavailable';
   return { extension, state, pending };
 }
 
@@ -94,7 +112,10 @@ export async function convergeVectorSchema(sequelize: Sequelize, logger: Logger)
       await sequelize.query('CREATE EXTENSION IF NOT EXISTS vector');
       logger.info('pgvector appeared since the last migration: extension created');
     } catch (error) {
-      logger.warn({ err: error }, 'pgvector is available but this role cannot create it: run CREATE EXTENSION vector as the database owner, then restart');
+      logger.warn(
+        { err: error },
+        'pgvector is available but this role cannot create it: run CREATE EXTENSION vector as the database owner, then restart',
+      );
     }
   }
   if ((await extensionState(sequelize)) === 'installed') {
@@ -102,12 +123,19 @@ export async function convergeVectorSchema(sequelize: Sequelize, logger: Logger)
       if (column.present && column.indexed) continue;
       checkIdentifiers(column);
       try {
-        await sequelize.query(`ALTER TABLE "${column.table}" ADD COLUMN IF NOT EXISTS "${column.column}" vector(${column.dimensions})`);
+        await sequelize.query(
+          `ALTER TABLE "${column.table}" ADD COLUMN IF NOT EXISTS "${column.column}" vector(${column.dimensions})`,
+        );
         const opclass = OPCLASS[column.distance ?? 'cosine'] ?? OPCLASS.cosine;
-        await sequelize.query(`CREATE INDEX IF NOT EXISTS "${indexName(column)}" ON "${column.table}" USING hnsw ("${column.column}" ${opclass})`);
+        await sequelize.query(
+          `CREATE INDEX IF NOT EXISTS "${indexName(column)}" ON "${column.table}" USING hnsw ("${column.column}" ${opclass})`,
+        );
         logger.info({ table: column.table, column: column.column }, 'vector column converged');
       } catch (error) {
-        logger.error({ err: error, table: column.table, column: column.column }, 'vector column could not be added; semantic search stays off');
+        logger.error(
+          { err: error, table: column.table, column: column.column },
+          'vector column could not be added; semantic search stays off',
+        );
       }
     }
   }

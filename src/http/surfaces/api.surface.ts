@@ -24,7 +24,11 @@ export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOp
   const { config, logger } = deps;
   const render = problemJson(config.baseUrl);
   const contractCheck = contractPhases(contract, config.validateResponses);
-  const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'], verify: noteSuspectEscape });
+  const parseJson = express.json({
+    limit: JSON_BODY_LIMIT_BYTES,
+    type: ['application/json', 'application/*+json'],
+    verify: noteSuspectEscape,
+  });
   const surface = Router();
   // The chain runs as one router layer, and the routing table jumps to the operation's route (see
   // http/dispatch.ts): the walk through layers and routes was a sixth of a light request's CPU.
@@ -43,7 +47,15 @@ export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOp
     ]),
   );
   // One routing table for every operation: a request walks it once instead of entering a router per module.
-  surface.use(routeTable(mostSpecificFirst((table) => routes.forEach((register) => register(table)))));
+  surface.use(
+    routeTable(
+      mostSpecificFirst((table) =>
+        routes.forEach((register) => {
+          register(table);
+        }),
+      ),
+    ),
+  );
   surface.use(routeNotFound());
   surface.use(surfaceErrorHandler(render, logger));
   return surface;

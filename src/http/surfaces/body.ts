@@ -10,8 +10,15 @@ import { translate, type ErrorRenderer } from './failure.ts';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export function bodyGuard(render: ErrorRenderer, options: { maxBytes: number; timeoutMs: number; countChunks?: boolean }) {
-  return guardBody({ countChunks: true, ...options, refuse: (error, req, res) => render(translate(error), req, res, { transport: true }) });
+export function bodyGuard(
+  render: ErrorRenderer,
+  options: { maxBytes: number; timeoutMs: number; countChunks?: boolean },
+) {
+  return guardBody({
+    countChunks: true,
+    ...options,
+    refuse: (error, req, res) => render(translate(error), req, res, { transport: true }),
+  });
 }
 
 export interface ReceivedUpload {
@@ -30,7 +37,8 @@ export async function receiveUpload(req: Request, sink: Writable, maxBytes: numb
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
-      if (bytes > maxBytes) return callback(new AppError('payload_too_large', `The upload may not exceed ${maxBytes} bytes`));
+      if (bytes > maxBytes)
+        return callback(new AppError('payload_too_large', `The upload may not exceed ${maxBytes} bytes`));
       hash.update(chunk);
       callback(null, chunk);
     },

@@ -29,5 +29,8 @@ export function apiCredential(deps: SurfaceDeps): RequestHandler {
 
 /** What follows the credential on those surfaces: read-only impersonation and the hourly limit. */
 export function afterCredential(deps: SurfaceDeps): RequestHandler[] {
-  return [impersonationGuard(deps.recordImpersonatedRequest, deps.clock, deps.logger), rateLimit(deps.limiter, deps.config.rateLimits)];
+  return [
+    impersonationGuard(deps.recordImpersonatedRequest, deps.clock, deps.logger),
+    rateLimit(deps.limiter, deps.config.rateLimits),
+  ];
 }

@@ -24,7 +24,16 @@ export interface HttpFailure {
 export function translate(error: unknown): HttpFailure {
   const appError = toAppError(error);
   const { errors, headers, ...extras } = appError.extras;
-  return { status: appError.status, code: appError.code, title: appError.title, detail: appError.message, fields: errors ?? [], headers: headers ?? {}, extras, cause: error };
+  return {
+    status: appError.status,
+    code: appError.code,
+    title: appError.title,
+    detail: appError.message,
+    fields: errors ?? [],
+    headers: headers ?? {},
+    extras,
+    cause: error,
+  };
 }
 
 export interface RenderOptions {

@@ -1,7 +1,7 @@
 // Signed webhooks from other services (the identity service's POST /webhooks/idp): the body is kept
 // as the exact bytes received, because the signature is computed over them; a route verifies the
 // signature before anything reads the payload. Errors are problem+json.
-import express, { Router, type Request, type RequestHandler } from 'express';
+import express, { Router, type Request } from 'express';
 import { AppError } from '../../shared/errors.ts';
 import { unstorableTextRefusal } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
@@ -16,7 +16,6 @@ declare module 'express-serve-static-core' {
     rawBody?: Buffer;
   }
 }
-
 
 /** The payload of a verified webhook, as JSON. */
 export function jsonPayload<T = unknown>(req: Request): T {

@@ -70,7 +70,6 @@ export function sendScim(res: Response, body: unknown): void {
   res.send(JSON.stringify(body));
 }
 
-
 /** Browsers on the SSO surface get a page a person can read, with the request id to quote to support. */
 export function htmlErrorPage(): ErrorRenderer {
   return (failure, req, res) => {

@@ -14,7 +14,6 @@ import type { ScimRoutes } from './surface-routes.ts';
 /** Resolves a directory's SCIM bearer token to its principal (type 'directory'), or null. */
 export type DirectoryTokenVerifier = (token: string, req: Request) => Promise<Actor | null>;
 
-
 export interface ScimSurfaceOptions {
   routes: ScimRoutes[];
   /** Until the directory module exists no token is valid. */
@@ -26,7 +25,10 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="SCIM"' };
 function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandler {
   return async (req, _res, next) => {
     const [scheme, token] = (req.get('authorization') ?? '').split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token) throw new AppError('unauthenticated', 'Send Authorization: Bearer <directory SCIM token>', { headers: CHALLENGE });
+    if (scheme?.toLowerCase() !== 'bearer' || !token)
+      throw new AppError('unauthenticated', 'Send Authorization: Bearer <directory SCIM token>', {
+        headers: CHALLENGE,
+      });
     const actor = await verifyToken(token.trim(), req);
     if (!actor) throw new AppError('unauthenticated', 'The SCIM token is not valid', { headers: CHALLENGE });
     req.context.actor = actor;
@@ -37,7 +39,11 @@ function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandle
 export function scimSurface(deps: SurfaceDeps, { routes, verifyToken = async () => null }: ScimSurfaceOptions): Router {
   const { config, logger } = deps;
   const render = scimError();
-  const parse = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: [SCIM_MEDIA_TYPE, 'application/json'], verify: noteSuspectEscape });
+  const parse = express.json({
+    limit: JSON_BODY_LIMIT_BYTES,
+    type: [SCIM_MEDIA_TYPE, 'application/json'],
+    verify: noteSuspectEscape,
+  });
   const surface = Router();
   surface.use((_req, res, next) => {
     // every answer is SCIM: res.json keeps a Content-Type already set
@@ -48,7 +54,8 @@ export function scimSurface(deps: SurfaceDeps, { routes, verifyToken = async () 
   surface.use(bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }));
   surface.use(((req, res, next) => {
     if (!hasBody(req)) return next();
-    if (!req.is([SCIM_MEDIA_TYPE, 'application/json'])) throw new AppError('unsupported_media_type', `SCIM bodies are ${SCIM_MEDIA_TYPE}`);
+    if (!req.is([SCIM_MEDIA_TYPE, 'application/json']))
+      throw new AppError('unsupported_media_type', `SCIM bodies are ${SCIM_MEDIA_TYPE}`);
     parse(req, res, next);
   }) as RequestHandler);
   surface.use(rejectNulInUrl, rejectUnstorableJson);

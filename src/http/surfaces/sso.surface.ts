@@ -9,7 +9,6 @@ import type { SurfaceDeps } from './credential.ts';
 import { htmlErrorPage } from './renderers.ts';
 import type { SsoRoutes } from './surface-routes.ts';
 
-
 export interface SsoSurfaceOptions {
   routes: SsoRoutes[];
 }
@@ -32,7 +31,8 @@ export function ssoSurface(deps: SurfaceDeps, { routes }: SsoSurfaceOptions): Ro
   surface.use(bodyGuard(render, { maxBytes: SSO_FORM_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }));
   surface.use(((req, res, next) => {
     if (!hasBody(req)) return next();
-    if (!req.is('application/x-www-form-urlencoded')) throw new AppError('unsupported_media_type', 'Sign-in posts are HTML forms (application/x-www-form-urlencoded)');
+    if (!req.is('application/x-www-form-urlencoded'))
+      throw new AppError('unsupported_media_type', 'Sign-in posts are HTML forms (application/x-www-form-urlencoded)');
     parseForm(req, res, next);
   }) as RequestHandler);
   const table = Router();

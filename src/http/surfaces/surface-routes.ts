@@ -18,7 +18,11 @@ export interface UploadRouter {
    * there is one, is a PATCH's bytes, guarded to `maxBytes`); OPTIONS, the protocol's discovery and a
    * browser's preflight, carries no credential and reaches the handler as is.
    */
-  resumable(path: string, options: UploadRouteOptions & { methods: ReadonlyArray<'post' | 'head' | 'patch' | 'delete'> }, handler: RequestHandler): void;
+  resumable(
+    path: string,
+    options: UploadRouteOptions & { methods: ReadonlyArray<'post' | 'head' | 'patch' | 'delete'> },
+    handler: RequestHandler,
+  ): void;
 }
 
 /** A module's upload routes, relative to /api (`/resources`), mounted ahead of the JSON API. */

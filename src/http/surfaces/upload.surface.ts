@@ -16,7 +16,10 @@ import { problemJson } from './renderers.ts';
 import type { UploadRouter, UploadRoutes } from './surface-routes.ts';
 
 /** Refuses an upload (throws an AppError: 413, 403, 429...) from who sends it and what it announces. */
-export type UploadQuota = (actor: Actor, upload: { declaredBytes: number | undefined; contentType: string | undefined; path: string }) => Promise<void>;
+export type UploadQuota = (
+  actor: Actor,
+  upload: { declaredBytes: number | undefined; contentType: string | undefined; path: string },
+) => Promise<void>;
 
 export interface UploadSurfaceOptions {
   routes: UploadRoutes[];
@@ -29,7 +32,8 @@ const uploadLengthOf = (req: Request) => {
   const length = Number(req.headers['upload-length'] ?? Number.NaN);
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 };
-const declaredBytesOf = (req: Request) => (req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']));
+const declaredBytesOf = (req: Request) =>
+  req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
 
 /**
  * Only the registered routes answer here; any other request passes on to the JSON API untouched,
@@ -45,9 +49,13 @@ export function uploadSurface(deps: SurfaceDeps, { routes, idempotency, quota }:
     ...afterCredential(deps),
     refuseMalformedIds,
     async (req, _res, next) => {
-      if (!hasBody(req)) throw new AppError('validation_failed', 'An upload needs a body', { errors: [{ field: 'body', message: 'is required' }] });
+      if (!hasBody(req))
+        throw new AppError('validation_failed', 'An upload needs a body', {
+          errors: [{ field: 'body', message: 'is required' }],
+        });
       const declaredBytes = declaredBytesOf(req);
-      if (declaredBytes !== undefined && declaredBytes > maxBytes) throw new AppError('payload_too_large', `The upload may not exceed ${maxBytes} bytes`);
+      if (declaredBytes !== undefined && declaredBytes > maxBytes)
+        throw new AppError('payload_too_large', `The upload may not exceed ${maxBytes} bytes`);
       await quota?.(actorOf(req), { declaredBytes, contentType: req.get('content-type'), path: req.path });
       next();
     },
@@ -62,7 +70,12 @@ export function uploadSurface(deps: SurfaceDeps, { routes, idempotency, quota }:
     refuseMalformedIds,
     async (req, _res, next) => {
       // a creation announces the whole file's length; the quota sees it before any byte
-      if (req.method === 'POST') await quota?.(actorOf(req), { declaredBytes: uploadLengthOf(req), contentType: req.get('content-type'), path: req.path });
+      if (req.method === 'POST')
+        await quota?.(actorOf(req), {
+          declaredBytes: uploadLengthOf(req),
+          contentType: req.get('content-type'),
+          path: req.path,
+        });
       next();
     },
     bodyGuard(render, { maxBytes, timeoutMs: 0, countChunks: false }),

@@ -4,7 +4,12 @@
 // on; callers map those indexes back to their passages. Failures come out as one error type with a
 // reason (overloaded, timeout, error, malformed) so the caller can fall back instead of failing.
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageParam, SearchResultBlockParam, TextBlockParam, TextCitation } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  MessageParam,
+  SearchResultBlockParam,
+  TextBlockParam,
+  TextCitation,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 
 export interface AnthropicSettings {
   apiKey: string;
@@ -52,14 +57,23 @@ export class AnthropicUnavailable extends Error {
 
 function classify(error: unknown): AnthropicUnavailable {
   if (error instanceof AnthropicUnavailable) return error;
-  if (error instanceof Anthropic.APIConnectionTimeoutError) return new AnthropicUnavailable('timeout', 'Claude did not answer in time', { cause: error });
-  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || error instanceof Anthropic.APIUserAbortError)) {
+  if (error instanceof Anthropic.APIConnectionTimeoutError)
+    return new AnthropicUnavailable('timeout', 'Claude did not answer in time', { cause: error });
+  if (
+    error instanceof Error &&
+    (error.name === 'AbortError' || error.name === 'TimeoutError' || error instanceof Anthropic.APIUserAbortError)
+  ) {
     return new AnthropicUnavailable('timeout', 'Claude did not answer in time', { cause: error });
   }
-  if (error instanceof Anthropic.APIError && (error.status === 529 || (error.error as { error?: { type?: string } } | undefined)?.error?.type === 'overloaded_error')) {
+  if (
+    error instanceof Anthropic.APIError &&
+    (error.status === 529 ||
+      (error.error as { error?: { type?: string } } | undefined)?.error?.type === 'overloaded_error')
+  ) {
     return new AnthropicUnavailable('overloaded', 'Claude is overloaded', { cause: error });
   }
-  if (error instanceof SyntaxError) return new AnthropicUnavailable('malformed', 'Claude answered with malformed output', { cause: error });
+  if (error instanceof SyntaxError)
+    return new AnthropicUnavailable('malformed', 'Claude answered with malformed output', { cause: error });
   return new AnthropicUnavailable('error', error instanceof Error ? error.message : 'Claude failed', { cause: error });
 }
 
@@ -70,7 +84,12 @@ export class AnthropicClient {
   constructor(private readonly settings: AnthropicSettings) {
     // No SDK retries: the chat has a better answer to an overloaded or slow model than waiting
     // (search mode, at once), and a retry would double the time to that answer.
-    this.client = new Anthropic({ apiKey: settings.apiKey, baseURL: settings.baseUrl, timeout: settings.timeoutMs, maxRetries: 0 });
+    this.client = new Anthropic({
+      apiKey: settings.apiKey,
+      baseURL: settings.baseUrl,
+      timeout: settings.timeoutMs,
+      maxRetries: 0,
+    });
   }
 
   get model(): string {
@@ -80,7 +99,10 @@ export class AnthropicClient {
   private body(request: GroundedRequest) {
     const messages: MessageParam[] = [];
     for (const turn of request.history) {
-      messages.push({ role: 'user', content: turn.question }, { role: 'assistant', content: turn.answer || '(no answer)' });
+      messages.push(
+        { role: 'user', content: turn.question },
+        { role: 'assistant', content: turn.answer || '(no answer)' },
+      );
     }
     const results: SearchResultBlockParam[] = request.passages.map((passage) => ({
       type: 'search_result',
@@ -115,7 +137,8 @@ export class AnthropicClient {
       for await (const event of stream) {
         if (event.type !== 'content_block_delta') continue;
         if (event.delta.type === 'text_delta') {
-          if (typeof event.delta.text !== 'string') throw new AnthropicUnavailable('malformed', 'a text delta without text');
+          if (typeof event.delta.text !== 'string')
+            throw new AnthropicUnavailable('malformed', 'a text delta without text');
           if (event.delta.text) wrote = true;
           yield { type: 'text', text: event.delta.text };
         } else if (event.delta.type === 'citations_delta') {
@@ -138,7 +161,8 @@ function citedIndex(citation: TextCitation | undefined, passages: number): numbe
 }
 
 function readAnswer(message: Anthropic.Message, passages: number): GroundedAnswer {
-  if (!message || !Array.isArray(message.content)) throw new AnthropicUnavailable('malformed', 'Claude answered without content');
+  if (!message || !Array.isArray(message.content))
+    throw new AnthropicUnavailable('malformed', 'Claude answered without content');
   let text = '';
   const cited: number[] = [];
   for (const block of message.content) {

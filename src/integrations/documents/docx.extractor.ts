@@ -7,7 +7,13 @@
 // rendering's pages; otherwise pages are estimated by word count (a typical page holds ~450 words).
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
-import { cleanText, type Extraction, type ExtractionOptions, type PageNumberSource, type TextUnit } from './extracted-text.ts';
+import {
+  cleanText,
+  type Extraction,
+  type ExtractionOptions,
+  type PageNumberSource,
+  type TextUnit,
+} from './extracted-text.ts';
 import { renderWithLibreOffice } from './libreoffice.ts';
 import { pdfPageTexts } from './pdf.extractor.ts';
 
@@ -16,7 +22,8 @@ const MARK_RUN = `<w:t>${MARK}</w:t>`;
 const EXPLICIT_BREAK = /<w:br\b[^>]*\bw:type="page"[^>]*\/>/g;
 const RENDERED_BREAK = /<w:lastRenderedPageBreak\s*\/>/g;
 // a paragraph formatted "page break before" (often a heading style's direct formatting)
-const BREAK_BEFORE = /(<w:pPr>(?:(?!<\/w:pPr>)[\s\S])*?<w:pageBreakBefore(?:\s+w:val="(?:1|true|on)")?\s*\/>(?:(?!<\/w:pPr>)[\s\S])*?<\/w:pPr>)/g;
+const BREAK_BEFORE =
+  /(<w:pPr>(?:(?!<\/w:pPr>)[\s\S])*?<w:pageBreakBefore(?:\s+w:val="(?:1|true|on)")?\s*\/>(?:(?!<\/w:pPr>)[\s\S])*?<\/w:pPr>)/g;
 const HEADING = '\u0001';
 export const ESTIMATED_WORDS_PER_PAGE = 450;
 
@@ -39,7 +46,11 @@ async function markPageBreaks(data: Buffer): Promise<{ marked: Buffer; breaks: n
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", apos: "'", nbsp: ' ' };
 const decode = (text: string) =>
   text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, name: string) =>
-    name[0] === '#' ? String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)) : (ENTITIES[name] ?? whole),
+    name[0] === '#'
+      ? String.fromCodePoint(
+          name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10),
+        )
+      : (ENTITIES[name] ?? whole),
   );
 
 /** mammoth's HTML as lines: headings prefixed with \u0001<level>, every block on its own line. */
@@ -66,7 +77,11 @@ function sections(lines: string[], estimate: boolean): { units: TextUnit[]; page
   let textOnPage = false;
   let wordsOnPage = 0;
   let current: Draft | undefined;
-  const open = () => (current = { pageNumber: page, headingPath: headings.length ? headings.join(' > ') : null, lines: [] }, drafts.push(current), current);
+  const open = () => (
+    (current = { pageNumber: page, headingPath: headings.length ? headings.join(' > ') : null, lines: [] }),
+    drafts.push(current),
+    current
+  );
   const nextPage = () => {
     // a break with nothing before it since the last one (Word records a rendered break right after an
     // explicit one) does not start another page
@@ -102,7 +117,12 @@ function sections(lines: string[], estimate: boolean): { units: TextUnit[]; page
     }
   }
   const units = drafts
-    .map((draft) => ({ pageNumber: draft.pageNumber, locationKind: 'section' as const, headingPath: draft.headingPath, text: cleanText(draft.lines.join('\n')) }))
+    .map((draft) => ({
+      pageNumber: draft.pageNumber,
+      locationKind: 'section' as const,
+      headingPath: draft.headingPath,
+      text: cleanText(draft.lines.join('\n')),
+    }))
     .filter((unit) => unit.text.length > 0);
   return { units, pages: page };
 }

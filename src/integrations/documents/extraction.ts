@@ -6,7 +6,14 @@
 
 import type { Extraction, ExtractionOptions } from './extracted-text.ts';
 
-export { cleanText, type Extraction, type ExtractionOptions, type LocationKind, type PageNumberSource, type TextUnit } from './extracted-text.ts';
+export {
+  cleanText,
+  type Extraction,
+  type ExtractionOptions,
+  type LocationKind,
+  type PageNumberSource,
+  type TextUnit,
+} from './extracted-text.ts';
 
 /** The document cannot be read as its format says (corrupt, encrypted): retrying will not help. */
 export class UnreadableDocumentError extends Error {
@@ -17,7 +24,8 @@ export class UnreadableDocumentError extends Error {
 export const EXTRACTABLE_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'txt'] as const;
 export type ExtractableFormat = (typeof EXTRACTABLE_FORMATS)[number];
 
-export const isExtractable = (format: string): format is ExtractableFormat => (EXTRACTABLE_FORMATS as readonly string[]).includes(format);
+export const isExtractable = (format: string): format is ExtractableFormat =>
+  (EXTRACTABLE_FORMATS as readonly string[]).includes(format);
 
 type Extractor = (data: Buffer, options: ExtractionOptions) => Extraction | Promise<Extraction>;
 
@@ -36,13 +44,20 @@ async function extractorFor(format: ExtractableFormat): Promise<Extractor> {
   }
 }
 
-export async function extractDocument(format: ExtractableFormat, data: Buffer, options: ExtractionOptions = {}): Promise<Extraction> {
+export async function extractDocument(
+  format: ExtractableFormat,
+  data: Buffer,
+  options: ExtractionOptions = {},
+): Promise<Extraction> {
   // outside the try: an extractor that cannot load is the installation's fault, not the document's (retried)
   const extract = await extractorFor(format);
   try {
     return await extract(data, options);
   } catch (error) {
     if (error instanceof UnreadableDocumentError) throw error;
-    throw new UnreadableDocumentError(`The ${format.toUpperCase()} file could not be read: ${(error as Error)?.message ?? error}`, { cause: error });
+    throw new UnreadableDocumentError(
+      `The ${format.toUpperCase()} file could not be read: ${(error as Error)?.message ?? error}`,
+      { cause: error },
+    );
   }
 }

@@ -14,7 +14,11 @@ const absent = new Set<string>();
 let queue: Promise<unknown> = Promise.resolve();
 
 /** The file rendered to PDF, or null where LibreOffice is absent or the conversion fails. */
-export async function renderWithLibreOffice(data: Buffer, extension: string, options: { sofficePath?: string; timeoutMs?: number } = {}): Promise<Buffer | null> {
+export async function renderWithLibreOffice(
+  data: Buffer,
+  extension: string,
+  options: { sofficePath?: string; timeoutMs?: number } = {},
+): Promise<Buffer | null> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const soffice = options.sofficePath ?? 'soffice'; // a bare name: execFile looks it up on PATH
   if (absent.has(soffice)) return null;
@@ -25,11 +29,25 @@ export async function renderWithLibreOffice(data: Buffer, extension: string, opt
       await writeFile(input, data);
       const profile = pathToFileURL(join(dir, 'profile')).href;
       await new Promise<void>((resolve, reject) =>
-        execFile(soffice, ['--headless', '--norestore', `-env:UserInstallation=${profile}`, '--convert-to', 'pdf', '--outdir', dir, input], { timeout: timeoutMs }, (error) => {
-          const cannotStart = error && ['ENOENT', 'EACCES'].includes(String((error as NodeJS.ErrnoException).code));
-          if (cannotStart) absent.add(soffice);
-          return error ? reject(error) : resolve();
-        }),
+        execFile(
+          soffice,
+          [
+            '--headless',
+            '--norestore',
+            `-env:UserInstallation=${profile}`,
+            '--convert-to',
+            'pdf',
+            '--outdir',
+            dir,
+            input,
+          ],
+          { timeout: timeoutMs },
+          (error) => {
+            const cannotStart = error && ['ENOENT', 'EACCES'].includes(String((error as NodeJS.ErrnoException).code));
+            if (cannotStart) absent.add(soffice);
+            return error ? reject(error) : resolve();
+          },
+        ),
       );
       return await readFile(join(dir, 'document.pdf'));
     } catch {

@@ -8,7 +8,12 @@ export async function extractPdf(data: Buffer): Promise<Extraction> {
   try {
     const result = await parser.getText();
     const units = result.pages
-      .map((page) => ({ pageNumber: page.num, locationKind: 'page' as const, headingPath: null, text: cleanText(page.text) }))
+      .map((page) => ({
+        pageNumber: page.num,
+        locationKind: 'page' as const,
+        headingPath: null,
+        text: cleanText(page.text),
+      }))
       .filter((unit) => unit.text.length > 0);
     return { units, pagesTotal: result.total, pageNumbers: 'exact' };
   } finally {

@@ -8,7 +8,13 @@ import { cleanText, type Extraction, type TextUnit } from './extracted-text.ts';
 
 type Node = Record<string, unknown>;
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', preserveOrder: true, trimValues: false, processEntities: true });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  preserveOrder: true,
+  trimValues: false,
+  processEntities: true,
+});
 
 const tagOf = (node: Node) => Object.keys(node).find((key) => key !== ':@');
 const childrenOf = (node: Node) => (node[tagOf(node) ?? ''] as Node[] | undefined) ?? [];
@@ -66,7 +72,11 @@ async function relationships(zip: JSZip, part: string): Promise<Map<string, { ta
     for (const node of nodes) {
       if (tagOf(node) === 'Relationship') {
         const a = attrsOf(node);
-        if (a['@Id'] && a['@Target']) map.set(a['@Id'], { target: posix.normalize(posix.join(posix.dirname(part), a['@Target'])), type: a['@Type'] ?? '' });
+        if (a['@Id'] && a['@Target'])
+          map.set(a['@Id'], {
+            target: posix.normalize(posix.join(posix.dirname(part), a['@Target'])),
+            type: a['@Type'] ?? '',
+          });
       } else walk(childrenOf(node));
     }
   };
@@ -102,7 +112,9 @@ export async function extractPptx(data: Buffer): Promise<Extraction> {
     // a deck built without placeholders: its first line stands for the title
     const title = placeholderTitle ?? body[0] ?? null;
     const lines = placeholderTitle ? [placeholderTitle, ...body] : body;
-    const notesPart = [...(await relationships(zip, part)).values()].find((rel) => rel.type.endsWith('/notesSlide'))?.target;
+    const notesPart = [...(await relationships(zip, part)).values()].find((rel) =>
+      rel.type.endsWith('/notesSlide'),
+    )?.target;
     const notes = notesPart
       ? shapes((await xml(zip, notesPart)) ?? [])
           .filter((shape) => shape.placeholder === 'body')

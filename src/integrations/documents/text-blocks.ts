@@ -16,7 +16,8 @@ const SHORTER_THAN_NEXT = 0.6;
 const wordCount = (line: string) => line.split(' ').length;
 
 /** Short, no closing punctuation, starting with a capital or figure: a heading (or a list item). */
-export const readsLikeHeading = (line: string): boolean => wordCount(line) <= MAX_STANDALONE_WORDS && !CLOSES.test(line) && /^[\p{Lu}\p{N}]/u.test(line);
+export const readsLikeHeading = (line: string): boolean =>
+  wordCount(line) <= MAX_STANDALONE_WORDS && !CLOSES.test(line) && /^[\p{Lu}\p{N}]/u.test(line);
 
 export interface TextBlock {
   text: string;
@@ -47,7 +48,10 @@ export function textBlocks(text: string): TextBlock[] {
     const next = lines[i + 1];
     // a heading is much shorter than the text under it; the first line of a narrow column that wraps
     // before a capital ("…goes to the\nBoard of…") is about as long as the line after it
-    const standalone = startsAfresh && readsLikeHeading(line) && (next === undefined || (OPENS.test(next) && line.length <= next.length * SHORTER_THAN_NEXT));
+    const standalone =
+      startsAfresh &&
+      readsLikeHeading(line) &&
+      (next === undefined || (OPENS.test(next) && line.length <= next.length * SHORTER_THAN_NEXT));
     if (standalone) {
       flush();
       blocks.push({ text: line, standalone });

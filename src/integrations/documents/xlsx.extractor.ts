@@ -34,7 +34,10 @@ function sheetText(worksheet: ExcelJS.Worksheet): string {
   });
   if (!rows.length) return '';
   const [first, ...rest] = rows;
-  const labelled = rest.length > 0 && first!.filter(Boolean).length >= 2 && first!.every((text) => text === '' || Number.isNaN(Number(text)));
+  const labelled =
+    rest.length > 0 &&
+    first!.filter(Boolean).length >= 2 &&
+    first!.every((text) => text === '' || Number.isNaN(Number(text)));
   if (!labelled) return rows.map((row) => row.filter(Boolean).join(' | ')).join('\n');
   const labels = first!;
   const lines = rest.map((row) =>

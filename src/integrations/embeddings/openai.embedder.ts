@@ -49,21 +49,37 @@ export class OpenAiEmbedder implements Embedder {
     if (!texts.length) return [];
     const response = await (this.options.fetch ?? fetch)(this.endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-      body: JSON.stringify({ model: this.options.model, input: texts, dimensions: this.dimensions, encoding_format: 'float' }),
+      headers: {
+        'content-type': 'application/json',
+        ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: this.options.model,
+        input: texts,
+        dimensions: this.dimensions,
+        encoding_format: 'float',
+      }),
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
     });
     if (!response.ok) {
       const detail = (await response.text().catch(() => '')).slice(0, 300);
-      throw new EmbeddingProviderError(`embeddings provider answered ${response.status}${detail ? `: ${detail}` : ''}`, response.status);
+      throw new EmbeddingProviderError(
+        `embeddings provider answered ${response.status}${detail ? `: ${detail}` : ''}`,
+        response.status,
+      );
     }
     const body = (await response.json()) as EmbeddingsResponse;
     const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-    if (data.length !== texts.length) throw new EmbeddingProviderError(`embeddings provider returned ${data.length} vectors for ${texts.length} inputs`);
+    if (data.length !== texts.length)
+      throw new EmbeddingProviderError(
+        `embeddings provider returned ${data.length} vectors for ${texts.length} inputs`,
+      );
     return data.map((item) => {
       const vector = item.embedding;
       if (!Array.isArray(vector) || vector.length !== this.dimensions || !vector.every(Number.isFinite)) {
-        throw new EmbeddingProviderError(`embeddings provider returned a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, not ${this.dimensions} (does the model accept \`dimensions\`?)`);
+        throw new EmbeddingProviderError(
+          `embeddings provider returned a vector of ${Array.isArray(vector) ? vector.length : 'no'} dimensions, not ${this.dimensions} (does the model accept \`dimensions\`?)`,
+        );
       }
       return unit(vector);
     });

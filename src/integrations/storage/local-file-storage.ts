@@ -1,7 +1,7 @@
 // Local disk storage under one root (DATA_DIR/files). Writes go to a unique `.part` file renamed into
 // place when complete, so a reader never sees half a file and a failed write leaves nothing at the key.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -54,7 +54,10 @@ export class LocalFileStorage implements FileStorage {
   async get(key: string, range?: ByteRange): Promise<Readable> {
     // opened by path, not from a FileHandle: a stream over a FileHandle reads through promises and
     // allocated enough per chunk to spend a tenth of a range request's CPU in garbage collection
-    const stream = createReadStream(this.pathOf(key), { highWaterMark: READ_CHUNK_BYTES, ...(range ? { start: range.start, end: range.end } : {}) });
+    const stream = createReadStream(this.pathOf(key), {
+      highWaterMark: READ_CHUNK_BYTES,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
     try {
       await once(stream, 'open');
     } catch (error) {
@@ -86,7 +89,7 @@ export class LocalFileStorage implements FileStorage {
   async *list(prefix: string): AsyncIterable<StoredObject> {
     const start = path.join(this.root, prefix);
     const walk = async function* (dir: string, root: string, prefix: string): AsyncGenerator<StoredObject> {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = await fs.readdir(dir, { withFileTypes: true });
       } catch (error) {

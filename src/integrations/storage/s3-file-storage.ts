@@ -22,7 +22,8 @@ type S3Settings = NonNullable<LibrarySettings['s3']>;
 const PART_BYTES = 8 * 1024 * 1024;
 
 const isMissing = (error: unknown) =>
-  error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
+  error instanceof S3ServiceException &&
+  (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
 
 export class S3FileStorage implements FileStorage {
   readonly kind = 's3' as const;
@@ -37,7 +38,10 @@ export class S3FileStorage implements FileStorage {
         region: settings.region,
         endpoint: settings.endpoint,
         forcePathStyle: settings.forcePathStyle,
-        credentials: settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined,
+        credentials:
+          settings.accessKeyId && settings.secretAccessKey
+            ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+            : undefined,
         // checksums on every request would make each part be read twice; S3 verifies Content-MD5-less parts by their ETag
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
@@ -73,7 +77,11 @@ export class S3FileStorage implements FileStorage {
     assertSafeKey(key);
     try {
       const result = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
       );
       return result.Body as Readable;
     } catch (error) {
@@ -98,7 +106,13 @@ export class S3FileStorage implements FileStorage {
     assertSafeKey(from);
     assertSafeKey(to);
     try {
-      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}` }));
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+      );
     } catch (error) {
       if (isMissing(error)) throw errors.notFound('file', from);
       throw error;
@@ -115,9 +129,16 @@ export class S3FileStorage implements FileStorage {
   async *list(prefix: string): AsyncIterable<StoredObject> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       for (const object of page.Contents ?? []) {
-        if (object.Key) yield { key: object.Key, sizeBytes: Number(object.Size ?? 0), modifiedAt: object.LastModified ?? new Date(0) };
+        if (object.Key)
+          yield {
+            key: object.Key,
+            sizeBytes: Number(object.Size ?? 0),
+            modifiedAt: object.LastModified ?? new Date(0),
+          };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -15,8 +15,12 @@ export const pipelinePurgeJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '47 3 * * *',
   retry: { limit: 1, delaySeconds: 60, backoff: false },
-  handler: (deps: { pipelines: Pipelines; clock: Clock; retentionDays: number }) => async (_data, { logger }) => {
-    const purged = await deps.pipelines.purgeFinishedBefore(new Date(deps.clock.now().getTime() - deps.retentionDays * 86400_000));
-    logger.info({ purged }, 'purged finished pipeline runs');
-  },
+  handler:
+    (deps: { pipelines: Pipelines; clock: Clock; retentionDays: number }) =>
+    async (_data, { logger }) => {
+      const purged = await deps.pipelines.purgeFinishedBefore(
+        new Date(deps.clock.now().getTime() - deps.retentionDays * 86400_000),
+      );
+      logger.info({ purged }, 'purged finished pipeline runs');
+    },
 });

@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 export type PipelineRunStatus = 'pending' | 'running' | 'failed' | 'succeeded';
 export type PipelineStepStatus = 'running' | 'failed' | 'succeeded';
@@ -43,7 +50,10 @@ export class PipelineRun extends Model<InferAttributes<PipelineRun>, InferCreati
 }
 
 /** One step of a run: done steps keep their output for the steps after them. */
-export class PipelineStepRecord extends Model<InferAttributes<PipelineStepRecord>, InferCreationAttributes<PipelineStepRecord>> {
+export class PipelineStepRecord extends Model<
+  InferAttributes<PipelineStepRecord>,
+  InferCreationAttributes<PipelineStepRecord>
+> {
   declare runId: string;
   declare name: string;
   declare position: number;

@@ -44,7 +44,13 @@ export class Pipelines {
   /** A run to start; create it in the transaction that also enqueues the job calling runPipeline. */
   async create(run: NewPipelineRun, transaction?: Transaction): Promise<PipelineRun> {
     return PipelineRun.create(
-      { kind: run.kind, organizationId: run.organizationId ?? null, subjectType: run.subject?.type ?? null, subjectId: run.subject?.id ?? null, input: run.input ?? {} },
+      {
+        kind: run.kind,
+        organizationId: run.organizationId ?? null,
+        subjectType: run.subject?.type ?? null,
+        subjectId: run.subject?.id ?? null,
+        input: run.input ?? {},
+      },
       { transaction },
     );
   }
@@ -54,12 +60,18 @@ export class Pipelines {
    * marked failed at that step, and the error is rethrown for the job queue to retry. A step found
    * `running` was interrupted (the process died): it is cleaned up before it runs again.
    */
-  async runPipeline<I extends object>(runId: string, steps: ReadonlyArray<PipelineStep<I>>): Promise<PipelineRun | null> {
-    if (new Set(steps.map((step) => step.name)).size !== steps.length) throw new Error('Pipeline step names must be unique');
+  async runPipeline<I extends object>(
+    runId: string,
+    steps: ReadonlyArray<PipelineStep<I>>,
+  ): Promise<PipelineRun | null> {
+    if (new Set(steps.map((step) => step.name)).size !== steps.length)
+      throw new Error('Pipeline step names must be unique');
     const fence = await this.claim(runId);
     if (!fence) return PipelineRun.findByPk(runId);
     const logger = this.deps.logger.child({ pipeline: fence.run.kind, runId });
-    const done = new Map((await PipelineStepRecord.findAll({ where: { runId } })).map((record) => [record.name, record]));
+    const done = new Map(
+      (await PipelineStepRecord.findAll({ where: { runId } })).map((record) => [record.name, record]),
+    );
     const outputs: Record<string, unknown> = {};
     for (const [position, step] of steps.entries()) {
       const record = done.get(step.name);
@@ -83,58 +95,108 @@ export class Pipelines {
       outputs[step.name] = await this.runStep(fence.run, step, position, context);
     }
     const now = this.deps.clock.now();
-    await PipelineRun.update({ status: 'succeeded', currentStep: null, lastError: null, finishedAt: now, updatedAt: now }, { where: { id: runId, attempts: fence.attempts } });
+    await PipelineRun.update(
+      { status: 'succeeded', currentStep: null, lastError: null, finishedAt: now, updatedAt: now },
+      { where: { id: runId, attempts: fence.attempts } },
+    );
     return PipelineRun.findByPk(runId);
   }
 
   /** Retention: runs finished (either way) before the cutoff, with their steps. */
   async purgeFinishedBefore(cutoff: Date): Promise<number> {
-    return PipelineRun.destroy({ where: { status: { [Op.in]: ['succeeded', 'failed'] }, updatedAt: { [Op.lt]: cutoff } } });
+    return PipelineRun.destroy({
+      where: { status: { [Op.in]: ['succeeded', 'failed'] }, updatedAt: { [Op.lt]: cutoff } },
+    });
   }
 
   /** Marks the run running and takes the next attempt number, the fence of this run of the runner. */
   private async claim(runId: string): Promise<{ run: PipelineRun; attempts: number } | null> {
     const [count, rows] = await PipelineRun.update(
-      { status: 'running', attempts: PipelineRun.sequelize!.literal('attempts + 1') as unknown as number, lastError: null, updatedAt: this.deps.clock.now() },
+      {
+        status: 'running',
+        attempts: PipelineRun.sequelize!.literal('attempts + 1') as unknown as number,
+        lastError: null,
+        updatedAt: this.deps.clock.now(),
+      },
       { where: { id: runId, status: { [Op.ne]: 'succeeded' } }, returning: true },
     );
     return count === 1 ? { run: rows[0]!, attempts: rows[0]!.attempts } : null;
   }
 
   private async advance(run: PipelineRun, attempts: number, step: string): Promise<boolean> {
-    const [count] = await PipelineRun.update({ currentStep: step, updatedAt: this.deps.clock.now() }, { where: { id: run.id, attempts } });
+    const [count] = await PipelineRun.update(
+      { currentStep: step, updatedAt: this.deps.clock.now() },
+      { where: { id: run.id, attempts } },
+    );
     return count === 1;
   }
 
-  private async runStep<I extends object>(run: PipelineRun, step: PipelineStep<I>, position: number, context: StepContext<I>): Promise<unknown> {
+  private async runStep<I extends object>(
+    run: PipelineRun,
+    step: PipelineStep<I>,
+    position: number,
+    context: StepContext<I>,
+  ): Promise<unknown> {
     const started = this.deps.clock.now();
-    await PipelineStepRecord.upsert({ runId: run.id, name: step.name, position, status: 'running', attempts: context.attempt, output: null, lastError: null, startedAt: started, finishedAt: null });
+    await PipelineStepRecord.upsert({
+      runId: run.id,
+      name: step.name,
+      position,
+      status: 'running',
+      attempts: context.attempt,
+      output: null,
+      lastError: null,
+      startedAt: started,
+      finishedAt: null,
+    });
     let output: unknown;
     try {
       output = (await step.run(context)) ?? null;
     } catch (error) {
-      const cleaned = await this.cleanUp(run, step, context, 'failed', error).then(() => true, () => false);
+      const cleaned = await this.cleanUp(run, step, context, 'failed', error).then(
+        () => true,
+        () => false,
+      );
       // still `running` when the clean-up failed too: the next attempt cleans up again first
       await PipelineStepRecord.update(
         { status: cleaned ? 'failed' : 'running', lastError: messageOf(error), finishedAt: this.deps.clock.now() },
         { where: { runId: run.id, name: step.name } },
       );
-      await PipelineRun.update({ status: 'failed', lastError: `${step.name}: ${messageOf(error)}`, updatedAt: this.deps.clock.now() }, { where: { id: run.id } });
+      await PipelineRun.update(
+        { status: 'failed', lastError: `${step.name}: ${messageOf(error)}`, updatedAt: this.deps.clock.now() },
+        { where: { id: run.id } },
+      );
       context.logger.warn({ err: error }, 'pipeline step failed; a retry resumes here');
       throw error;
     }
-    await PipelineStepRecord.update({ status: 'succeeded', output: output as object, finishedAt: this.deps.clock.now() }, { where: { runId: run.id, name: step.name } });
+    await PipelineStepRecord.update(
+      { status: 'succeeded', output: output as object, finishedAt: this.deps.clock.now() },
+      { where: { runId: run.id, name: step.name } },
+    );
     return output;
   }
 
-  private async cleanUp<I extends object>(run: PipelineRun, step: PipelineStep<I>, context: StepContext<I>, why: 'failed' | 'interrupted', cause?: unknown): Promise<void> {
+  private async cleanUp<I extends object>(
+    run: PipelineRun,
+    step: PipelineStep<I>,
+    context: StepContext<I>,
+    why: 'failed' | 'interrupted',
+    cause?: unknown,
+  ): Promise<void> {
     if (!step.cleanUp) return;
     try {
       await step.cleanUp(context);
     } catch (error) {
       context.logger.error({ err: error, cause, why }, 'pipeline step clean-up failed');
       if (why === 'interrupted') {
-        await PipelineRun.update({ status: 'failed', lastError: `${step.name}: clean-up failed: ${messageOf(error)}`, updatedAt: this.deps.clock.now() }, { where: { id: run.id } });
+        await PipelineRun.update(
+          {
+            status: 'failed',
+            lastError: `${step.name}: clean-up failed: ${messageOf(error)}`,
+            updatedAt: this.deps.clock.now(),
+          },
+          { where: { id: run.id } },
+        );
       }
       throw error;
     }

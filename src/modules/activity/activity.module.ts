@@ -5,5 +5,10 @@ import { ActivityService } from './activity.service.ts';
 export const activityModule = defineModule({
   name: 'activity',
   services: ({ platform }) => ({ activity: new ActivityService({ sequelize: platform.db.sequelize }) }),
-  routes: { api: ({ services }) => (router) => activityRoutes(router, services.activity) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        activityRoutes(router, services.activity),
+  },
 });

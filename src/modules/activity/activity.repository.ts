@@ -41,7 +41,13 @@ function entriesOf(binds: Binds, userId: string): string {
      WHERE r.target_user_id = ${asUuid} OR r.admin_id = ${asUuid}`;
 }
 
-export async function findActivity(sequelize: Sequelize, scope: Pick<Scope, 'sql'>, userId: string, filter: ActivityFilter, page: PageRequest): Promise<{ rows: ActivityRow[]; total: number }> {
+export async function findActivity(
+  sequelize: Sequelize,
+  scope: Pick<Scope, 'sql'>,
+  userId: string,
+  filter: ActivityFilter,
+  page: PageRequest,
+): Promise<{ rows: ActivityRow[]; total: number }> {
   const binds = new Binds();
   const entries = entriesOf(binds, userId);
   const where = [scope.sql(binds)];
@@ -53,8 +59,14 @@ export async function findActivity(sequelize: Sequelize, scope: Pick<Scope, 'sql
   const limit = binds.add(page.itemsPerPage);
   const offset = binds.add(offsetOf(page));
   const [rows, counted] = await Promise.all([
-    sequelize.query<ActivityRow>(`${filtered} ORDER BY "occurredAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, { bind: binds.values, type: QueryTypes.SELECT }),
-    sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM (${filtered}) f`, { bind: countValues, type: QueryTypes.SELECT }),
+    sequelize.query<ActivityRow>(`${filtered} ORDER BY "occurredAt" DESC, id DESC LIMIT ${limit} OFFSET ${offset}`, {
+      bind: binds.values,
+      type: QueryTypes.SELECT,
+    }),
+    sequelize.query<{ total: string }>(`SELECT count(*) AS total FROM (${filtered}) f`, {
+      bind: countValues,
+      type: QueryTypes.SELECT,
+    }),
   ]);
   return { rows, total: Number(counted[0]?.total ?? 0) };
 }

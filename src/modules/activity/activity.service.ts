@@ -12,7 +12,8 @@ export class ActivityService {
 
   async forUser(actor: Actor, userId: string, filter: ActivityFilter, page: PageRequest): Promise<Page<ActivityRow>> {
     const scope = scopeFor(actor, 'user', 'read');
-    if (!(await findUserRow(this.deps.sequelize, userId, { includeDeleted: true }))) throw errors.notFound('User', userId);
+    if (!(await findUserRow(this.deps.sequelize, userId, { includeDeleted: true })))
+      throw errors.notFound('User', userId);
     const { rows, total } = await findActivity(this.deps.sequelize, scope, userId, filter, page);
     return pageOf(rows, total, page);
   }

@@ -46,7 +46,11 @@ export class ApiKeyService {
     return `gh_${this.deps.appEnv === 'sandbox' ? 'test' : 'live'}_${randomToken(24)}`;
   }
 
-  async create(actor: Actor, input: { name: string }, secret = this.generate()): Promise<{ apiKey: ApiKey; secret: string }> {
+  async create(
+    actor: Actor,
+    input: { name: string },
+    secret = this.generate(),
+  ): Promise<{ apiKey: ApiKey; secret: string }> {
     assertCan(actor, 'apiKeys:manage');
     const organizationId = requireTenant(actor);
     return this.deps.sequelize.transaction(async (transaction) => {
@@ -60,7 +64,11 @@ export class ApiKeyService {
         },
         { transaction },
       );
-      await this.deps.audit.record(actor, { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, after: toApiKeyDto(apiKey) }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'api_key.created', targetType: 'api_key', targetId: apiKey.id, after: toApiKeyDto(apiKey) },
+        transaction,
+      );
       return { apiKey, secret };
     });
   }
@@ -89,7 +97,11 @@ export class ApiKeyService {
       if (apiKey.revokedAt) return;
       const before = toApiKeyDto(apiKey);
       await apiKey.update({ revokedAt: this.deps.clock.now() }, { transaction });
-      await this.deps.audit.record(actor, { action: 'api_key.revoked', targetType: 'api_key', targetId: id, before, after: toApiKeyDto(apiKey) }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'api_key.revoked', targetType: 'api_key', targetId: id, before, after: toApiKeyDto(apiKey) },
+        transaction,
+      );
     });
     // after the commit: a lookup racing the transaction would still have read the key as live
     this.cache.clear();
@@ -110,7 +122,12 @@ export class ApiKeyService {
       // Not awaited: a lost update of a usage hint must not slow or fail the request.
       this.deps.sql.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [row.id, now]).catch(() => undefined);
     }
-    return { apiKeyId: row.id, organizationId: row.organization_id, plan: row.plan, organizationSuspended: row.organization_status === 'suspended' };
+    return {
+      apiKeyId: row.id,
+      organizationId: row.organization_id,
+      plan: row.plan,
+      organizationSuspended: row.organization_status === 'suspended',
+    };
   }
 
   private lookUp(hash: string): Promise<KeyRow | undefined> {

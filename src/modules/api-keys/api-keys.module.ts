@@ -11,7 +11,20 @@ export const apiKeysModule = defineModule({
   services: ({ platform: { db, sql, clock, config }, uses: { audit } }) => ({
     apiKeys: new ApiKeyService({ sequelize: db.sequelize, sql, clock, audit, appEnv: config.appEnv }),
   }),
-  routes: { api: ({ services }) => (router) => apiKeyRoutes(router, services.apiKeys) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        apiKeyRoutes(router, services.apiKeys),
+  },
   permissions: ['apiKeys:read', 'apiKeys:manage'],
-  ownedUserData: [{ type: 'api_keys', description: 'API keys created by the user (they stay active)', table: 'api_keys', column: 'created_by_user_id', transferable: true }],
+  ownedUserData: [
+    {
+      type: 'api_keys',
+      description: 'API keys created by the user (they stay active)',
+      table: 'api_keys',
+      column: 'created_by_user_id',
+      transferable: true,
+    },
+  ],
 });

@@ -7,6 +7,13 @@ export const auditModule = defineModule({
   models: { AuditEntry },
   services: () => ({ audit: new AuditService() }),
   ownedUserData: [
-    { type: 'audit_entries', description: 'Audit trail entries of actions by the user (kept)', table: 'audit_log', column: 'actor_id', cast: '::text', transferable: false },
+    {
+      type: 'audit_entries',
+      description: 'Audit trail entries of actions by the user (kept)',
+      table: 'audit_log',
+      column: 'actor_id',
+      cast: '::text',
+      transferable: false,
+    },
   ],
 });

@@ -11,7 +11,16 @@ export const authModule = defineModule({
   uses: [auditModule, apiKeysModule],
   services: ({ platform: { config, clock, limiter, sql, deriveKey }, uses: { audit, apiKeys } }) => {
     const tokens = new TokenService(deriveKey('jwt'), clock, config.jwtTtlSeconds);
-    const auth = new AuthService({ config, clock, tokens, apiKeys, audit, limiter, secretsKey: deriveKey('secrets'), sql });
+    const auth = new AuthService({
+      config,
+      clock,
+      tokens,
+      apiKeys,
+      audit,
+      limiter,
+      secretsKey: deriveKey('secrets'),
+      sql,
+    });
     invalidateCredentialsOnChange({
       forgetUser: (id) => auth.forgetUser(id),
       forgetOrganizations: () => {
@@ -21,6 +30,19 @@ export const authModule = defineModule({
     });
     return { tokens, auth };
   },
-  routes: { api: ({ services }) => (router) => authRoutes(router, services.auth) },
-  errors: ['invalid_credentials', 'token_expired', 'invalid_mfa_code', 'account_inactive', 'mfa_required', 'mfa_already_enabled', 'login_throttled'],
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        authRoutes(router, services.auth),
+  },
+  errors: [
+    'invalid_credentials',
+    'token_expired',
+    'invalid_mfa_code',
+    'account_inactive',
+    'mfa_required',
+    'mfa_already_enabled',
+    'login_throttled',
+  ],
 });

@@ -38,7 +38,8 @@ interface AuthUserRow {
   organization_status: string | null;
 }
 
-const suspended = () => new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
+const suspended = () =>
+  new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
 export class AuthService {
   private readonly userCache = new BriefCache<AuthUserRow>();
@@ -70,14 +71,21 @@ export class AuthService {
     const state = await limiter.check(throttleKey, maxFailures, windowSeconds);
     if (!state.allowed) throw errors.tooManyRequests('login_throttled', state.resetSeconds);
 
-    const user = await User.findOne({ where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), input.email.toLowerCase()) });
+    const user = await User.findOne({
+      where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), input.email.toLowerCase()),
+    });
     const passwordOk = await verifyPassword(input.password, user?.passwordHash);
     if (!user || !passwordOk) {
       await limiter.consume(throttleKey, maxFailures, windowSeconds);
       throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
     }
-    if (user.status !== 'active') throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
-    if (user.organizationId && (await Organization.findByPk(user.organizationId, { attributes: ['status'] }))?.status === 'suspended') throw suspended();
+    if (user.status !== 'active')
+      throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
+    if (
+      user.organizationId &&
+      (await Organization.findByPk(user.organizationId, { attributes: ['status'] }))?.status === 'suspended'
+    )
+      throw suspended();
 
     let mfaVerified = false;
     if (input.otp !== undefined) {
@@ -104,7 +112,14 @@ export class AuthService {
       if (!found) throw errors.unauthenticated('The API key is not valid or has been revoked');
       if (found.organizationSuspended) throw suspended();
       return {
-        actor: { type: 'api_key', id: found.apiKeyId, organizationId: found.organizationId, role: 'API_KEY', mfaVerified: false, requestId },
+        actor: {
+          type: 'api_key',
+          id: found.apiKeyId,
+          organizationId: found.organizationId,
+          role: 'API_KEY',
+          mfaVerified: false,
+          requestId,
+        },
         plan: found.plan,
       };
     }
@@ -121,7 +136,9 @@ export class AuthService {
       role: user.role,
       mfaVerified: claims.amr?.includes('otp') ?? false,
       requestId,
-      ...(claims.act && claims.sid ? { impersonation: { sessionId: claims.sid, impersonatorId: claims.act.sub, mode: claims.mode ?? 'read_only' } } : {}),
+      ...(claims.act && claims.sid
+        ? { impersonation: { sessionId: claims.sid, impersonatorId: claims.act.sub, mode: claims.mode ?? 'read_only' } }
+        : {}),
     };
     return { actor, plan: user.plan ?? undefined };
   }
@@ -157,7 +174,11 @@ export class AuthService {
     if (user.mfaEnabledAt) throw new AppError('mfa_already_enabled', 'MFA is already enabled for this account');
     const secret = newTotpSecret();
     await user.update({ mfaSecret: encrypt(this.deps.secretsKey, secret) });
-    await this.deps.audit.record(actor, { action: 'user.mfa_enrollment_started', targetType: 'user', targetId: user.id });
+    await this.deps.audit.record(actor, {
+      action: 'user.mfa_enrollment_started',
+      targetType: 'user',
+      targetId: user.id,
+    });
     return { secret, otpauthUri: otpauthUri(secret, user.email) };
   }
 
@@ -189,4 +210,3 @@ export class AuthService {
     return decrypt(this.deps.secretsKey, user.mfaSecret!);
   }
 }
-

@@ -18,10 +18,17 @@ const nowAndAfterCommit = (forget: () => void, transaction?: Transaction | null)
 
 /** Hooks the models (after they are initialised) so that every write forgets what the caches hold of it. */
 export function invalidateCredentialsOnChange(caches: Caches): void {
-  const forgetUser = (id: string | undefined, transaction?: Transaction | null) => nowAndAfterCommit(() => caches.forgetUser(id), transaction);
-  User.addHook('afterSave', 'forget-credentials', (user, options) => forgetUser(String(user.get('id')), options.transaction));
-  User.addHook('afterDestroy', 'forget-credentials', (user, options) => forgetUser(String(user.get('id')), options.transaction));
+  const forgetUser = (id: string | undefined, transaction?: Transaction | null) =>
+    nowAndAfterCommit(() => caches.forgetUser(id), transaction);
+  User.addHook('afterSave', 'forget-credentials', (user, options) =>
+    forgetUser(String(user.get('id')), options.transaction),
+  );
+  User.addHook('afterDestroy', 'forget-credentials', (user, options) =>
+    forgetUser(String(user.get('id')), options.transaction),
+  );
   User.addHook('afterBulkUpdate', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
   User.addHook('afterBulkDestroy', 'forget-credentials', (options) => forgetUser(undefined, options.transaction));
-  Organization.addHook('afterSave', 'forget-credentials', (_organization, options) => nowAndAfterCommit(() => caches.forgetOrganizations(), options.transaction));
+  Organization.addHook('afterSave', 'forget-credentials', (_organization, options) =>
+    nowAndAfterCommit(() => caches.forgetOrganizations(), options.transaction),
+  );
 }

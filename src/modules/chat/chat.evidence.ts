@@ -21,7 +21,8 @@ const COVERAGE = { floor: 0.34, ceiling: 1 };
 // least that answered questions of the set reached, unrelated ones stayed at 0.4 or below
 const KEYWORD_ONLY_COVERAGE = { floor: 0.25, ceiling: 0.75 };
 
-const ramp = (value: number, { floor, ceiling }: { floor: number; ceiling: number }) => Math.min(1, Math.max(0, (value - floor) / (ceiling - floor)));
+const ramp = (value: number, { floor, ceiling }: { floor: number; ceiling: number }) =>
+  Math.min(1, Math.max(0, (value - floor) / (ceiling - floor)));
 
 export interface Evidence {
   confidence: number;

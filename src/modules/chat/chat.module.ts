@@ -5,12 +5,28 @@ import { ChatService } from './chat.service.ts';
 export const chatModule = defineModule({
   name: 'chat',
   services: ({ platform: { sql, db, embedder, anthropic, logger } }) => ({
-    chat: new ChatService({ sql, sequelize: db.sequelize, embedder, anthropic, logger: logger.child({ module: 'chat' }) }),
+    chat: new ChatService({
+      sql,
+      sequelize: db.sequelize,
+      embedder,
+      anthropic,
+      logger: logger.child({ module: 'chat' }),
+    }),
   }),
   routes: {
-    api: ({ services, platform }) => (router) => chatRoutes(router, services.chat, platform.logger),
+    api:
+      ({ services, platform }) =>
+      (router) =>
+        chatRoutes(router, services.chat, platform.logger),
   },
   ownedUserData: [
-    { type: 'chat_conversations', description: 'Library chat conversations this user had (kept as history)', table: 'chat_conversations', column: 'asker_id', transferable: false, cast: '::text' },
+    {
+      type: 'chat_conversations',
+      description: 'Library chat conversations this user had (kept as history)',
+      table: 'chat_conversations',
+      column: 'asker_id',
+      transferable: false,
+      cast: '::text',
+    },
   ],
 });

@@ -42,7 +42,10 @@ export interface ConversationRecord {
   turns: TurnRecord[];
 }
 
-export type NewTurn = Omit<TurnRecord, 'id' | 'conversationId' | 'ordinal' | 'helpful' | 'feedbackComment' | 'createdAt'>;
+export type NewTurn = Omit<
+  TurnRecord,
+  'id' | 'conversationId' | 'ordinal' | 'helpful' | 'feedbackComment' | 'createdAt'
+>;
 
 export interface ContentGap {
   question: string;
@@ -71,7 +74,8 @@ interface TurnRow {
   created_at: Date;
 }
 
-const TURN_COLUMNS = 't.id, t.conversation_id, t.ordinal, t.query, t.answer, t.mode, t.keyword_only, t.answered, t.confidence, t.sources, t.suggested_questions, t.helpful, t.feedback_comment, t.created_at';
+const TURN_COLUMNS =
+  't.id, t.conversation_id, t.ordinal, t.query, t.answer, t.mode, t.keyword_only, t.answered, t.confidence, t.sources, t.suggested_questions, t.helpful, t.feedback_comment, t.created_at';
 
 const toTurn = (row: TurnRow): TurnRecord => ({
   id: row.id,
@@ -133,7 +137,18 @@ export class ChatRepository {
         `INSERT INTO chat_turns (conversation_id, organization_id, ordinal, query, answer, mode, keyword_only, answered, confidence, sources, suggested_questions)
          VALUES ($1, $2, (SELECT coalesce(max(ordinal), 0) + 1 FROM chat_turns WHERE conversation_id = $1), $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb)
          RETURNING id, conversation_id, ordinal, query, answer, mode, keyword_only, answered, confidence, sources, suggested_questions, helpful, feedback_comment, created_at`,
-        [id, asker.organizationId, turn.query, turn.answer, turn.mode, turn.keywordOnly, turn.answered, turn.confidence, JSON.stringify(turn.sources), JSON.stringify(turn.suggestedQuestions)],
+        [
+          id,
+          asker.organizationId,
+          turn.query,
+          turn.answer,
+          turn.mode,
+          turn.keywordOnly,
+          turn.answered,
+          turn.confidence,
+          JSON.stringify(turn.sources),
+          JSON.stringify(turn.suggestedQuestions),
+        ],
         transaction,
       );
       return toTurn(row!);
@@ -141,18 +156,32 @@ export class ChatRepository {
   }
 
   /** The asker's conversations, most recently active first, each with its turns. */
-  async history(asker: Asker, page: { offset: number; limit: number }, conversationId?: string): Promise<{ conversations: ConversationRecord[]; total: number }> {
+  async history(
+    asker: Asker,
+    page: { offset: number; limit: number },
+    conversationId?: string,
+  ): Promise<{ conversations: ConversationRecord[]; total: number }> {
     const binds = new Binds();
-    const where = [`c.organization_id = ${binds.add(asker.organizationId)}`, `c.asker_type = ${binds.add(asker.type)}`, `c.asker_id = ${binds.add(asker.id)}`];
+    const where = [
+      `c.organization_id = ${binds.add(asker.organizationId)}`,
+      `c.asker_type = ${binds.add(asker.type)}`,
+      `c.asker_id = ${binds.add(asker.id)}`,
+    ];
     if (conversationId) where.push(`c.id = ${binds.add(conversationId)}::uuid`);
-    const total = await this.deps.sql.one<{ n: string }>(`SELECT count(*) AS n FROM chat_conversations c WHERE ${where.join(' AND ')}`, binds.values);
+    const total = await this.deps.sql.one<{ n: string }>(
+      `SELECT count(*) AS n FROM chat_conversations c WHERE ${where.join(' AND ')}`,
+      binds.values,
+    );
     const conversations = await this.deps.sql.rows<{ id: string; title: string; created_at: Date; updated_at: Date }>(
       `SELECT c.id, c.title, c.created_at, c.updated_at FROM chat_conversations c WHERE ${where.join(' AND ')}
         ORDER BY c.updated_at DESC, c.id LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`,
       binds.values,
     );
     const turns = conversations.length
-      ? await this.deps.sql.rows<TurnRow>(`SELECT ${TURN_COLUMNS} FROM chat_turns t WHERE t.conversation_id = ANY($1::uuid[]) ORDER BY t.conversation_id, t.ordinal`, [conversations.map((c) => c.id)])
+      ? await this.deps.sql.rows<TurnRow>(
+          `SELECT ${TURN_COLUMNS} FROM chat_turns t WHERE t.conversation_id = ANY($1::uuid[]) ORDER BY t.conversation_id, t.ordinal`,
+          [conversations.map((c) => c.id)],
+        )
       : [];
     return {
       total: Number(total?.n ?? 0),
@@ -167,9 +196,18 @@ export class ChatRepository {
   }
 
   /** Records the asker's verdict on one of their answers; null when no such turn is theirs. */
-  async rate(asker: Asker, target: { turnId?: string; conversationId?: string }, helpful: boolean, comment: string | null): Promise<TurnRecord | null> {
+  async rate(
+    asker: Asker,
+    target: { turnId?: string; conversationId?: string },
+    helpful: boolean,
+    comment: string | null,
+  ): Promise<TurnRecord | null> {
     const binds = new Binds();
-    const where = [`c.organization_id = ${binds.add(asker.organizationId)}`, `c.asker_type = ${binds.add(asker.type)}`, `c.asker_id = ${binds.add(asker.id)}`];
+    const where = [
+      `c.organization_id = ${binds.add(asker.organizationId)}`,
+      `c.asker_type = ${binds.add(asker.type)}`,
+      `c.asker_id = ${binds.add(asker.id)}`,
+    ];
     if (target.turnId) where.push(`t.id = ${binds.add(target.turnId)}::uuid`);
     if (target.conversationId) where.push(`t.conversation_id = ${binds.add(target.conversationId)}::uuid`);
     const row = await this.deps.sql.one<TurnRow>(
@@ -182,9 +220,16 @@ export class ChatRepository {
   }
 
   /** Questions answered with low confidence or rated unhelpful, grouped by their normalised text. */
-  async contentGaps(organizationId: string, page: { offset: number; limit: number }, since?: Date): Promise<{ gaps: ContentGap[]; total: number }> {
+  async contentGaps(
+    organizationId: string,
+    page: { offset: number; limit: number },
+    since?: Date,
+  ): Promise<{ gaps: ContentGap[]; total: number }> {
     const binds = new Binds();
-    const where = [`t.organization_id = ${binds.add(organizationId)}`, `(t.confidence < ${LOW_CONFIDENCE} OR t.helpful = false)`];
+    const where = [
+      `t.organization_id = ${binds.add(organizationId)}`,
+      `(t.confidence < ${LOW_CONFIDENCE} OR t.helpful = false)`,
+    ];
     if (since) where.push(`t.created_at >= ${binds.add(since)}`);
     const grouped = `SELECT ${NORMALISED_QUERY} AS question_key, count(*) AS asked,
                             count(*) FILTER (WHERE t.confidence < ${LOW_CONFIDENCE}) AS low_confidence,
@@ -194,7 +239,15 @@ export class ChatRepository {
                             (array_agg(t.feedback_comment ORDER BY t.created_at DESC) FILTER (WHERE t.feedback_comment IS NOT NULL))[1:3] AS comments
                        FROM chat_turns t WHERE ${where.join(' AND ')} GROUP BY 1`;
     const total = await this.deps.sql.one<{ n: string }>(`SELECT count(*) AS n FROM (${grouped}) g`, binds.values);
-    const rows = await this.deps.sql.rows<{ question: string; asked: string; low_confidence: string; unhelpful: string; average_confidence: number; last_asked_at: Date; comments: string[] | null }>(
+    const rows = await this.deps.sql.rows<{
+      question: string;
+      asked: string;
+      low_confidence: string;
+      unhelpful: string;
+      average_confidence: number;
+      last_asked_at: Date;
+      comments: string[] | null;
+    }>(
       `${grouped} ORDER BY asked DESC, last_asked_at DESC, question_key LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`,
       binds.values,
     );

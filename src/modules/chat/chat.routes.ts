@@ -16,7 +16,13 @@ const wantsStream = (req: Request) => (req.get('accept') ?? '').includes('text/e
 function eventStream(res: Response) {
   const send = (event: string, data: unknown) => {
     if (!res.headersSent) {
-      res.status(200).set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+      res
+        .status(200)
+        .set({
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-cache, no-transform',
+          'X-Accel-Buffering': 'no',
+        });
       res.flushHeaders();
     }
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -44,16 +50,32 @@ export function chatRoutes(router: Router, chat: ChatService, logger: Logger): v
       if (!stream.started()) throw error;
       // mid-stream: the status is sent already, so the failure is an event (the log has the cause)
       logger.error({ err: error, requestId: req.context.requestId }, 'chat stream failed');
-      stream.send('error', error instanceof AppError ? { code: error.code, detail: error.message } : { code: 'internal_error', detail: 'The answer could not be completed' });
+      stream.send(
+        'error',
+        error instanceof AppError
+          ? { code: error.code, detail: error.message }
+          : { code: 'internal_error', detail: 'The answer could not be completed' },
+      );
       res.end();
     }
   });
   router.get('/api/resources/chat/history', async (req, res) => {
     const conversationId = typeof req.query.conversationId === 'string' ? req.query.conversationId : undefined;
-    sendPage(req, res, mapPage(await chat.history(actorOf(req), pageRequest(req.query), conversationId), toChatConversationDto));
+    sendPage(
+      req,
+      res,
+      mapPage(await chat.history(actorOf(req), pageRequest(req.query), conversationId), toChatConversationDto),
+    );
   });
   router.post('/api/resources/chat/feedback', async (req, res) => {
-    res.json(toChatTurnDto(await chat.feedback(actorOf(req), req.body as { turnId?: string; conversationId?: string; helpful: boolean; comment?: string })));
+    res.json(
+      toChatTurnDto(
+        await chat.feedback(
+          actorOf(req),
+          req.body as { turnId?: string; conversationId?: string; helpful: boolean; comment?: string },
+        ),
+      ),
+    );
   });
   router.get('/api/resources/reports/content-gaps', async (req, res) => {
     const since = typeof req.query.since === 'string' ? new Date(req.query.since) : undefined;

@@ -7,7 +7,11 @@
 // retrieval evidence in both modes; when it is too low the chat says the library has no answer, cites
 // nothing and does not ask the model.
 import type { Sequelize } from 'sequelize';
-import type { AnthropicClient, AnthropicFailureReason, GroundedAnswer } from '../../integrations/anthropic/anthropic.client.ts';
+import type {
+  AnthropicClient,
+  AnthropicFailureReason,
+  GroundedAnswer,
+} from '../../integrations/anthropic/anthropic.client.ts';
 import { AnthropicUnavailable } from '../../integrations/anthropic/anthropic.client.ts';
 import type { Embedder } from '../../integrations/embeddings/embedder.ts';
 import type { Actor } from '../../shared/access/actor.ts';
@@ -18,7 +22,14 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { Sql } from '../../shared/sql.ts';
 import { resolveReader } from '../library/resource.access.ts';
 import { assessEvidence, type Evidence } from './chat.evidence.ts';
-import { ChatRepository, type Asker, type ChatSource, type ContentGap, type ConversationRecord, type TurnRecord } from './chat.repository.ts';
+import {
+  ChatRepository,
+  type Asker,
+  type ChatSource,
+  type ContentGap,
+  type ConversationRecord,
+  type TurnRecord,
+} from './chat.repository.ts';
 import { composeAnswer, excerptOf, pickSentences } from './extractive-answer.ts';
 import { PassageRetrieval, type RetrievedPassage } from './passage-retrieval.repository.ts';
 
@@ -62,7 +73,8 @@ const SYSTEM_PROMPT = [
 ].join(' ');
 
 function askerOf(actor: Actor, organizationId: string): Asker {
-  if (actor.type !== 'user' && actor.type !== 'api_key') throw errors.forbidden('Only users and API keys have chat conversations');
+  if (actor.type !== 'user' && actor.type !== 'api_key')
+    throw errors.forbidden('Only users and API keys have chat conversations');
   return { organizationId, type: actor.type, id: actor.id };
 }
 
@@ -71,7 +83,13 @@ export class ChatService {
   private readonly repository: ChatRepository;
 
   constructor(
-    private readonly deps: { sql: Sql; sequelize: Sequelize; embedder: Embedder; logger: Logger; anthropic?: AnthropicClient },
+    private readonly deps: {
+      sql: Sql;
+      sequelize: Sequelize;
+      embedder: Embedder;
+      logger: Logger;
+      anthropic?: AnthropicClient;
+    },
   ) {
     this.retrieval = new PassageRetrieval(deps);
     this.repository = new ChatRepository(deps);
@@ -80,17 +98,30 @@ export class ChatService {
   async ask(actor: Actor, input: ChatInput, sink?: AnswerSink): Promise<ChatAnswer> {
     const reader = await resolveReader(this.deps.sql, actor);
     const asker = askerOf(actor, reader.organizationId);
-    if (input.conversationId && !(await this.repository.conversationExists(asker, input.conversationId))) throw errors.notFound('conversation', input.conversationId);
+    if (input.conversationId && !(await this.repository.conversationExists(asker, input.conversationId)))
+      throw errors.notFound('conversation', input.conversationId);
     const history = input.conversationId ? await this.repository.recentTurns(input.conversationId, HISTORY_TURNS) : [];
 
     const queryVector = await this.retrieval.embedQuery(input.query);
-    const retrieved = await this.retrieval.retrieve(reader, { query: input.query, categoryIds: input.resourceScope, limit: PASSAGES_FOR_MODEL }, queryVector);
+    const retrieved = await this.retrieval.retrieve(
+      reader,
+      { query: input.query, categoryIds: input.resourceScope, limit: PASSAGES_FOR_MODEL },
+      queryVector,
+    );
     const evidence = assessEvidence(retrieved);
 
     let result: Omit<ChatAnswer, 'conversationId' | 'turnId'>;
     if (!evidence.answerable) {
       sink?.token(NO_ANSWER);
-      result = { answer: NO_ANSWER, sources: [], suggestedQuestions: [], confidence: evidence.confidence, mode: 'search', keywordOnly: retrieved.keywordOnly, fallbackReason: null };
+      result = {
+        answer: NO_ANSWER,
+        sources: [],
+        suggestedQuestions: [],
+        confidence: evidence.confidence,
+        mode: 'search',
+        keywordOnly: retrieved.keywordOnly,
+        fallbackReason: null,
+      };
     } else {
       let fallbackReason: AnthropicFailureReason | null = null;
       let ai: Omit<ChatAnswer, 'conversationId' | 'turnId'> | null = null;
@@ -101,10 +132,17 @@ export class ChatService {
         } catch (error) {
           if (!(error instanceof AnthropicUnavailable)) throw error;
           fallbackReason = error.reason;
-          this.deps.logger.warn({ err: error, reason: error.reason }, 'Claude unavailable: the chat answers in search mode');
+          this.deps.logger.warn(
+            { err: error, reason: error.reason },
+            'Claude unavailable: the chat answers in search mode',
+          );
         }
       }
-      result = ai ?? { ...(await this.answerBySearch(input.query, queryVector, evidence, sink)), keywordOnly: retrieved.keywordOnly, fallbackReason };
+      result = ai ?? {
+        ...(await this.answerBySearch(input.query, queryVector, evidence, sink)),
+        keywordOnly: retrieved.keywordOnly,
+        fallbackReason,
+      };
     }
 
     const turn = await this.repository.addTurn(asker, input.conversationId ?? null, {
@@ -176,7 +214,11 @@ export class ChatService {
     evidence: Evidence,
     sink: AnswerSink | undefined,
   ): Promise<Omit<ChatAnswer, 'conversationId' | 'turnId' | 'keywordOnly' | 'fallbackReason'>> {
-    const sentences = await pickSentences(evidence.relevant, { query, queryVector, embed: queryVector ? (texts) => this.deps.embedder.embed(texts) : undefined });
+    const sentences = await pickSentences(evidence.relevant, {
+      query,
+      queryVector,
+      embed: queryVector ? (texts) => this.deps.embedder.embed(texts) : undefined,
+    });
     const answer = sentences.length ? composeAnswer(sentences) : NO_ANSWER;
     if (sink) for (const part of answer.split(/(?<=\s)/u)) sink.token(part);
     const seen = new Set<string>();
@@ -186,20 +228,34 @@ export class ChatService {
       seen.add(sentence.passage.id);
       sources.push(toSource(sentence.passage, sentence.text));
     }
-    return { answer, sources, suggestedQuestions: suggestQuestions(query, evidence.relevant), confidence: evidence.confidence, mode: 'search' };
+    return {
+      answer,
+      sources,
+      suggestedQuestions: suggestQuestions(query, evidence.relevant),
+      confidence: evidence.confidence,
+      mode: 'search',
+    };
   }
 
   async history(actor: Actor, page: PageRequest, conversationId?: string): Promise<Page<ConversationRecord>> {
     const scope = scopeFor(actor, 'resource', 'read');
     const asker = askerOf(actor, scope.organizationId!);
-    const { conversations, total } = await this.repository.history(asker, { offset: offsetOf(page), limit: page.itemsPerPage }, conversationId);
+    const { conversations, total } = await this.repository.history(
+      asker,
+      { offset: offsetOf(page), limit: page.itemsPerPage },
+      conversationId,
+    );
     return pageOf(conversations, total, page);
   }
 
-  async feedback(actor: Actor, input: { turnId?: string; conversationId?: string; helpful: boolean; comment?: string }): Promise<TurnRecord> {
+  async feedback(
+    actor: Actor,
+    input: { turnId?: string; conversationId?: string; helpful: boolean; comment?: string },
+  ): Promise<TurnRecord> {
     const scope = scopeFor(actor, 'resource', 'read');
     const asker = askerOf(actor, scope.organizationId!);
-    if (!input.turnId && !input.conversationId) throw errors.validation([{ field: 'turnId', message: 'turnId or conversationId is required' }]);
+    if (!input.turnId && !input.conversationId)
+      throw errors.validation([{ field: 'turnId', message: 'turnId or conversationId is required' }]);
     const turn = await this.repository.rate(asker, input, input.helpful, input.comment?.trim() || null);
     if (!turn) throw errors.notFound('chat answer', input.turnId ?? input.conversationId);
     return turn;
@@ -208,13 +264,22 @@ export class ChatService {
   /** Client admins: what members asked that the library answered poorly or not at all. */
   async contentGaps(actor: Actor, page: PageRequest, since?: Date): Promise<Page<ContentGap>> {
     const scope = scopeFor(actor, 'resource', 'write');
-    const { gaps, total } = await this.repository.contentGaps(scope.organizationId!, { offset: offsetOf(page), limit: page.itemsPerPage }, since);
+    const { gaps, total } = await this.repository.contentGaps(
+      scope.organizationId!,
+      { offset: offsetOf(page), limit: page.itemsPerPage },
+      since,
+    );
     return pageOf(gaps, total, page);
   }
 }
 
 function toSource(passage: RetrievedPassage, focus?: string): ChatSource {
-  return { resourceId: passage.resourceId, resourceName: passage.resourceName, pageNumber: passage.pageNumber, excerpt: excerptOf(passage, focus) };
+  return {
+    resourceId: passage.resourceId,
+    resourceName: passage.resourceName,
+    pageNumber: passage.pageNumber,
+    excerpt: excerptOf(passage, focus),
+  };
 }
 
 /** Follow-ups the relevant passages can answer: their sections, and the resources they come from. */
@@ -222,8 +287,13 @@ function suggestQuestions(query: string, passages: readonly RetrievedPassage[]):
   const suggestions: string[] = [];
   const asked = query.trim().toLowerCase();
   for (const passage of passages) {
-    const heading = passage.headingPath?.split(/\s*[>/»]\s*/u).pop()?.trim();
-    const candidate = heading ? `What does "${passage.resourceName}" say about ${heading.toLowerCase()}?` : `What else does "${passage.resourceName}" cover?`;
+    const heading = passage.headingPath
+      ?.split(/\s*[>/»]\s*/u)
+      .pop()
+      ?.trim();
+    const candidate = heading
+      ? `What does "${passage.resourceName}" say about ${heading.toLowerCase()}?`
+      : `What else does "${passage.resourceName}" cover?`;
     if (!suggestions.includes(candidate) && candidate.toLowerCase() !== asked) suggestions.push(candidate);
     if (suggestions.length === 3) break;
   }

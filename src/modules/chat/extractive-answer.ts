@@ -13,14 +13,20 @@ export interface Sentence {
 }
 
 const STOPWORDS = new Set(
-  'a an and are as at be been being but by can could did do does for from had has have how i if in into is it its may me my no not of on or our should so than that the their them then there these they this those to was we were what when where which while who whom why will with would you your about after before also any each more most other some such only own same too very just over under again further once here all both few nor off out up down'.split(' '),
+  'a an and are as at be been being but by can could did do does for from had has have how i if in into is it its may me my no not of on or our should so than that the their them then there these they this those to was we were what when where which while who whom why will with would you your about after before also any each more most other some such only own same too very just over under again further once here all both few nor off out up down'.split(
+    ' ',
+  ),
 );
 
 /** Lower-cased content words with a light suffix strip, so "refunds" meets "refund". */
 export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
     .filter((word) => !STOPWORDS.has(word) && word.length > 1)
-    .map((word) => word.replace(/(ies|es|s|ing|ed)$/u, (suffix) => (word.length - suffix.length >= 3 ? (suffix === 'ies' ? 'y' : '') : suffix)));
+    .map((word) =>
+      word.replace(/(ies|es|s|ing|ed)$/u, (suffix) =>
+        word.length - suffix.length >= 3 ? (suffix === 'ies' ? 'y' : '') : suffix,
+      ),
+    );
 }
 
 /** Words a line of its own needs to be quoted as an answer: fewer, and it is a heading. */
@@ -62,7 +68,10 @@ export interface ExtractOptions {
  * The sentences that answer, best first. They come from the best passage (the page the answer cites
  * first); a sentence of the next two passages joins only when it scores as well as the best one.
  */
-export async function pickSentences(passages: readonly RetrievedPassage[], options: ExtractOptions): Promise<Sentence[]> {
+export async function pickSentences(
+  passages: readonly RetrievedPassage[],
+  options: ExtractOptions,
+): Promise<Sentence[]> {
   const terms = new Set(contentWords(options.query));
   const candidates: Sentence[] = [];
   passages.slice(0, 3).forEach((passage, rank) => {
@@ -107,7 +116,8 @@ export async function pickSentences(passages: readonly RetrievedPassage[], optio
 /** The answer text: the picked sentences, grouped by passage, each group naming where it comes from. */
 export function composeAnswer(sentences: readonly Sentence[]): string {
   const groups = new Map<string, Sentence[]>();
-  for (const sentence of sentences) groups.set(sentence.passage.id, [...(groups.get(sentence.passage.id) ?? []), sentence]);
+  for (const sentence of sentences)
+    groups.set(sentence.passage.id, [...(groups.get(sentence.passage.id) ?? []), sentence]);
   return [...groups.values()]
     .map((group) => {
       const { resourceName, pageNumber } = group[0]!.passage;
@@ -127,7 +137,9 @@ export function composeAnswer(sentences: readonly Sentence[]): string {
  */
 export function excerptOf(passage: RetrievedPassage, focus?: string, maxChars = 300): string {
   const blocks = textBlocks(passage.content);
-  const content = blocks.map((block, i) => (block.standalone && i < blocks.length - 1 ? `${block.text}:` : block.text)).join(' ');
+  const content = blocks
+    .map((block, i) => (block.standalone && i < blocks.length - 1 ? `${block.text}:` : block.text))
+    .join(' ');
   let excerpt = content;
   if (content.length > maxChars) {
     const at = focus ? Math.max(0, content.indexOf(focus)) : 0;

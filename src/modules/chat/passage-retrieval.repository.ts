@@ -98,7 +98,9 @@ export class PassageRetrieval {
 
   /** Whether the passages' vector column exists (checked once per process; pgvector does not come and go). */
   vectorAvailable(): Promise<boolean> {
-    this.vectorReady ??= inspectVectorSchema(this.deps.sequelize).then((status) => status.extension === 'installed' && !status.pending.includes('resource_passages.embedding'));
+    this.vectorReady ??= inspectVectorSchema(this.deps.sequelize).then(
+      (status) => status.extension === 'installed' && !status.pending.includes('resource_passages.embedding'),
+    );
     this.vectorReady.catch(() => (this.vectorReady = undefined));
     return this.vectorReady;
   }
@@ -133,7 +135,9 @@ export class PassageRetrieval {
         `EXISTS (SELECT 1 FROM resource_versions v WHERE v.id = ${alias}.version_id AND v.version = ${resourceAlias}.current_version)`,
       ];
       if (input.categoryIds?.length) {
-        clauses.push(`EXISTS (SELECT 1 FROM resource_category_links l WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${binds.add(input.categoryIds)}::uuid[]))`);
+        clauses.push(
+          `EXISTS (SELECT 1 FROM resource_category_links l WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${binds.add(input.categoryIds)}::uuid[]))`,
+        );
       }
       return clauses.join(' AND ');
     };
@@ -163,7 +167,9 @@ export class PassageRetrieval {
     const coverage = `CASE WHEN cardinality(tsq.terms) = 0 THEN 0
                   ELSE (SELECT count(*) FROM unnest(tsvector_to_array(p.search)) l WHERE l = ANY(tsq.terms))::float8 / cardinality(tsq.terms) END`;
     // keyword-only: the fused order is the full-text order, nothing to re-rank with
-    const relevance = vectorBind ? `${SIMILARITY_WEIGHT} * coalesce(x.similarity, 0) + ${1 - SIMILARITY_WEIGHT} * x.coverage` : 'x.score';
+    const relevance = vectorBind
+      ? `${SIMILARITY_WEIGHT} * coalesce(x.similarity, 0) + ${1 - SIMILARITY_WEIGHT} * x.coverage`
+      : 'x.score';
     const text = `
       WITH tsq AS (
              SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', ${q}::text))) AS terms
@@ -216,7 +222,10 @@ export class PassageRetrieval {
   }
 
   private async countTerms(query: string): Promise<number> {
-    const row = await this.deps.sql.one<{ n: number }>(`SELECT cardinality(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $1)))) AS n`, [query]);
+    const row = await this.deps.sql.one<{ n: number }>(
+      `SELECT cardinality(ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', $1)))) AS n`,
+      [query],
+    );
     return row?.n ?? 0;
   }
 }

@@ -46,5 +46,18 @@ export const courseResource = defineResource<Course, CourseDto, CourseInput>({
     };
   },
   toDto: toCourseDto,
-  csvColumns: ['id', 'title', 'description', 'status', 'level', 'durationMinutes', 'credits', 'price', 'currency', 'publishedAt', 'createdAt', 'updatedAt'],
+  csvColumns: [
+    'id',
+    'title',
+    'description',
+    'status',
+    'level',
+    'durationMinutes',
+    'credits',
+    'price',
+    'currency',
+    'publishedAt',
+    'createdAt',
+    'updatedAt',
+  ],
 });

@@ -13,7 +13,12 @@ export const coursesModule = defineModule({
   services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
     courses: new CrudService(courseResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
   }),
-  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.courses, idempotency) },
+  routes: {
+    api:
+      ({ services, idempotency }) =>
+      (router) =>
+        crudRoutes(router, services.courses, idempotency),
+  },
   events: courseEvents,
   permissions: ['courses:read', 'courses:write'],
 });

@@ -29,7 +29,12 @@ export function csvCell(value: unknown): string | number | boolean | null {
   return value as string | number | boolean;
 }
 
-export async function streamCsv<M extends Model, Dto extends object>(sequelize: Sequelize, source: CsvSource<M, Dto>, query: SqlQuery, output: Writable): Promise<void> {
+export async function streamCsv<M extends Model, Dto extends object>(
+  sequelize: Sequelize,
+  source: CsvSource<M, Dto>,
+  query: SqlQuery,
+  output: Writable,
+): Promise<void> {
   const columns = source.csvColumns ?? [];
   const manager = sequelize.connectionManager;
   const connection = (await manager.getConnection({ type: 'read' })) as PgConnection;
@@ -46,10 +51,18 @@ export async function streamCsv<M extends Model, Dto extends object>(sequelize: 
         objectMode: true,
         transform(row: Attributes<M>, _encoding, done) {
           const dto = source.toDto(row) as Record<string, unknown>;
-          done(null, columns.map((column) => csvCell(dto[column])));
+          done(
+            null,
+            columns.map((column) => csvCell(dto[column])),
+          );
         },
       }),
-      stringify({ header: true, columns: [...columns], escape_formulas: true, cast: { boolean: (value) => String(value) } }),
+      stringify({
+        header: true,
+        columns: [...columns],
+        escape_formulas: true,
+        cast: { boolean: (value) => String(value) },
+      }),
       output,
     );
   } catch (error) {

@@ -42,7 +42,11 @@ export interface WriteContext {
   existing?: Model;
 }
 
-export interface ResourceDefinition<M extends Model = Model, Dto extends object = object, Input extends object = object> {
+export interface ResourceDefinition<
+  M extends Model = Model,
+  Dto extends object = object,
+  Input extends object = object,
+> {
   /** Singular, lower case: webhook events are `<name>.created|updated|deleted`. */
   name: string;
   /** For messages: "Member 123 not found". */

@@ -23,7 +23,12 @@ export interface ListQuery {
 export const RESERVED_PARAMETERS = ['page', 'itemsPerPage', 'order'] as const;
 export const MAX_VALUES = 100;
 
-export const DATE_OPERATORS: Readonly<Record<string, CompareOp>> = { after: 'gte', before: 'lte', strictly_after: 'gt', strictly_before: 'lt' };
+export const DATE_OPERATORS: Readonly<Record<string, CompareOp>> = {
+  after: 'gte',
+  before: 'lte',
+  strictly_after: 'gt',
+  strictly_before: 'lt',
+};
 export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'between'] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -58,7 +63,8 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
       const time = Date.parse(text);
       return Number.isNaN(time) ? undefined : new Date(time).toISOString();
     },
-    integer: () => (INTEGER.test(text) && Number(text) >= INT32.min && Number(text) <= INT32.max ? Number(text) : undefined),
+    integer: () =>
+      INTEGER.test(text) && Number(text) >= INT32.min && Number(text) <= INT32.max ? Number(text) : undefined,
     decimal: () => (DECIMAL.test(text) ? Number(text) : undefined),
   };
   const value = checks[spec.type]();
@@ -86,7 +92,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 function exact(name: string, spec: FieldSpec, raw: unknown): Condition {
   const list = Array.isArray(raw) ? raw : [raw];
-  if (isPlainObject(raw)) throw errors.invalidFilter(name, `takes a value (${name}=x) or several (${name}[]=x&${name}[]=y), not an operator`);
+  if (isPlainObject(raw))
+    throw errors.invalidFilter(name, `takes a value (${name}=x) or several (${name}[]=x&${name}[]=y), not an operator`);
   if (list.length === 0) throw errors.invalidFilter(name, 'must not be empty');
   if (list.length > MAX_VALUES) throw errors.invalidFilter(name, `takes at most ${MAX_VALUES} values`);
   return { field: name, kind: 'in', values: [...new Set(list.map((v) => parseValue(name, spec, v)))] };
@@ -98,11 +105,13 @@ function partial(name: string, spec: FieldSpec, raw: unknown): Condition {
 }
 
 function operators(name: string, raw: unknown, allowed: readonly string[]): Array<[string, unknown]> {
-  if (!isPlainObject(raw)) throw errors.invalidFilter(name, `needs an operator: ${allowed.map((op) => `${name}[${op}]`).join(', ')}`);
+  if (!isPlainObject(raw))
+    throw errors.invalidFilter(name, `needs an operator: ${allowed.map((op) => `${name}[${op}]`).join(', ')}`);
   const entries = Object.entries(raw);
   if (entries.length === 0) throw errors.invalidFilter(name, 'needs an operator');
   for (const [op] of entries) {
-    if (!allowed.includes(op)) throw errors.invalidFilter(`${name}[${op}]`, `is not a supported operator; use ${allowed.join(', ')}`);
+    if (!allowed.includes(op))
+      throw errors.invalidFilter(`${name}[${op}]`, `is not a supported operator; use ${allowed.join(', ')}`);
   }
   return entries;
 }
@@ -119,7 +128,8 @@ function dateRange(name: string, spec: FieldSpec, raw: unknown): Condition[] {
 function numericRange(name: string, spec: FieldSpec, raw: unknown): Condition[] {
   return operators(name, raw, RANGE_OPERATORS).map(([op, value]): Condition => {
     const parameter = `${name}[${op}]`;
-    if (op !== 'between') return { field: name, kind: 'compare', op: op as CompareOp, value: parseValue(parameter, spec, value) };
+    if (op !== 'between')
+      return { field: name, kind: 'compare', op: op as CompareOp, value: parseValue(parameter, spec, value) };
     const bounds = typeof value === 'string' ? value.split('..') : [];
     if (bounds.length !== 2) throw errors.invalidFilter(parameter, 'must look like <low>..<high>, e.g. 10..20');
     const [low, high] = bounds.map((bound) => Number(parseValue(parameter, spec, bound))) as [number, number];
@@ -133,7 +143,8 @@ function parseOrder(raw: unknown, fields: Readonly<Record<string, FieldSpec>>): 
   const sortable = Object.keys(fields).filter((name) => fields[name]!.sortable);
   return Object.entries(raw).map(([field, direction]) => {
     const parameter = `order[${field}]`;
-    if (!fields[field]?.sortable) throw errors.invalidFilter(parameter, `cannot sort by ${field}; sortable fields: ${sortable.join(', ')}`);
+    if (!fields[field]?.sortable)
+      throw errors.invalidFilter(parameter, `cannot sort by ${field}; sortable fields: ${sortable.join(', ')}`);
     if (direction !== 'asc' && direction !== 'desc') throw errors.invalidFilter(parameter, 'must be asc or desc');
     return { field, direction: direction as SortDirection };
   });

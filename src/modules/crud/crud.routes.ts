@@ -26,7 +26,10 @@ export function crudRoutes<M extends Model, Dto extends object, Input extends ob
   });
   router.post(path, idempotency, async (req, res) => {
     const record = await service.create(actorOf(req), req.body as Input);
-    res.status(201).location(`${path}/${String(record.get('id'))}`).json(toDto(record));
+    res
+      .status(201)
+      .location(`${path}/${String(record.get('id'))}`)
+      .json(toDto(record));
   });
   router.get(item, async (req, res) => {
     res.json(toDto(await service.get(actorOf(req), req.params.id as string)));

@@ -1,14 +1,22 @@
 // The five operations of every CRUD resource, driven by its definition. Writes run in one
 // transaction with their audit entry and their webhook event (the outbox), so a committed change
 // always has both and a rolled-back one has neither.
-import { UniqueConstraintError, type Attributes, type CreationAttributes, type Model, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import {
+  UniqueConstraintError,
+  type Attributes,
+  type CreationAttributes,
+  type Model,
+  type Sequelize,
+  type Transaction,
+  type WhereOptions,
+} from 'sequelize';
 import type { Writable } from 'node:stream';
 import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import { Sql } from '../../shared/sql.ts';
+import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { streamCsv } from './crud.csv.ts';
 import type { ResourceDefinition } from './crud.definition.ts';
@@ -83,7 +91,10 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     return this.write(async (transaction) => {
       const now = this.deps.clock.now();
       const attributes = await definition.toAttributes(input, { actor, organizationId, transaction, now });
-      const record = await definition.model.create({ ...attributes, organizationId } as unknown as CreationAttributes<M>, { transaction });
+      const record = await definition.model.create(
+        { ...attributes, organizationId } as unknown as CreationAttributes<M>,
+        { transaction },
+      );
       await this.changed(actor, 'created', record, { after: definition.toDto(record) }, transaction);
       return record;
     });
@@ -124,20 +135,41 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     const readOnly = keys.filter((key) => this.definition.readOnly.includes(key));
     if (readOnly.length) throw errors.readOnly(readOnly);
     const unknown = keys.filter((key) => !(this.definition.writable as readonly string[]).includes(key));
-    if (unknown.length) throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
+    if (unknown.length)
+      throw errors.validation(unknown.map((field) => ({ field, message: 'is not a field of this record' })));
   }
 
   /** The record with this id inside the scope's `where` (another tenant's is simply not found). */
   private async lockOwn(where: WhereOptions, id: string, transaction: Transaction): Promise<M> {
-    const record = await this.definition.model.findOne({ where: where as WhereOptions<Attributes<M>>, transaction, lock: transaction.LOCK.UPDATE });
+    const record = await this.definition.model.findOne({
+      where: where as WhereOptions<Attributes<M>>,
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (!record) throw errors.notFound(this.definition.label, id);
     return record;
   }
 
-  private async changed(actor: Actor, change: 'created' | 'updated' | 'deleted', record: M, states: { before?: object; after?: object }, transaction: Transaction) {
+  private async changed(
+    actor: Actor,
+    change: 'created' | 'updated' | 'deleted',
+    record: M,
+    states: { before?: object; after?: object },
+    transaction: Transaction,
+  ) {
     const { name } = this.definition;
     const targetId = String(record.get('id'));
-    await this.deps.audit.record(actor, { action: `${name}.${change}`, targetType: name, targetId, before: states.before as Json, after: states.after as Json }, transaction);
+    await this.deps.audit.record(
+      actor,
+      {
+        action: `${name}.${change}`,
+        targetType: name,
+        targetId,
+        before: states.before as Json,
+        after: states.after as Json,
+      },
+      transaction,
+    );
     await this.deps.publisher.publish(actor, `${name}.${change}`, (states.after ?? states.before)!, transaction);
   }
 
@@ -146,11 +178,18 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     try {
       return await this.deps.sequelize.transaction(work);
     } catch (error) {
-      const field = error instanceof UniqueConstraintError ? this.definition.uniqueIndexes?.[(error.parent as { constraint?: string }).constraint ?? ''] : undefined;
+      const field =
+        error instanceof UniqueConstraintError
+          ? this.definition.uniqueIndexes?.[(error.parent as { constraint?: string }).constraint ?? '']
+          : undefined;
       if (!field) throw error;
-      throw new AppError('already_exists', `Another ${this.definition.name} of this organization has the same ${field}`, {
-        errors: [{ field, message: 'must be unique within the organization' }],
-      });
+      throw new AppError(
+        'already_exists',
+        `Another ${this.definition.name} of this organization has the same ${field}`,
+        {
+          errors: [{ field, message: 'must be unique within the organization' }],
+        },
+      );
     }
   }
 }

@@ -26,7 +26,9 @@ const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 export function tableShape(model: ModelStatic<Model>, fields: Readonly<Record<string, FieldSpec>>): TableShape {
-  const columns = Object.fromEntries(Object.entries(model.getAttributes()).map(([name, attribute]) => [name, attribute.field ?? name]));
+  const columns = Object.fromEntries(
+    Object.entries(model.getAttributes()).map(([name, attribute]) => [name, attribute.field ?? name]),
+  );
   return { table: model.getTableName() as string, columns, fields };
 }
 
@@ -42,7 +44,9 @@ function condition(shape: TableShape, c: Condition, binds: Binds): string {
   switch (c.kind) {
     case 'in': {
       const target = shape.fields[c.field]?.caseInsensitive ? `lower(${col})` : col;
-      return c.values.length === 1 ? `${target} = ${bind(c.values[0])}` : `${target} IN (${c.values.map(bind).join(', ')})`;
+      return c.values.length === 1
+        ? `${target} = ${bind(c.values[0])}`
+        : `${target} IN (${c.values.map(bind).join(', ')})`;
     }
     case 'prefix':
       return `lower(${col}) LIKE ${bind(`${escapeLike(c.value)}%`)}`;
@@ -72,11 +76,18 @@ const selectList = (shape: TableShape) =>
     .join(', ');
 
 /** The page (or, without `page`, every row: the export) and the total, inside the scope. */
-export function listSql(shape: TableShape, scope: ScopeSql, query: ListQuery, page?: { limit: number; offset: number }): ListSql {
+export function listSql(
+  shape: TableShape,
+  scope: ScopeSql,
+  query: ListQuery,
+  page?: { limit: number; offset: number },
+): ListSql {
   const binds = new Binds();
   const where = [scope.sql(binds), ...query.conditions.map((c) => condition(shape, c, binds))].join(' AND ');
   const filterValues = [...binds.values];
-  const order = orderTerms(query.order).map((term) => `${column(shape, term.field)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`);
+  const order = orderTerms(query.order).map(
+    (term) => `${column(shape, term.field)} ${term.direction === 'asc' ? 'ASC' : 'DESC'}`,
+  );
   let text = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${where} ORDER BY ${order.join(', ')}`;
   if (page) text += ` LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`;
   return {
@@ -91,7 +102,11 @@ const rowPrefixes = new WeakMap<TableShape, string>();
 /** One row by id, inside the scope (another tenant's row, or a draft a member may not see, is not found). */
 export function rowSql(shape: TableShape, scope: ScopeSql, id: string): SqlQuery {
   let prefix = rowPrefixes.get(shape);
-  if (!prefix) rowPrefixes.set(shape, (prefix = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${column(shape, 'id')} = $1 AND `));
+  if (!prefix)
+    rowPrefixes.set(
+      shape,
+      (prefix = `SELECT ${selectList(shape)} FROM ${quote(shape.table)} WHERE ${column(shape, 'id')} = $1 AND `),
+    );
   const binds = new Binds();
   binds.add(id);
   return { text: prefix + scope.sql(binds), values: binds.values };

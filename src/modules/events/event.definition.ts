@@ -40,7 +40,9 @@ export const eventResource = defineResource<Event, EventDto, EventInput>({
       ...(Number.isNaN(startsAt.getTime()) ? [{ field: 'startsAt', message: 'is not a valid date-time' }] : []),
       ...(Number.isNaN(endsAt.getTime()) ? [{ field: 'endsAt', message: 'is not a valid date-time' }] : []),
       ...(endsAt < startsAt ? [{ field: 'endsAt', message: 'must not be before startsAt' }] : []),
-      ...(isTimeZone(timezone) ? [] : [{ field: 'timezone', message: 'is not an IANA time zone name (e.g. Europe/Paris)' }]),
+      ...(isTimeZone(timezone)
+        ? []
+        : [{ field: 'timezone', message: 'is not an IANA time zone name (e.g. Europe/Paris)' }]),
     ];
     if (problems.length) throw errors.validation(problems);
     return {
@@ -56,5 +58,18 @@ export const eventResource = defineResource<Event, EventDto, EventInput>({
     };
   },
   toDto: toEventDto,
-  csvColumns: ['id', 'title', 'description', 'startsAt', 'endsAt', 'timezone', 'location', 'onlineUrl', 'capacity', 'status', 'createdAt', 'updatedAt'],
+  csvColumns: [
+    'id',
+    'title',
+    'description',
+    'startsAt',
+    'endsAt',
+    'timezone',
+    'location',
+    'onlineUrl',
+    'capacity',
+    'status',
+    'createdAt',
+    'updatedAt',
+  ],
 });

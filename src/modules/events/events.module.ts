@@ -13,7 +13,12 @@ export const eventsModule = defineModule({
   services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
     events: new CrudService(eventResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
   }),
-  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.events, idempotency) },
+  routes: {
+    api:
+      ({ services, idempotency }) =>
+      (router) =>
+        crudRoutes(router, services.events, idempotency),
+  },
   events: eventEvents,
   permissions: ['events:read', 'events:write'],
 });

@@ -33,10 +33,24 @@ export interface DocumentDigest {
   takeaways: string[];
 }
 
-const FIGURE = /(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|bn|mn|[mkb])\b)?|\b\d[\d,]*(?:\.\d+)?\s?%|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+(?:\.\d+)?\s(?:million|billion|thousand)\b)/gi;
+const FIGURE =
+  /(?:[$€£]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|thousand|bn|mn|[mkb])\b)?|\b\d[\d,]*(?:\.\d+)?\s?%|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+(?:\.\d+)?\s(?:million|billion|thousand)\b)/gi;
 const STEP = /^\s*(?:step\s+)?(\d{1,2})[.):]\s+(\S.{2,200})$/i;
-const SCALE: Record<string, number> = { thousand: 1e3, k: 1e3, million: 1e6, mn: 1e6, m: 1e6, billion: 1e9, bn: 1e9, b: 1e9 };
-const STOP = new Set('the a an and or of to in on for with by at from as is are was were be been this that these those it its our their we they he she you your which who has have had not but also more than into over per each all any can will may'.split(' '));
+const SCALE: Record<string, number> = {
+  thousand: 1e3,
+  k: 1e3,
+  million: 1e6,
+  mn: 1e6,
+  m: 1e6,
+  billion: 1e9,
+  bn: 1e9,
+  b: 1e9,
+};
+const STOP = new Set(
+  'the a an and or of to in on for with by at from as is are was were be been this that these those it its our their we they he she you your which who has have had not but also more than into over per each all any can will may'.split(
+    ' ',
+  ),
+);
 
 export function splitIntoSentences(text: string): string[] {
   return text
@@ -56,8 +70,10 @@ function parseFigure(raw: string): Pick<Figure, 'amount' | 'unit'> {
   return { amount, unit: 'count' };
 }
 
-const LINKING = /\s*\b(was|were|is|are|be|been|reached|reaching|grew|rose|fell|dropped|increased|decreased|brought|in|totalled|totaled|stood|at|hit|of|to|by|from|up|down|about|around|nearly|almost|over|under|than|more|less|only|just|some|with|and|or|a|an|the)\s*$/i;
-const AFTER_STOP = /^(in|within|during|for|compared|since|last|this|the|a|an|than|from|to|by|on|at|and|or|up|down|year|years)$/i;
+const LINKING =
+  /\s*\b(was|were|is|are|be|been|reached|reaching|grew|rose|fell|dropped|increased|decreased|brought|in|totalled|totaled|stood|at|hit|of|to|by|from|up|down|about|around|nearly|almost|over|under|than|more|less|only|just|some|with|and|or|a|an|the)\s*$/i;
+const AFTER_STOP =
+  /^(in|within|during|for|compared|since|last|this|the|a|an|than|from|to|by|on|at|and|or|up|down|year|years)$/i;
 
 /**
  * The few words that say what a figure measures: for a count, the noun after it ("1,250 members");
@@ -65,13 +81,23 @@ const AFTER_STOP = /^(in|within|during|for|compared|since|last|this|the|a|an|tha
  * revenue", "membership dues 30%" -> "membership dues"); the words after it when nothing precedes.
  */
 function labelFor(sentence: string, start: number, end: number, previousEnd: number): string {
-  let before = sentence.slice(previousEnd, start).split(/[,;:()]|\band\b|\bwhile\b|\bwhereas\b/).pop()!.trim();
+  let before = sentence
+    .slice(previousEnd, start)
+    .split(/[,;:()]|\band\b|\bwhile\b|\bwhereas\b/)
+    .pop()!
+    .trim();
   for (let previous = ''; previous !== before; ) {
     previous = before;
     before = before.replace(LINKING, '').trim();
   }
   const afterWords: string[] = [];
-  for (const word of sentence.slice(end).replace(/^\s*of\s+/i, '').split(/[,.;:()]/)[0]!.trim().split(/\s+/).filter(Boolean)) {
+  for (const word of sentence
+    .slice(end)
+    .replace(/^\s*of\s+/i, '')
+    .split(/[,.;:()]/)[0]!
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)) {
     if (AFTER_STOP.test(word) || /\d/.test(word) || afterWords.length >= 4) break;
     afterWords.push(word);
   }
@@ -98,15 +124,29 @@ export function findFigures(sentence: string): Figure[] {
 }
 
 function headingOf(passage: SourcePassage): string | null {
-  if (passage.headingPath) return passage.headingPath.split(/\s*(?:>|›|»|\/)\s*/).filter(Boolean).pop() ?? null;
+  if (passage.headingPath)
+    return (
+      passage.headingPath
+        .split(/\s*(?:>|›|»|\/)\s*/)
+        .filter(Boolean)
+        .pop() ?? null
+    );
   // a PDF page's first line, when it reads like a heading (short, no closing full stop)
-  const first = passage.content.split('\n').map((l) => l.trim()).find(Boolean);
+  const first = passage.content
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
   if (first && readsLikeHeading(first.replace(/\s+/g, ' '))) return first;
   return null;
 }
 
 function words(text: string): string[] {
-  return text.toLowerCase().match(/[a-z][a-z'-]+/g)?.filter((w) => !STOP.has(w) && w.length > 2) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .match(/[a-z][a-z'-]+/g)
+      ?.filter((w) => !STOP.has(w) && w.length > 2) ?? []
+  );
 }
 
 function scoreSentence(sentence: string, position: number, frequency: Map<string, number>, heading: string): number {
@@ -123,7 +163,11 @@ function scoreSentence(sentence: string, position: number, frequency: Map<string
   return score;
 }
 
-export function digestDocument(title: string, passages: readonly SourcePassage[], options: { keyPerSection?: number } = {}): DocumentDigest {
+export function digestDocument(
+  title: string,
+  passages: readonly SourcePassage[],
+  options: { keyPerSection?: number } = {},
+): DocumentDigest {
   const keyPerSection = options.keyPerSection ?? 2;
   const sections: Array<{ heading: string; lines: string[] }> = [];
   const seen = new Set<string>();
@@ -153,7 +197,11 @@ export function digestDocument(title: string, passages: readonly SourcePassage[]
   }
   for (const section of built) {
     const ranked = section.sentences
-      .map((sentence, position) => ({ sentence, position, score: scoreSentence(sentence, position, frequency, section.heading) }))
+      .map((sentence, position) => ({
+        sentence,
+        position,
+        score: scoreSentence(sentence, position, frequency, section.heading),
+      }))
       .filter((r) => r.score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(0, keyPerSection)

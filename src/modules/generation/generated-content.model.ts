@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 export const GENERATION_KINDS = ['podcast', 'infographic'] as const;
 export type GenerationKind = (typeof GENERATION_KINDS)[number];
@@ -23,7 +30,10 @@ export interface PodcastVoice {
 }
 
 /** A podcast or infographic made from a resource; see the migration for the request/output split. */
-export class GeneratedContent extends Model<InferAttributes<GeneratedContent>, InferCreationAttributes<GeneratedContent>> {
+export class GeneratedContent extends Model<
+  InferAttributes<GeneratedContent>,
+  InferCreationAttributes<GeneratedContent>
+> {
   declare id: CreationOptional<string>;
   declare organizationId: string;
   declare resourceId: string;
@@ -66,7 +76,15 @@ export class GeneratedContent extends Model<InferAttributes<GeneratedContent>, I
         storageKeys: { type: DataTypes.JSONB, allowNull: false, defaultValue: {}, field: 'storage_keys' },
         transcript: { type: DataTypes.JSONB, allowNull: true },
         // numeric arrives as a string from pg
-        durationSeconds: { type: DataTypes.DECIMAL(10, 2), allowNull: true, field: 'duration_seconds', get() { const v = this.getDataValue('durationSeconds'); return v === null || v === undefined ? null : Number(v); } },
+        durationSeconds: {
+          type: DataTypes.DECIMAL(10, 2),
+          allowNull: true,
+          field: 'duration_seconds',
+          get() {
+            const v = this.getDataValue('durationSeconds');
+            return v === null || v === undefined ? null : Number(v);
+          },
+        },
         voices: { type: DataTypes.JSONB, allowNull: true },
         altText: { type: DataTypes.TEXT, allowNull: true, field: 'alt_text' },
         summary: { type: DataTypes.JSONB, allowNull: true },

@@ -17,7 +17,14 @@ export const generationModule = defineModule({
     let voices: VoiceEngine | undefined;
     onClose(() => voices?.close());
     return {
-      generation: new GenerationService({ sequelize: db.sequelize, sql, clock, queue, storage, maxPages: config.ai.generationMaxPages }),
+      generation: new GenerationService({
+        sequelize: db.sequelize,
+        sql,
+        clock,
+        queue,
+        storage,
+        maxPages: config.ai.generationMaxPages,
+      }),
       generationWorker: new GenerationWorker({
         sequelize: db.sequelize,
         sql,
@@ -30,9 +37,17 @@ export const generationModule = defineModule({
       }),
     };
   },
-  routes: { api: ({ services, platform }) => (router) => generationRoutes(router, services.generation, platform.storage) },
+  routes: {
+    api:
+      ({ services, platform }) =>
+      (router) =>
+        generationRoutes(router, services.generation, platform.storage),
+  },
   jobs: [podcastJob, infographicJob],
-  handlers: ({ services }) => [bindJob(podcastJob, services.generationWorker), bindJob(infographicJob, services.generationWorker)],
+  handlers: ({ services }) => [
+    bindJob(podcastJob, services.generationWorker),
+    bindJob(infographicJob, services.generationWorker),
+  ],
   subscribers: ({ platform }) => [staleOnNewVersion(platform.sql)],
   permissions: ['content:generate'],
   errors: ['source_not_ingested', 'source_too_long'],

@@ -9,7 +9,10 @@ import type { GenerationService } from './generation.service.ts';
 export function generationRoutes(router: Router, generation: GenerationService, storage: FileStorage): void {
   const generate = (kind: GenerationKind) => async (req: Request, res: Response) => {
     const record = await generation.request(actorOf(req), String(req.params.id), kind);
-    res.status(202).setHeader('Location', `/api/resources/${record.resourceId}/${kind}`).json(toGeneratedContentDto(record));
+    res
+      .status(202)
+      .setHeader('Location', `/api/resources/${record.resourceId}/${kind}`)
+      .json(toGeneratedContentDto(record));
   };
   const file = (kind: GenerationKind, role: keyof StorageKeys) => async (req: Request, res: Response) => {
     await sendStoredFile(req, res, storage, await generation.file(actorOf(req), String(req.params.id), kind, role));

@@ -34,7 +34,10 @@ export interface GenerationServiceDeps {
 
 const FILES: Record<GenerationKind, Partial<Record<keyof StorageKeys, { contentType: string; extension: string }>>> = {
   podcast: { audio: { contentType: 'audio/mpeg', extension: 'mp3' } },
-  infographic: { svg: { contentType: 'image/svg+xml', extension: 'svg' }, png: { contentType: 'image/png', extension: 'png' } },
+  infographic: {
+    svg: { contentType: 'image/svg+xml', extension: 'svg' },
+    png: { contentType: 'image/png', extension: 'png' },
+  },
 };
 
 export class GenerationService {
@@ -50,20 +53,46 @@ export class GenerationService {
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'open');
     const source = await loadSourceSummary(this.deps.sql, resourceId);
     if (!source?.versionId || source.passages === 0) {
-      throw new AppError('source_not_ingested', `Resource ${resourceId} has no extracted text yet: generation reads the text ingestion extracts. Try again once ingestion has finished.`);
+      throw new AppError(
+        'source_not_ingested',
+        `Resource ${resourceId} has no extracted text yet: generation reads the text ingestion extracts. Try again once ingestion has finished.`,
+      );
     }
     if (source.pages >= this.deps.maxPages) {
-      throw new AppError('source_too_long', `The source has ${source.pages} pages; ${kind}s are generated from documents under ${this.deps.maxPages} pages.`, { pages: source.pages, maxPages: this.deps.maxPages });
+      throw new AppError(
+        'source_too_long',
+        `The source has ${source.pages} pages; ${kind}s are generated from documents under ${this.deps.maxPages} pages.`,
+        { pages: source.pages, maxPages: this.deps.maxPages },
+      );
     }
     return this.deps.sequelize.transaction(async (transaction) => {
-      const existing = await GeneratedContent.findOne({ where: { resourceId, kind }, transaction, lock: transaction.LOCK.UPDATE });
+      const existing = await GeneratedContent.findOne({
+        where: { resourceId, kind },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (existing && (existing.status === 'queued' || existing.status === 'running')) return existing;
       const now = this.deps.clock.now();
-      const request = { status: 'queued' as const, progress: 0, error: null, runId: randomUUID(), requestedVersionId: source.versionId, requestedAt: now, createdBy: actor.type === 'user' ? actor.id : null };
+      const request = {
+        status: 'queued' as const,
+        progress: 0,
+        error: null,
+        runId: randomUUID(),
+        requestedVersionId: source.versionId,
+        requestedAt: now,
+        createdBy: actor.type === 'user' ? actor.id : null,
+      };
       const record = existing
         ? await existing.update(request, { transaction })
-        : await GeneratedContent.create({ organizationId: source.organizationId, resourceId, kind, ...request }, { transaction });
-      await this.deps.queue.enqueue(GENERATION_JOBS[kind], { contentId: record.id, runId: record.runId }, { transaction });
+        : await GeneratedContent.create(
+            { organizationId: source.organizationId, resourceId, kind, ...request },
+            { transaction },
+          );
+      await this.deps.queue.enqueue(
+        GENERATION_JOBS[kind],
+        { contentId: record.id, runId: record.runId },
+        { transaction },
+      );
       return record;
     });
   }
@@ -89,8 +118,14 @@ export class GenerationService {
     if (!key || !type || !record.generatedAt) throw errors.notFound(`${kind} file of resource`, resourceId);
     const stored = await this.deps.storage.stat(key);
     if (!stored) throw errors.notFound(`${kind} file of resource`, resourceId);
-    const name = await this.deps.sql.one<{ name: string }>('SELECT name FROM resources WHERE id = $1::uuid', [resourceId]);
-    const base = (name?.name ?? kind).replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ').trim().slice(0, 150) || kind;
+    const name = await this.deps.sql.one<{ name: string }>('SELECT name FROM resources WHERE id = $1::uuid', [
+      resourceId,
+    ]);
+    const base =
+      (name?.name ?? kind)
+        .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, ' ')
+        .trim()
+        .slice(0, 150) || kind;
     return {
       key,
       sizeBytes: stored.sizeBytes,

@@ -42,7 +42,9 @@ export interface GenerationWorkerDeps {
 interface Output {
   /** Local files by role. */
   files: Partial<Record<keyof StorageKeys, string>>;
-  fields: Partial<Pick<GeneratedContent, 'transcript' | 'durationSeconds' | 'voices' | 'altText' | 'summary' | 'scriptSource'>>;
+  fields: Partial<
+    Pick<GeneratedContent, 'transcript' | 'durationSeconds' | 'voices' | 'altText' | 'summary' | 'scriptSource'>
+  >;
 }
 
 interface Work {
@@ -57,7 +59,11 @@ interface Work {
 class Superseded extends Error {}
 
 const EXTENSIONS: Record<keyof StorageKeys, string> = { audio: 'mp3', svg: 'svg', png: 'png' };
-const CONTENT_TYPES: Record<keyof StorageKeys, string> = { audio: 'audio/mpeg', svg: 'image/svg+xml', png: 'image/png' };
+const CONTENT_TYPES: Record<keyof StorageKeys, string> = {
+  audio: 'audio/mpeg',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+};
 
 export class GenerationWorker {
   constructor(private readonly deps: GenerationWorkerDeps) {}
@@ -71,10 +77,17 @@ export class GenerationWorker {
   }
 
   /** The script: Claude's when configured and well-formed, else composed from the document. */
-  async script(title: string, passages: SourcePassage[], logger: Logger): Promise<{ lines: ScriptLine[]; source: 'claude' | 'composed' }> {
+  async script(
+    title: string,
+    passages: SourcePassage[],
+    logger: Logger,
+  ): Promise<{ lines: ScriptLine[]; source: 'claude' | 'composed' }> {
     if (this.deps.claude) {
       try {
-        const lines = await writeScriptWithClaude(this.deps.claude.client, passages, { model: this.deps.claude.model, title });
+        const lines = await writeScriptWithClaude(this.deps.claude.client, passages, {
+          model: this.deps.claude.model,
+          title,
+        });
         if (lines) return { lines, source: 'claude' };
         logger.warn('Claude answered with something other than the script JSON; using the composed script');
       } catch (error) {
@@ -109,15 +122,26 @@ export class GenerationWorker {
   private async makeInfographic({ title, passages, workDir, progress }: Work): Promise<Output> {
     const made = await renderInfographic(title, passages, workDir);
     await progress(90);
-    return { files: { svg: made.svgFile, png: made.pngFile }, fields: { altText: made.altText, summary: made.summary as unknown as Record<string, unknown> } };
+    return {
+      files: { svg: made.svgFile, png: made.pngFile },
+      fields: { altText: made.altText, summary: made.summary as unknown as Record<string, unknown> },
+    };
   }
 
-  private async run(job: GenerationJob, kind: GenerationKind, baseLogger: Logger, produce: (work: Work) => Promise<Output>): Promise<void> {
+  private async run(
+    job: GenerationJob,
+    kind: GenerationKind,
+    baseLogger: Logger,
+    produce: (work: Work) => Promise<Output>,
+  ): Promise<void> {
     const logger = baseLogger.child({ generation: kind, contentId: job.contentId, runId: job.runId });
     const record = await GeneratedContent.findByPk(job.contentId);
     // a newer request took over, or this run already finished (a duplicate delivery)
     if (!record || record.runId !== job.runId || !['queued', 'running', 'failed'].includes(record.status)) return;
-    const [claimed] = await GeneratedContent.update({ status: 'running', progress: 1, error: null, updatedAt: this.deps.clock.now() }, { where: { id: record.id, runId: job.runId } });
+    const [claimed] = await GeneratedContent.update(
+      { status: 'running', progress: 1, error: null, updatedAt: this.deps.clock.now() },
+      { where: { id: record.id, runId: job.runId } },
+    );
     if (!claimed) return;
     const written: string[] = [];
     const workDir = await mkdtemp(path.join(os.tmpdir(), `guildhall-${kind}-`));
@@ -125,7 +149,10 @@ export class GenerationWorker {
     const progress = async (percent: number) => {
       if (percent - reported < 5 && percent < 100) return;
       reported = percent;
-      await GeneratedContent.update({ progress: Math.min(99, percent), updatedAt: this.deps.clock.now() }, { where: { id: record.id, runId: job.runId, status: 'running' } });
+      await GeneratedContent.update(
+        { progress: Math.min(99, percent), updatedAt: this.deps.clock.now() },
+        { where: { id: record.id, runId: job.runId, status: 'running' } },
+      );
     };
     try {
       if (!record.requestedVersionId) throw new Error('The source version was deleted before generation started');
@@ -146,13 +173,20 @@ export class GenerationWorker {
       const previous = await this.publish(record, job.runId, keys, output);
       written.length = 0;
       // the last output's files, once nothing names them any more
-      for (const key of Object.values(previous)) if (key && !Object.values(keys).includes(key)) await this.deps.storage.delete(key).catch(() => undefined);
+      for (const key of Object.values(previous))
+        if (key && !Object.values(keys).includes(key)) await this.deps.storage.delete(key).catch(() => undefined);
       logger.info('generated');
     } catch (error) {
-      for (const key of written) await this.deps.storage.delete(key).catch((e: unknown) => logger.error({ err: e, key }, 'could not remove a file of a failed generation'));
+      for (const key of written)
+        await this.deps.storage
+          .delete(key)
+          .catch((e: unknown) => logger.error({ err: e, key }, 'could not remove a file of a failed generation'));
       if (error instanceof Superseded) return logger.info('superseded by a newer request; nothing written');
       const message = String((error as Error)?.message ?? error).slice(0, 1000);
-      await GeneratedContent.update({ status: 'failed', error: message, updatedAt: this.deps.clock.now() }, { where: { id: record.id, runId: job.runId } });
+      await GeneratedContent.update(
+        { status: 'failed', error: message, updatedAt: this.deps.clock.now() },
+        { where: { id: record.id, runId: job.runId } },
+      );
       throw error;
     } finally {
       await rm(workDir, { recursive: true, force: true });
@@ -160,7 +194,12 @@ export class GenerationWorker {
   }
 
   /** Names the new files in the record, if this run is still the one asked for; returns the old keys. */
-  private async publish(record: GeneratedContent, runId: string, keys: StorageKeys, output: Output): Promise<StorageKeys> {
+  private async publish(
+    record: GeneratedContent,
+    runId: string,
+    keys: StorageKeys,
+    output: Output,
+  ): Promise<StorageKeys> {
     return this.deps.sequelize.transaction(async (transaction) => {
       const current = await GeneratedContent.findByPk(record.id, { transaction, lock: transaction.LOCK.UPDATE });
       if (!current || current.runId !== runId) throw new Superseded();
@@ -189,4 +228,3 @@ export class GenerationWorker {
     });
   }
 }
-

@@ -17,11 +17,20 @@ export interface InfographicSummary {
 
 const WIDTH = 1200;
 const MARGIN = 60;
-const FONT = "DejaVu Sans, Verdana, Arial, sans-serif";
-const COLORS = { ink: '#1f2933', muted: '#52606d', accent: '#0b6e4f', band: '#0b3d5c', card: '#eef4f8', bar: '#2a9d8f' };
+const FONT = 'DejaVu Sans, Verdana, Arial, sans-serif';
+const COLORS = {
+  ink: '#1f2933',
+  muted: '#52606d',
+  accent: '#0b6e4f',
+  band: '#0b3d5c',
+  card: '#eef4f8',
+  bar: '#2a9d8f',
+};
 
 export const escapeXml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!).replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  text
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
 
 /** Greedy word wrap by an average glyph width (DejaVu Sans ~0.55 em). */
 export function wrap(text: string, fontSize: number, width: number, maxLines = 3): string[] {
@@ -44,7 +53,12 @@ export function wrap(text: string, fontSize: number, width: number, maxLines = 3
 }
 
 const textLines = (lines: string[], x: number, y: number, size: number, attrs: string, lineHeight = 1.3) =>
-  lines.map((line, i) => `<text x="${x}" y="${Math.round(y + i * size * lineHeight)}" font-size="${size}" ${attrs}>${escapeXml(line)}</text>`).join('');
+  lines
+    .map(
+      (line, i) =>
+        `<text x="${x}" y="${Math.round(y + i * size * lineHeight)}" font-size="${size}" ${attrs}>${escapeXml(line)}</text>`,
+    )
+    .join('');
 
 /**
  * A comparison worth a chart: three or more figures of one unit in one sentence ("events 45%, dues 30%
@@ -59,7 +73,12 @@ function comparable(figures: Figure[]): InfographicSummary['chart'] {
         .filter((f) => (seen.has(f.label.toLowerCase()) ? false : (seen.add(f.label.toLowerCase()), true)))
         .slice(0, 6)
         .map((f) => ({ label: f.label, value: f.amount, display: f.value }));
-      if (bars.length >= 3) return { title: unit === 'percent' ? 'Shares compared' : unit === 'currency' ? 'Amounts compared' : 'Figures compared', unit, bars };
+      if (bars.length >= 3)
+        return {
+          title: unit === 'percent' ? 'Shares compared' : unit === 'currency' ? 'Amounts compared' : 'Figures compared',
+          unit,
+          bars,
+        };
     }
     return null;
   };
@@ -79,7 +98,13 @@ export function summarize(digest: DocumentDigest): InfographicSummary {
     .filter((f) => (seen.has(f.value) ? false : (seen.add(f.value), true)))
     .slice(0, 4)
     .map((f) => ({ value: f.value, label: f.label }));
-  return { title: digest.title, statistics, takeaways: digest.takeaways.slice(0, 5), steps: digest.steps.slice(0, 6), chart: comparable(digest.figures) };
+  return {
+    title: digest.title,
+    statistics,
+    takeaways: digest.takeaways.slice(0, 5),
+    steps: digest.steps.slice(0, 6),
+    chart: comparable(digest.figures),
+  };
 }
 
 export function layoutSvg(summary: InfographicSummary, pages: number): string {
@@ -89,7 +114,15 @@ export function layoutSvg(summary: InfographicSummary, pages: number): string {
   const bandHeight = 90 + titleLines.length * 56;
   parts.push(`<rect x="0" y="0" width="${WIDTH}" height="${bandHeight}" fill="${COLORS.band}"/>`);
   parts.push(textLines(titleLines, MARGIN, 80, 44, `font-weight="bold" fill="#ffffff"`));
-  parts.push(textLines([`Visual summary of a ${pages}-page document · AI-generated`], MARGIN, bandHeight - 28, 20, `fill="#d9e2ec"`));
+  parts.push(
+    textLines(
+      [`Visual summary of a ${pages}-page document · AI-generated`],
+      MARGIN,
+      bandHeight - 28,
+      20,
+      `fill="#d9e2ec"`,
+    ),
+  );
   let y = bandHeight + 50;
 
   if (summary.statistics.length) {
@@ -100,9 +133,21 @@ export function layoutSvg(summary: InfographicSummary, pages: number): string {
     summary.statistics.forEach((stat, i) => {
       const x = MARGIN + i * (cardWidth + gap);
       const valueSize = Math.min(56, Math.floor(cardWidth / (stat.value.length * 0.62)));
-      parts.push(`<rect x="${Math.round(x)}" y="${y}" width="${Math.round(cardWidth)}" height="180" rx="14" fill="${COLORS.card}"/>`);
-      parts.push(textLines([stat.value], Math.round(x + 20), y + 30 + valueSize, valueSize, `font-weight="bold" fill="${COLORS.accent}"`));
-      parts.push(textLines(wrap(stat.label, 18, cardWidth - 40, 2), Math.round(x + 20), y + 130, 18, `fill="${COLORS.muted}"`));
+      parts.push(
+        `<rect x="${Math.round(x)}" y="${y}" width="${Math.round(cardWidth)}" height="180" rx="14" fill="${COLORS.card}"/>`,
+      );
+      parts.push(
+        textLines(
+          [stat.value],
+          Math.round(x + 20),
+          y + 30 + valueSize,
+          valueSize,
+          `font-weight="bold" fill="${COLORS.accent}"`,
+        ),
+      );
+      parts.push(
+        textLines(wrap(stat.label, 18, cardWidth - 40, 2), Math.round(x + 20), y + 130, 18, `fill="${COLORS.muted}"`),
+      );
     });
     y += 180 + 60;
   }
@@ -126,8 +171,13 @@ export function layoutSvg(summary: InfographicSummary, pages: number): string {
       const lines = wrap(step, 20, inner - 90, 2);
       const height = Math.max(56, lines.length * 26 + 24);
       parts.push(`<circle cx="${MARGIN + 24}" cy="${y + 28}" r="22" fill="${COLORS.band}"/>`);
-      parts.push(`<text x="${MARGIN + 24}" y="${y + 36}" font-size="22" font-weight="bold" fill="#ffffff" text-anchor="middle">${i + 1}</text>`);
-      if (i < summary.steps.length - 1) parts.push(`<line x1="${MARGIN + 24}" y1="${y + 50}" x2="${MARGIN + 24}" y2="${y + height + 6}" stroke="${COLORS.band}" stroke-width="3"/>`);
+      parts.push(
+        `<text x="${MARGIN + 24}" y="${y + 36}" font-size="22" font-weight="bold" fill="#ffffff" text-anchor="middle">${i + 1}</text>`,
+      );
+      if (i < summary.steps.length - 1)
+        parts.push(
+          `<line x1="${MARGIN + 24}" y1="${y + 50}" x2="${MARGIN + 24}" y2="${y + height + 6}" stroke="${COLORS.band}" stroke-width="3"/>`,
+        );
       parts.push(textLines(lines, MARGIN + 70, y + 34, 20, `fill="${COLORS.ink}"`));
       y += height + 10;
     });
@@ -144,14 +194,32 @@ export function layoutSvg(summary: InfographicSummary, pages: number): string {
     for (const bar of bars) {
       const width = Math.max(4, Math.round((bar.value / max) * barSpace));
       parts.push(textLines(wrap(bar.label, 18, labelWidth - 20, 1), MARGIN, y + 28, 18, `fill="${COLORS.ink}"`));
-      parts.push(`<rect x="${MARGIN + labelWidth}" y="${y + 8}" width="${width}" height="30" rx="4" fill="${COLORS.bar}"/>`);
-      parts.push(textLines([bar.display], MARGIN + labelWidth + width + 12, y + 30, 18, `font-weight="bold" fill="${COLORS.ink}"`));
+      parts.push(
+        `<rect x="${MARGIN + labelWidth}" y="${y + 8}" width="${width}" height="30" rx="4" fill="${COLORS.bar}"/>`,
+      );
+      parts.push(
+        textLines(
+          [bar.display],
+          MARGIN + labelWidth + width + 12,
+          y + 30,
+          18,
+          `font-weight="bold" fill="${COLORS.ink}"`,
+        ),
+      );
       y += 48;
     }
     y += 30;
   }
 
-  parts.push(textLines([`AI-generated from "${summary.title}". Check the document for the full context.`], MARGIN, y + 10, 16, `fill="${COLORS.muted}"`));
+  parts.push(
+    textLines(
+      [`AI-generated from "${summary.title}". Check the document for the full context.`],
+      MARGIN,
+      y + 10,
+      16,
+      `fill="${COLORS.muted}"`,
+    ),
+  );
   const height = Math.round(y + 50);
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="${FONT}" role="img">` +
@@ -162,15 +230,21 @@ export function layoutSvg(summary: InfographicSummary, pages: number): string {
 
 export function altTextFor(summary: InfographicSummary): string {
   const parts = [`Infographic summarising "${summary.title}".`];
-  if (summary.statistics.length) parts.push(`Key statistics: ${summary.statistics.map((s) => `${s.value} ${s.label}`.trim()).join('; ')}.`);
+  if (summary.statistics.length)
+    parts.push(`Key statistics: ${summary.statistics.map((s) => `${s.value} ${s.label}`.trim()).join('; ')}.`);
   if (summary.takeaways.length) parts.push(`Key takeaways: ${summary.takeaways.join(' ')}`);
   if (summary.steps.length) parts.push(`Process steps: ${summary.steps.map((s, i) => `${i + 1}. ${s}`).join('; ')}.`);
-  if (summary.chart) parts.push(`A bar chart compares ${summary.chart.bars.map((b) => `${b.label} (${b.display})`).join(', ')}.`);
+  if (summary.chart)
+    parts.push(`A bar chart compares ${summary.chart.bars.map((b) => `${b.label} (${b.display})`).join(', ')}.`);
   const text = parts.join(' ');
   return text.length > 4000 ? `${text.slice(0, 3997)}...` : text;
 }
 
-export async function renderInfographic(title: string, passages: readonly SourcePassage[], workDir: string): Promise<{ svgFile: string; pngFile: string; altText: string; summary: InfographicSummary }> {
+export async function renderInfographic(
+  title: string,
+  passages: readonly SourcePassage[],
+  workDir: string,
+): Promise<{ svgFile: string; pngFile: string; altText: string; summary: InfographicSummary }> {
   const digest = digestDocument(title, passages);
   const summary = summarize(digest);
   const svg = layoutSvg(summary, digest.pages);

@@ -19,7 +19,10 @@ export interface ClaudeScriptOptions {
 const MAX_LINES = 80;
 const MAX_LINE_CHARS = 600;
 
-export function scriptPrompt(passages: readonly SourcePassage[], options: ClaudeScriptOptions): { system: string; user: string } {
+export function scriptPrompt(
+  passages: readonly SourcePassage[],
+  options: ClaudeScriptOptions,
+): { system: string; user: string } {
   const budget = options.maxSourceChars ?? 40_000;
   let used = 0;
   const quoted: string[] = [];
@@ -65,7 +68,11 @@ export function parseScript(text: string): ScriptLine[] | null {
 }
 
 /** Claude's script, or null when the call fails or the answer is not the JSON asked for. */
-export async function writeScriptWithClaude(client: Anthropic, passages: readonly SourcePassage[], options: ClaudeScriptOptions): Promise<ScriptLine[] | null> {
+export async function writeScriptWithClaude(
+  client: Anthropic,
+  passages: readonly SourcePassage[],
+  options: ClaudeScriptOptions,
+): Promise<ScriptLine[] | null> {
   const { system, user } = scriptPrompt(passages, options);
   const message = await client.messages.create({
     model: options.model,

@@ -39,20 +39,30 @@ const ASK = [
   (h: string) => `And ${h}, what's the main point?`,
   (h: string) => `Let's turn to ${h}.`,
 ];
-const FOLLOW = ['Right. And it adds that', 'Interesting. It also notes that', 'That matters, because', 'And on top of that,'];
+const FOLLOW = [
+  'Right. And it adds that',
+  'Interesting. It also notes that',
+  'That matters, because',
+  'And on top of that,',
+];
 const REACT = ['That is a useful point.', 'Good to know.', 'That makes sense.', 'Worth remembering.'];
 
 const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s);
-const listOf = (items: string[]) => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+const listOf = (items: string[]) =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 const wordCount = (lines: ScriptLine[]) => lines.reduce((sum, l) => sum + l.text.split(/\s+/).length, 0);
-const headingPhrase = (section: Section) => (/^Page \d+$/.test(section.heading) ? `page ${section.heading.slice(5)}` : `"${section.heading}"`);
+const headingPhrase = (section: Section) =>
+  /^Page \d+$/.test(section.heading) ? `page ${section.heading.slice(5)}` : `"${section.heading}"`;
 
 export function composeScript(digest: DocumentDigest): ScriptLine[] {
   const { A, B } = HOSTS;
   const sections = digest.sections.slice(0, MAX_SECTIONS);
   const named = sections.filter((s) => !/^Page \d+$/.test(s.heading)).map((s) => s.heading);
   const lines: ScriptLine[] = [
-    { speaker: 'A', text: `Welcome to the Library Briefing. I'm ${A.name}, and with me is ${B.name}. Today we're looking at "${digest.title}".` },
+    {
+      speaker: 'A',
+      text: `Welcome to the Library Briefing. I'm ${A.name}, and with me is ${B.name}. Today we're looking at "${digest.title}".`,
+    },
     {
       speaker: 'B',
       text:
@@ -78,10 +88,19 @@ export function composeScript(digest: DocumentDigest): ScriptLine[] {
   if (figures.length && wordCount(lines) <= MAX_WORDS) {
     lines.push({ speaker: 'A', text: 'Were there any numbers that stood out?' });
     figures.forEach((figure, i) => {
-      lines.push({ speaker: i % 2 ? 'A' : 'B', text: i === 0 ? `Yes. ${figure.sentence}` : `Also, ${lowerFirst(figure.sentence)}` });
+      lines.push({
+        speaker: i % 2 ? 'A' : 'B',
+        text: i === 0 ? `Yes. ${figure.sentence}` : `Also, ${lowerFirst(figure.sentence)}`,
+      });
     });
     const headline = figures[0]!;
-    lines.push({ speaker: figures.length % 2 ? 'A' : 'B', text: `${headline.value} ${headline.label ? `for ${headline.label}` : ''} is the one I'd remember.`.replace(/\s+/g, ' ') });
+    lines.push({
+      speaker: figures.length % 2 ? 'A' : 'B',
+      text: `${headline.value} ${headline.label ? `for ${headline.label}` : ''} is the one I'd remember.`.replace(
+        /\s+/g,
+        ' ',
+      ),
+    });
   }
   if (digest.steps.length && wordCount(lines) <= MAX_WORDS) {
     const steps = digest.steps.slice(0, 6);
@@ -92,8 +111,13 @@ export function composeScript(digest: DocumentDigest): ScriptLine[] {
   const takeaways = digest.takeaways.slice(0, 2);
   lines.push({
     speaker: 'A',
-    text: takeaways.length ? `So, to sum up: ${lowerFirst(takeaways[0]!)}${takeaways[1] ? ` And ${lowerFirst(takeaways[1])}` : ''}` : `So that's "${digest.title}" in brief.`,
+    text: takeaways.length
+      ? `So, to sum up: ${lowerFirst(takeaways[0]!)}${takeaways[1] ? ` And ${lowerFirst(takeaways[1])}` : ''}`
+      : `So that's "${digest.title}" in brief.`,
   });
-  lines.push({ speaker: 'B', text: `The full document is in the library if you want the detail. Thanks for listening.` });
+  lines.push({
+    speaker: 'B',
+    text: `The full document is in the library if you want the detail. Thanks for listening.`,
+  });
   return lines.map((line) => ({ ...line, text: line.text.replace(/\s+/g, ' ').trim() }));
 }

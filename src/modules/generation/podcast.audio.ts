@@ -21,13 +21,26 @@ export interface PodcastAudio {
 
 export async function renderPodcast(
   script: readonly ScriptLine[],
-  deps: { engine: VoiceEngine; ffmpegPath: string; workDir: string; onProgress?: (done: number, total: number) => Promise<void> },
+  deps: {
+    engine: VoiceEngine;
+    ffmpegPath: string;
+    workDir: string;
+    onProgress?: (done: number, total: number) => Promise<void>;
+  },
 ): Promise<PodcastAudio> {
-  const turns = script.map((line) => ({ line, sentences: splitSentences(normalizeForSpeech(line.text)) })).filter((t) => t.sentences.length);
+  const turns = script
+    .map((line) => ({ line, sentences: splitSentences(normalizeForSpeech(line.text)) }))
+    .filter((t) => t.sentences.length);
   const total = turns.reduce((sum, t) => sum + t.sentences.length, 0);
   if (!total) throw new Error('the script has nothing to say');
   // speak every sentence (as many at once as the engine can), then join them in order
-  const files = turns.flatMap((turn, t) => turn.sentences.map((sentence, i) => ({ voice: HOSTS[turn.line.speaker].voice, sentence, file: path.join(deps.workDir, `t${t}-s${i}.wav`) })));
+  const files = turns.flatMap((turn, t) =>
+    turn.sentences.map((sentence, i) => ({
+      voice: HOSTS[turn.line.speaker].voice,
+      sentence,
+      file: path.join(deps.workDir, `t${t}-s${i}.wav`),
+    })),
+  );
   let done = 0;
   let next = 0;
   const speak = async () => {
@@ -49,12 +62,18 @@ export async function renderPodcast(
       chunks.push(silence(PAUSE_BETWEEN_TURNS, sampleRate));
       seconds += PAUSE_BETWEEN_TURNS;
     }
-    transcript.push({ speaker: host.name, voice: host.voice, text: line.text, startSeconds: Math.round(seconds * 100) / 100 });
+    transcript.push({
+      speaker: host.name,
+      voice: host.voice,
+      text: line.text,
+      startSeconds: Math.round(seconds * 100) / 100,
+    });
     for (const i of sentences.keys()) {
       const audio = parseWav(await readFile(path.join(deps.workDir, `t${turnIndex}-s${i}.wav`)));
       if (audio.channels !== 1) throw new Error('the speech engine must produce mono audio');
       if (!sampleRate) sampleRate = audio.sampleRate;
-      if (audio.sampleRate !== sampleRate) throw new Error('the speech engine changed its sample rate between sentences');
+      if (audio.sampleRate !== sampleRate)
+        throw new Error('the speech engine changed its sample rate between sentences');
       if (i > 0) {
         chunks.push(silence(PAUSE_BETWEEN_SENTENCES, sampleRate));
         seconds += PAUSE_BETWEEN_SENTENCES;

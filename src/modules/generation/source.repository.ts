@@ -20,7 +20,15 @@ export interface SourceSummary {
 }
 
 export async function loadSourceSummary(sql: Sql, resourceId: string): Promise<SourceSummary | undefined> {
-  const row = await sql.one<{ organization_id: string; name: string; description: string | null; version_id: string | null; version: number; pages: number | null; passages: string }>(
+  const row = await sql.one<{
+    organization_id: string;
+    name: string;
+    description: string | null;
+    version_id: string | null;
+    version: number;
+    pages: number | null;
+    passages: string;
+  }>(
     `SELECT r.organization_id, r.name, r.description, v.id AS version_id, r.current_version AS version,
             (SELECT max(p.page_number) FROM resource_passages p WHERE p.version_id = v.id) AS pages,
             (SELECT count(*) FROM resource_passages p WHERE p.version_id = v.id) AS passages

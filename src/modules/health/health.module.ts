@@ -3,5 +3,10 @@ import { healthRoutes } from './health.routes.ts';
 
 export const healthModule = defineModule({
   name: 'health',
-  routes: { api: ({ platform }) => (router) => healthRoutes(router, platform.db) },
+  routes: {
+    api:
+      ({ platform }) =>
+      (router) =>
+        healthRoutes(router, platform.db),
+  },
 });

@@ -13,7 +13,9 @@ export const idempotencyPurgeJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '41 * * * *',
   retry: { limit: 1, delaySeconds: 10, backoff: false },
-  handler: (store: IdempotencyStore) => async (_data, { logger }) => {
-    logger.debug({ purged: await store.purgeExpired() }, 'purged expired idempotency keys');
-  },
+  handler:
+    (store: IdempotencyStore) =>
+    async (_data, { logger }) => {
+      logger.debug({ purged: await store.purgeExpired() }, 'purged expired idempotency keys');
+    },
 });

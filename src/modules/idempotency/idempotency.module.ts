@@ -4,7 +4,9 @@ import { IdempotencyStore } from './idempotency.store.ts';
 
 export const idempotencyModule = defineModule({
   name: 'idempotency',
-  services: ({ platform }) => ({ idempotency: new IdempotencyStore({ sequelize: platform.db.sequelize, clock: platform.clock }) }),
+  services: ({ platform }) => ({
+    idempotency: new IdempotencyStore({ sequelize: platform.db.sequelize, clock: platform.clock }),
+  }),
   jobs: [idempotencyPurgeJob],
   handlers: ({ services }) => [bindJob(idempotencyPurgeJob, services.idempotency)],
   errors: ['idempotency_key_reused', 'idempotency_in_progress'],

@@ -59,7 +59,10 @@ export class IdempotencyStore {
       record: {
         fingerprint: row.fingerprint,
         status: row.status,
-        response: row.response_status === null ? null : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body },
+        response:
+          row.response_status === null
+            ? null
+            : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body },
       },
     };
   }
@@ -73,11 +76,16 @@ export class IdempotencyStore {
   }
 
   async release(scope: string, key: string): Promise<void> {
-    await this.deps.sequelize.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'", { bind: [scope, key] });
+    await this.deps.sequelize.query(
+      "DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 'in_progress'",
+      { bind: [scope, key] },
+    );
   }
 
   async purgeExpired(): Promise<number> {
-    const [, meta] = await this.deps.sequelize.query('DELETE FROM idempotency_keys WHERE expires_at < $1', { bind: [this.deps.clock.now()] });
+    const [, meta] = await this.deps.sequelize.query('DELETE FROM idempotency_keys WHERE expires_at < $1', {
+      bind: [this.deps.clock.now()],
+    });
     return (meta as { rowCount?: number }).rowCount ?? 0;
   }
 }

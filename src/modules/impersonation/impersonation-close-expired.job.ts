@@ -14,8 +14,10 @@ export const impersonationCloseExpiredJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '* * * * *',
   retry: { limit: 1, delaySeconds: 10, backoff: false },
-  handler: (impersonation: ImpersonationService) => async (_data, { logger }) => {
-    const closed = await impersonation.closeExpired();
-    if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
-  },
+  handler:
+    (impersonation: ImpersonationService) =>
+    async (_data, { logger }) => {
+      const closed = await impersonation.closeExpired();
+      if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
+    },
 });

@@ -1,7 +1,17 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /** One request made with an impersonation token: both identities, what was asked and the answer. Append-only. */
-export class ImpersonationRequest extends Model<InferAttributes<ImpersonationRequest>, InferCreationAttributes<ImpersonationRequest>> {
+export class ImpersonationRequest extends Model<
+  InferAttributes<ImpersonationRequest>,
+  InferCreationAttributes<ImpersonationRequest>
+> {
   declare id: CreationOptional<string>;
   declare sessionId: string;
   declare adminId: string;

@@ -1,9 +1,19 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { ImpersonationMode } from '../../shared/access/actor.ts';
 
 export type ImpersonationEndReason = 'exited' | 'expired';
 
-export class ImpersonationSession extends Model<InferAttributes<ImpersonationSession>, InferCreationAttributes<ImpersonationSession>> {
+export class ImpersonationSession extends Model<
+  InferAttributes<ImpersonationSession>,
+  InferCreationAttributes<ImpersonationSession>
+> {
   declare id: CreationOptional<string>;
   declare adminId: string;
   declare targetUserId: string;

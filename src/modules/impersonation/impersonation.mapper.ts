@@ -7,7 +7,11 @@ export type ImpersonationSessionDto = components['schemas']['ImpersonationSessio
  * A session past its expiry reads as expired (ended at its expiry) even before the sweep job has
  * closed it, so the answer never depends on when the job last ran.
  */
-export function toImpersonationSessionDto(session: ImpersonationSession, requestCount: number, now: Date): ImpersonationSessionDto {
+export function toImpersonationSessionDto(
+  session: ImpersonationSession,
+  requestCount: number,
+  now: Date,
+): ImpersonationSessionDto {
   const expired = !session.endedAt && session.expiresAt.getTime() <= now.getTime();
   const endedAt = session.endedAt ?? (expired ? session.expiresAt : null);
   const endReason = session.endReason ?? (expired ? 'expired' : null);

@@ -18,11 +18,28 @@ export const impersonationModule = defineModule({
     auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
     return { impersonation };
   },
-  routes: { api: ({ services }) => (router) => impersonationRoutes(router, services.impersonation) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        impersonationRoutes(router, services.impersonation),
+  },
   jobs: [impersonationCloseExpiredJob],
   handlers: ({ services }) => [bindJob(impersonationCloseExpiredJob, services.impersonation)],
-  errors: ['read_only_impersonation', 'impersonation_forbidden', 'already_impersonating', 'not_impersonating', 'impersonation_limit'],
+  errors: [
+    'read_only_impersonation',
+    'impersonation_forbidden',
+    'already_impersonating',
+    'not_impersonating',
+    'impersonation_limit',
+  ],
   ownedUserData: [
-    { type: 'impersonation_sessions', description: 'Impersonation sessions of which the user was the target (kept)', table: 'impersonation_sessions', column: 'target_user_id', transferable: false },
+    {
+      type: 'impersonation_sessions',
+      description: 'Impersonation sessions of which the user was the target (kept)',
+      table: 'impersonation_sessions',
+      column: 'target_user_id',
+      transferable: false,
+    },
   ],
 });

@@ -10,7 +10,9 @@ export interface SessionWithAdmin {
 }
 
 export async function findSessionWithAdmin(sequelize: Sequelize, sessionId: string): Promise<SessionWithAdmin | null> {
-  const rows = await sequelize.query<{ adminStatus: string | null; adminRole: string | null } & InferAttributes<ImpersonationSession>>(
+  const rows = await sequelize.query<
+    { adminStatus: string | null; adminRole: string | null } & InferAttributes<ImpersonationSession>
+  >(
     `SELECT s.id, s.admin_id AS "adminId", s.target_user_id AS "targetUserId", s.mode, s.reason, s.started_at AS "startedAt",
             s.expires_at AS "expiresAt", s.ended_at AS "endedAt", s.end_reason AS "endReason",
             u.status AS "adminStatus", u.role AS "adminRole"
@@ -26,7 +28,11 @@ export async function findSessionWithAdmin(sequelize: Sequelize, sessionId: stri
 }
 
 /** Marks sessions past their expiry as ended (at their expiry). Returns the sessions it closed. */
-export async function closeExpiredSessions(now: Date, where: { adminId?: string }, transaction?: Transaction): Promise<ImpersonationSession[]> {
+export async function closeExpiredSessions(
+  now: Date,
+  where: { adminId?: string },
+  transaction?: Transaction,
+): Promise<ImpersonationSession[]> {
   const [, closed] = await ImpersonationSession.update(
     { endedAt: ImpersonationSession.sequelize!.col('expires_at') as unknown as Date, endReason: 'expired' },
     { where: { endedAt: { [Op.is]: null }, expiresAt: { [Op.lte]: now }, ...where }, returning: true, transaction },
@@ -34,7 +40,11 @@ export async function closeExpiredSessions(now: Date, where: { adminId?: string 
   return closed;
 }
 
-export async function requestCounts(sequelize: Sequelize, sessionIds: string[], transaction?: Transaction): Promise<Map<string, number>> {
+export async function requestCounts(
+  sequelize: Sequelize,
+  sessionIds: string[],
+  transaction?: Transaction,
+): Promise<Map<string, number>> {
   if (sessionIds.length === 0) return new Map();
   const rows = await sequelize.query<{ session_id: string; count: string }>(
     'SELECT session_id, count(*) AS count FROM impersonation_requests WHERE session_id = ANY($1::uuid[]) GROUP BY session_id',

@@ -18,7 +18,10 @@ const toStarted = (started: StartedImpersonation): ImpersonationStarted => ({
 
 export function impersonationRoutes(router: Router, impersonation: ImpersonationService): void {
   router.post('/api/admin/users/:id/impersonate', async (req, res) => {
-    const started = await impersonation.start(actorOf(req), req.params.id, { mode: req.body?.mode, reason: req.body?.reason });
+    const started = await impersonation.start(actorOf(req), req.params.id, {
+      mode: req.body?.mode,
+      reason: req.body?.reason,
+    });
     res.status(201).json(toStarted(started));
   });
   router.delete('/api/admin/impersonate', async (req, res) => {

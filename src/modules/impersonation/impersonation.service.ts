@@ -14,7 +14,13 @@ import type { MailService } from '../mail/mail.service.ts';
 import { findUserRow } from '../users/user-query.repository.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';
 import { toImpersonationSessionDto, type ImpersonationSessionDto } from './impersonation.mapper.ts';
-import { closeExpiredSessions, findSessionWithAdmin, recordRequest, requestCounts, type ImpersonatedRequest } from './impersonation.repository.ts';
+import {
+  closeExpiredSessions,
+  findSessionWithAdmin,
+  recordRequest,
+  requestCounts,
+  type ImpersonatedRequest,
+} from './impersonation.repository.ts';
 
 const HOUR_MS = 3600_000;
 
@@ -42,51 +48,105 @@ export class ImpersonationService {
     },
   ) {}
 
-  async start(actor: Actor, targetUserId: string, input: { mode?: ImpersonationMode; reason?: string } = {}): Promise<StartedImpersonation> {
+  async start(
+    actor: Actor,
+    targetUserId: string,
+    input: { mode?: ImpersonationMode; reason?: string } = {},
+  ): Promise<StartedImpersonation> {
     // first: an impersonation token carries the target's role, which would otherwise read as a plain 403
-    if (actor.impersonation) throw new AppError('already_impersonating', 'End the current impersonation before starting another');
+    if (actor.impersonation)
+      throw new AppError('already_impersonating', 'End the current impersonation before starting another');
     assertCan(actor, 'users:admin');
     assertMfa(actor);
     const { clock, config, sequelize } = this.deps;
     const mode = input.mode ?? 'read_only';
     const { session, target } = await sequelize.transaction(async (transaction) => {
       // one start at a time per admin, so two concurrent starts cannot both slip under the limit
-      await sequelize.query('SELECT pg_advisory_xact_lock(hashtext($1))', { bind: [`impersonation:${actor.id}`], transaction });
+      await sequelize.query('SELECT pg_advisory_xact_lock(hashtext($1))', {
+        bind: [`impersonation:${actor.id}`],
+        transaction,
+      });
       const now = clock.now();
       const target = await findUserRow(sequelize, targetUserId, { transaction });
       const admin = await findUserRow(sequelize, actor.id, { transaction });
       if (!target) throw errors.notFound('User', targetUserId);
-      if (target.id === actor.id || target.role === 'ROLE_PLATFORM_ADMIN' || PRIVILEGE[target.role] >= PRIVILEGE[actor.role as keyof typeof PRIVILEGE]) {
-        throw new AppError('impersonation_forbidden', `${target.email} (${target.role}) cannot be impersonated: platform admins and users of equal or higher privilege are excluded`);
+      if (
+        target.id === actor.id ||
+        target.role === 'ROLE_PLATFORM_ADMIN' ||
+        PRIVILEGE[target.role] >= PRIVILEGE[actor.role as keyof typeof PRIVILEGE]
+      ) {
+        throw new AppError(
+          'impersonation_forbidden',
+          `${target.email} (${target.role}) cannot be impersonated: platform admins and users of equal or higher privilege are excluded`,
+        );
       }
-      if (target.status !== 'active') throw errors.unprocessable(`${target.email} is ${target.status}; only active users can be impersonated`);
+      if (target.status !== 'active')
+        throw errors.unprocessable(`${target.email} is ${target.status}; only active users can be impersonated`);
       await this.closeExpired({ adminId: actor.id }, transaction);
       if (await ImpersonationSession.count({ where: { adminId: actor.id, endedAt: { [Op.is]: null } }, transaction })) {
-        throw new AppError('already_impersonating', 'You have an open impersonation session; end it with DELETE /api/admin/impersonate first');
+        throw new AppError(
+          'already_impersonating',
+          'You have an open impersonation session; end it with DELETE /api/admin/impersonate first',
+        );
       }
       await this.assertUnderHourlyLimit(actor.id, now, transaction);
       const session = await ImpersonationSession.create(
-        { adminId: actor.id, targetUserId: target.id, mode, reason: input.reason ?? null, startedAt: now, expiresAt: new Date(now.getTime() + config.impersonation.ttlSeconds * 1000) },
+        {
+          adminId: actor.id,
+          targetUserId: target.id,
+          mode,
+          reason: input.reason ?? null,
+          startedAt: now,
+          expiresAt: new Date(now.getTime() + config.impersonation.ttlSeconds * 1000),
+        },
         { transaction },
       );
       await this.deps.audit.record(
         actor,
-        { action: 'impersonation.started', targetType: 'user', targetId: target.id, organizationId: target.organizationId, after: { sessionId: session.id, mode, reason: session.reason, expiresAt: session.expiresAt.toISOString() } },
+        {
+          action: 'impersonation.started',
+          targetType: 'user',
+          targetId: target.id,
+          organizationId: target.organizationId,
+          after: { sessionId: session.id, mode, reason: session.reason, expiresAt: session.expiresAt.toISOString() },
+        },
         transaction,
       );
       if (config.impersonation.notifyTarget) {
         const adminName = admin ? `${admin.firstName} ${admin.lastName}` : 'A platform administrator';
         await this.deps.mail.send(
           { address: target.email, userId: target.id },
-          { template: 'impersonation_notice', data: { firstName: target.firstName, adminName, startedAt: now, expiresAt: session.expiresAt, mode, reason: session.reason } },
+          {
+            template: 'impersonation_notice',
+            data: {
+              firstName: target.firstName,
+              adminName,
+              startedAt: now,
+              expiresAt: session.expiresAt,
+              mode,
+              reason: session.reason,
+            },
+          },
           transaction,
         );
       }
       return { session, target };
     });
-    const claims: TokenClaims = { sub: target.id, org: target.organizationId, roles: [target.role], amr: ['pwd'], act: { sub: actor.id }, sid: session.id, mode };
+    const claims: TokenClaims = {
+      sub: target.id,
+      org: target.organizationId,
+      roles: [target.role],
+      amr: ['pwd'],
+      act: { sub: actor.id },
+      sid: session.id,
+      mode,
+    };
     const token = await this.deps.tokens.issue(claims, config.impersonation.ttlSeconds);
-    return { token, redirectUrl: config.portals[HOME_PORTAL[target.role]], session: toImpersonationSessionDto(session, 0, clock.now()) };
+    return {
+      token,
+      redirectUrl: config.portals[HOME_PORTAL[target.role]],
+      session: toImpersonationSessionDto(session, 0, clock.now()),
+    };
   }
 
   private async assertUnderHourlyLimit(adminId: string, now: Date, transaction: Transaction): Promise<void> {
@@ -100,7 +160,11 @@ export class ImpersonationService {
     if (recent.length < maxPerHour) return;
     // a new start becomes possible when enough of the recent ones have left the sliding hour
     const freesUpAt = recent[recent.length - maxPerHour]!.startedAt.getTime() + HOUR_MS;
-    throw errors.tooManyRequests('impersonation_limit', (freesUpAt - now.getTime()) / 1000, `At most ${maxPerHour} impersonation sessions per hour`);
+    throw errors.tooManyRequests(
+      'impersonation_limit',
+      (freesUpAt - now.getTime()) / 1000,
+      `At most ${maxPerHour} impersonation sessions per hour`,
+    );
   }
 
   /**
@@ -113,7 +177,11 @@ export class ImpersonationService {
     await this.closeExpired({ adminId });
     const ended = await this.deps.sequelize.transaction(async (transaction) => {
       const session = await ImpersonationSession.findOne({
-        where: { adminId, endedAt: { [Op.is]: null }, ...(actor.impersonation ? { id: actor.impersonation.sessionId } : {}) },
+        where: {
+          adminId,
+          endedAt: { [Op.is]: null },
+          ...(actor.impersonation ? { id: actor.impersonation.sessionId } : {}),
+        },
         lock: transaction.LOCK.UPDATE,
         transaction,
       });
@@ -123,7 +191,10 @@ export class ImpersonationService {
       return session;
     });
     const counts = await requestCounts(this.deps.sequelize, [ended.id]);
-    return { session: toImpersonationSessionDto(ended, counts.get(ended.id) ?? 0, this.deps.clock.now()), returnUrl: `${this.deps.config.portals.admin}/resources/users` };
+    return {
+      session: toImpersonationSessionDto(ended, counts.get(ended.id) ?? 0, this.deps.clock.now()),
+      returnUrl: `${this.deps.config.portals.admin}/resources/users`,
+    };
   }
 
   /** Closes sessions past their expiry and records their end (the sweep job, and before starts and ends). */
@@ -133,13 +204,35 @@ export class ImpersonationService {
     return closed.length;
   }
 
-  private async auditEnd(session: ImpersonationSession, requestId: string | undefined, transaction?: Transaction): Promise<void> {
+  private async auditEnd(
+    session: ImpersonationSession,
+    requestId: string | undefined,
+    transaction?: Transaction,
+  ): Promise<void> {
     const counts = await requestCounts(this.deps.sequelize, [session.id], transaction);
     const dto = toImpersonationSessionDto(session, counts.get(session.id) ?? 0, this.deps.clock.now());
-    const admin: Actor = { type: 'user', id: session.adminId, organizationId: null, role: 'ROLE_PLATFORM_ADMIN', mfaVerified: true, requestId };
+    const admin: Actor = {
+      type: 'user',
+      id: session.adminId,
+      organizationId: null,
+      role: 'ROLE_PLATFORM_ADMIN',
+      mfaVerified: true,
+      requestId,
+    };
     await this.deps.audit.record(
       admin,
-      { action: 'impersonation.ended', targetType: 'user', targetId: session.targetUserId, after: { sessionId: session.id, endReason: dto.endReason, endedAt: dto.endedAt, durationSeconds: dto.durationSeconds, requestCount: dto.requestCount } },
+      {
+        action: 'impersonation.ended',
+        targetType: 'user',
+        targetId: session.targetUserId,
+        after: {
+          sessionId: session.id,
+          endReason: dto.endReason,
+          endedAt: dto.endedAt,
+          durationSeconds: dto.durationSeconds,
+          requestCount: dto.requestCount,
+        },
+      },
       transaction,
     );
   }
@@ -151,7 +244,8 @@ export class ImpersonationService {
       throw errors.unauthenticated('The impersonation token does not match a session');
     }
     if (found.session.endedAt) throw errors.unauthenticated('The impersonation session has ended');
-    if (found.session.expiresAt.getTime() <= this.deps.clock.now().getTime()) throw new AppError('token_expired', 'The impersonation session has expired');
+    if (found.session.expiresAt.getTime() <= this.deps.clock.now().getTime())
+      throw new AppError('token_expired', 'The impersonation session has expired');
     if (found.admin?.status !== 'active' || found.admin.role !== 'ROLE_PLATFORM_ADMIN') {
       throw errors.unauthenticated('The impersonating administrator may no longer impersonate');
     }
@@ -177,11 +271,21 @@ export class ImpersonationService {
         ...(filter.targetUserId ? { targetUserId: filter.targetUserId } : {}),
         ...(filter.status ? byStatus[filter.status] : {}),
       },
-      order: [['startedAt', 'DESC'], ['id', 'ASC']],
+      order: [
+        ['startedAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
       limit: page.itemsPerPage,
       offset: offsetOf(page),
     });
-    const counts = await requestCounts(this.deps.sequelize, rows.map((r) => r.id));
-    return pageOf(rows.map((r) => toImpersonationSessionDto(r, counts.get(r.id) ?? 0, now)), count, page);
+    const counts = await requestCounts(
+      this.deps.sequelize,
+      rows.map((r) => r.id),
+    );
+    return pageOf(
+      rows.map((r) => toImpersonationSessionDto(r, counts.get(r.id) ?? 0, now)),
+      count,
+      page,
+    );
   }
 }

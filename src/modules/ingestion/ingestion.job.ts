@@ -17,7 +17,9 @@ export const ingestionRunJob = defineJob({
   payload: payloadOf<{ runId: string }>(),
   retry: { limit: 5, delaySeconds: 30, backoff: true },
   expireInSeconds: 60 * 60,
-  handler: (deps: { runner: IngestionRunner }) => async ({ runId }) => {
-    await deps.runner.run(runId);
-  },
+  handler:
+    (deps: { runner: IngestionRunner }) =>
+    async ({ runId }) => {
+      await deps.runner.run(runId);
+    },
 });

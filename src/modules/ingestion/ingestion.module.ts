@@ -28,11 +28,21 @@ export const ingestionModule = defineModule({
       }),
     };
   },
-  routes: { api: ({ services }) => (router) => ingestionRoutes(router, services.ingestion) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        ingestionRoutes(router, services.ingestion),
+  },
   jobs: [ingestionRunJob, reembedJob],
   handlers: ({ services, platform }) => [
     bindJob(ingestionRunJob, { runner: services.ingestionRunner }),
-    bindJob(reembedJob, { repository: services.ingestionRunner.repository, embedder: platform.embedder, maxPassages: 2000, batchSize: 32 }),
+    bindJob(reembedJob, {
+      repository: services.ingestionRunner.repository,
+      embedder: platform.embedder,
+      maxPassages: 2000,
+      batchSize: 32,
+    }),
   ],
   subscribers: ({ services }) => [ingestionSubscriber(services.ingestion)],
 });

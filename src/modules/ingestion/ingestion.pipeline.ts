@@ -4,7 +4,13 @@
 // continues with the drafts that have no vector yet, activation is one transaction.
 import type { Sequelize } from 'sequelize';
 import type { Embedder } from '../../integrations/embeddings/embedder.ts';
-import { extractDocument, isExtractable, UnreadableDocumentError, type PageNumberSource } from '../../integrations/documents/extraction.ts';
+import {
+  extractDocument,
+  isExtractable,
+  UnreadableDocumentError,
+  type Extraction,
+  type PageNumberSource,
+} from '../../integrations/documents/extraction.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import type { Pipelines, PipelineStep, StepContext } from '../../jobs/pipeline/pipelines.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -43,11 +49,13 @@ export const NO_TEXT_MESSAGE =
   'No text layer was found: the document looks scanned (images of pages). Run it through OCR and upload the result as a new version to make it searchable.';
 
 /** What the embedder sees of a passage: its headings give short passages their context. */
-export const embeddingInput = (passage: { content: string; heading_path: string | null }) => (passage.heading_path ? `${passage.heading_path}\n${passage.content}` : passage.content);
+export const embeddingInput = (passage: { content: string; heading_path: string | null }) =>
+  passage.heading_path ? `${passage.heading_path}\n${passage.content}` : passage.content;
 
 async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of await storage.get(key)) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of await storage.get(key))
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
   return Buffer.concat(chunks);
 }
 
@@ -71,18 +79,30 @@ export class IngestionRunner {
     if (!row || !['queued', 'running', 'failed'].includes(row.status)) return;
     // a duplicate delivery of a finished run (e.g. one that ended failed on an unreadable file)
     if ((await repository.pipelineStatus(runId)) === 'succeeded') return;
-    await repository.update(runId, { status: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? clock.now(), last_error: null }, clock.now());
+    await repository.update(
+      runId,
+      { status: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? clock.now(), last_error: null },
+      clock.now(),
+    );
     try {
       await this.deps.pipelines.runPipeline<IngestionInput>(runId, this.steps());
     } catch (error) {
-      await repository.update(runId, { status: 'failed', last_error: String((error as Error)?.message ?? error).slice(0, 2000) }, clock.now());
+      await repository.update(
+        runId,
+        { status: 'failed', last_error: String((error as Error)?.message ?? error).slice(0, 2000) },
+        clock.now(),
+      );
       throw error;
     }
   }
 
   steps(): PipelineStep<IngestionInput>[] {
     return [
-      { name: 'extract', run: (context) => this.extract(context), cleanUp: ({ runId }) => this.deps.repository.deleteDrafts(runId) },
+      {
+        name: 'extract',
+        run: (context) => this.extract(context),
+        cleanUp: ({ runId }) => this.deps.repository.deleteDrafts(runId),
+      },
       // no clean-up: vectors already stored are kept, the retry embeds only the rest
       { name: 'embed', run: (context) => this.embed(context) },
       { name: 'activate', run: (context) => this.activate(context) },
@@ -92,12 +112,28 @@ export class IngestionRunner {
   private async extract({ runId, input, logger }: StepContext<IngestionInput>): Promise<Extracted> {
     const { repository, storage, clock } = this.deps;
     const stored = await repository.versionFile(input.versionId);
-    if (!stored) return { outcome: 'unreadable', passages: 0, pagesTotal: 0, pageNumbers: null, message: 'The resource or its version no longer exists.' };
-    if (!isExtractable(stored.format)) return { outcome: 'unreadable', passages: 0, pagesTotal: 0, pageNumbers: null, message: `The ${stored.format} format has no text to extract.` };
+    if (!stored)
+      return {
+        outcome: 'unreadable',
+        passages: 0,
+        pagesTotal: 0,
+        pageNumbers: null,
+        message: 'The resource or its version no longer exists.',
+      };
+    if (!isExtractable(stored.format))
+      return {
+        outcome: 'unreadable',
+        passages: 0,
+        pagesTotal: 0,
+        pageNumbers: null,
+        message: `The ${stored.format} format has no text to extract.`,
+      };
     await repository.deleteDrafts(runId);
-    let extraction;
+    let extraction: Extraction;
     try {
-      extraction = await extractDocument(stored.format, await readAll(storage, stored.storage_key), { libreOfficePath: this.deps.libreOfficePath });
+      extraction = await extractDocument(stored.format, await readAll(storage, stored.storage_key), {
+        libreOfficePath: this.deps.libreOfficePath,
+      });
     } catch (error) {
       // a corrupt or encrypted file fails the same way on every retry: say so and stop
       if (!(error instanceof UnreadableDocumentError)) throw error;
@@ -105,10 +141,23 @@ export class IngestionRunner {
       return { outcome: 'unreadable', passages: 0, pagesTotal: 0, pageNumbers: null, message: error.message };
     }
     const passages = splitIntoPassages(extraction.units);
-    await repository.insertDrafts(runId, { organization_id: stored.organization_id, resource_id: input.resourceId, version_id: input.versionId }, passages);
-    await repository.update(runId, { pages_total: extraction.pagesTotal, page_numbers: extraction.pageNumbers, passages: passages.length }, clock.now());
+    await repository.insertDrafts(
+      runId,
+      { organization_id: stored.organization_id, resource_id: input.resourceId, version_id: input.versionId },
+      passages,
+    );
+    await repository.update(
+      runId,
+      { pages_total: extraction.pagesTotal, page_numbers: extraction.pageNumbers, passages: passages.length },
+      clock.now(),
+    );
     logger.info({ passages: passages.length, pages: extraction.pagesTotal }, 'document extracted');
-    return { outcome: passages.length ? 'passages' : 'no_text', passages: passages.length, pagesTotal: extraction.pagesTotal, pageNumbers: extraction.pageNumbers };
+    return {
+      outcome: passages.length ? 'passages' : 'no_text',
+      passages: passages.length,
+      pagesTotal: extraction.pagesTotal,
+      pageNumbers: extraction.pageNumbers,
+    };
   }
 
   /** Whether passages get vectors: only where pgvector is installed (else retrieval is keyword-only). */
@@ -116,7 +165,11 @@ export class IngestionRunner {
     return this.deps.repository.hasColumn('resource_passages', 'embedding');
   }
 
-  private async embed({ runId, outputs, logger }: StepContext<IngestionInput>): Promise<{ embedded: number; model: string | null }> {
+  private async embed({
+    runId,
+    outputs,
+    logger,
+  }: StepContext<IngestionInput>): Promise<{ embedded: number; model: string | null }> {
     const extracted = outputs.extract as Extracted;
     if (extracted.outcome !== 'passages' || !(await this.vectorsAvailable())) return { embedded: 0, model: null };
     const { repository, embedder, clock } = this.deps;
@@ -125,17 +178,27 @@ export class IngestionRunner {
       const batch = await repository.draftsToEmbed(runId, embedder.model, this.batchSize);
       if (!batch.length) break;
       const vectors = await embedder.embed(batch.map(embeddingInput));
-      await repository.storeDraftVectors(runId, embedder.model, batch.map((draft, i) => ({ ordinal: draft.ordinal, vector: vectors[i]! })));
+      await repository.storeDraftVectors(
+        runId,
+        embedder.model,
+        batch.map((draft, i) => ({ ordinal: draft.ordinal, vector: vectors[i]! })),
+      );
       embedded += batch.length;
       const pagesDone = await repository.pagesDone(runId, embedder.model, extracted.pagesTotal);
       // still in charge? a newer run (or an unpublish) makes this one stop between batches
-      if (!(await repository.update(runId, { pages_done: pagesDone, embedding_model: embedder.model }, clock.now()))) break;
+      if (!(await repository.update(runId, { pages_done: pagesDone, embedding_model: embedder.model }, clock.now())))
+        break;
     }
     logger.info({ embedded, model: embedder.model }, 'passages embedded');
     return { embedded, model: embedder.model };
   }
 
-  private async activate({ runId, input, outputs, logger }: StepContext<IngestionInput>): Promise<{ status: IngestionStatus; passages: number }> {
+  private async activate({
+    runId,
+    input,
+    outputs,
+    logger,
+  }: StepContext<IngestionInput>): Promise<{ status: IngestionStatus; passages: number }> {
     const { repository, clock } = this.deps;
     const extracted = outputs.extract as Extracted;
     const withVectors = Boolean((outputs.embed as { model: string | null }).model);
@@ -154,9 +217,15 @@ export class IngestionRunner {
       }
       // an unreadable or textless new version still replaces the old version's passages
       const passages = await repository.swapPassages(runId, input.resourceId, withVectors, transaction);
-      const status: IngestionStatus = extracted.outcome === 'passages' ? 'done' : extracted.outcome === 'no_text' ? 'no_text' : 'failed';
+      const status: IngestionStatus =
+        extracted.outcome === 'passages' ? 'done' : extracted.outcome === 'no_text' ? 'no_text' : 'failed';
       const lastError = extracted.outcome === 'no_text' ? NO_TEXT_MESSAGE : (extracted.message ?? null);
-      await repository.update(runId, { status, passages, pages_done: extracted.pagesTotal, last_error: lastError, finished_at: now }, now, transaction);
+      await repository.update(
+        runId,
+        { status, passages, pages_done: extracted.pagesTotal, last_error: lastError, finished_at: now },
+        now,
+        transaction,
+      );
       logger.info({ status, passages }, 'passages activated');
       return { status, passages };
     });

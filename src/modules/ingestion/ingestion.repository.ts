@@ -5,7 +5,15 @@ import type { LocationKind, PageNumberSource } from '../../integrations/document
 import type { Sql } from '../../shared/sql.ts';
 import type { Passage } from './passage.splitter.ts';
 
-export type IngestionStatus = 'queued' | 'running' | 'done' | 'failed' | 'no_text' | 'unsupported' | 'superseded' | 'withdrawn';
+export type IngestionStatus =
+  | 'queued'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'no_text'
+  | 'unsupported'
+  | 'superseded'
+  | 'withdrawn';
 
 export interface IngestionRow {
   id: string;
@@ -45,7 +53,11 @@ const ROW = `i.*, v.version`;
 export class IngestionRepository {
   constructor(private readonly sql: Sql) {}
 
-  async currentVersion(resourceId: string, transaction?: Transaction | null, lock = false): Promise<CurrentVersion | undefined> {
+  async currentVersion(
+    resourceId: string,
+    transaction?: Transaction | null,
+    lock = false,
+  ): Promise<CurrentVersion | undefined> {
     return this.sql.one<CurrentVersion>(
       `SELECT r.id AS resource_id, r.organization_id, r.status, v.id AS version_id, v.version, v.format, v.content_type, v.storage_key
          FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
@@ -55,12 +67,20 @@ export class IngestionRepository {
     );
   }
 
-  async versionFile(versionId: string): Promise<{ organization_id: string; storage_key: string; format: string } | undefined> {
-    return this.sql.one('SELECT organization_id, storage_key, format FROM resource_versions WHERE id = $1', [versionId]);
+  async versionFile(
+    versionId: string,
+  ): Promise<{ organization_id: string; storage_key: string; format: string } | undefined> {
+    return this.sql.one('SELECT organization_id, storage_key, format FROM resource_versions WHERE id = $1', [
+      versionId,
+    ]);
   }
 
   async forVersion(versionId: string, transaction?: Transaction | null): Promise<IngestionRow | undefined> {
-    return this.sql.one<IngestionRow>(`SELECT ${ROW} FROM resource_ingestions i JOIN resource_versions v ON v.id = i.version_id WHERE i.version_id = $1`, [versionId], transaction);
+    return this.sql.one<IngestionRow>(
+      `SELECT ${ROW} FROM resource_ingestions i JOIN resource_versions v ON v.id = i.version_id WHERE i.version_id = $1`,
+      [versionId],
+      transaction,
+    );
   }
 
   async forRun(runId: string, transaction?: Transaction | null, lock = false): Promise<IngestionRow | undefined> {
@@ -87,13 +107,40 @@ export class IngestionRepository {
        ON CONFLICT (version_id) DO UPDATE SET run_id = EXCLUDED.run_id, status = EXCLUDED.status, last_error = EXCLUDED.last_error,
          pages_done = 0, pages_total = NULL, passages = 0, page_numbers = NULL, embedding_model = NULL, attempts = 0,
          queued_at = EXCLUDED.queued_at, started_at = NULL, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at`,
-      [version.organization_id, version.resource_id, version.version_id, values.runId, values.status, values.lastError ?? null, values.now],
+      [
+        version.organization_id,
+        version.resource_id,
+        version.version_id,
+        values.runId,
+        values.status,
+        values.lastError ?? null,
+        values.now,
+      ],
       transaction,
     );
   }
 
   /** Sets fields of the run's row, only while that run is in charge of it. */
-  async update(runId: string, values: Partial<Pick<IngestionRow, 'status' | 'pages_done' | 'pages_total' | 'passages' | 'page_numbers' | 'embedding_model' | 'attempts' | 'last_error' | 'started_at' | 'finished_at'>>, now: Date, transaction?: Transaction | null): Promise<boolean> {
+  async update(
+    runId: string,
+    values: Partial<
+      Pick<
+        IngestionRow,
+        | 'status'
+        | 'pages_done'
+        | 'pages_total'
+        | 'passages'
+        | 'page_numbers'
+        | 'embedding_model'
+        | 'attempts'
+        | 'last_error'
+        | 'started_at'
+        | 'finished_at'
+      >
+    >,
+    now: Date,
+    transaction?: Transaction | null,
+  ): Promise<boolean> {
     const entries = Object.entries(values);
     const sets = entries.map(([column], i) => `${column} = $${i + 3}`);
     const result = await this.sql.query(
@@ -120,7 +167,12 @@ export class IngestionRepository {
     await this.sql.query('DELETE FROM resource_passage_drafts WHERE run_id = $1', [runId], transaction);
   }
 
-  async insertDrafts(runId: string, version: Pick<CurrentVersion, 'organization_id' | 'resource_id' | 'version_id'>, passages: readonly Passage[], transaction?: Transaction | null): Promise<void> {
+  async insertDrafts(
+    runId: string,
+    version: Pick<CurrentVersion, 'organization_id' | 'resource_id' | 'version_id'>,
+    passages: readonly Passage[],
+    transaction?: Transaction | null,
+  ): Promise<void> {
     for (let i = 0; i < passages.length; i += 500) {
       const batch = passages.slice(i, i + 500);
       await this.sql.query(
@@ -144,14 +196,23 @@ export class IngestionRepository {
   }
 
   /** The next drafts without a vector of `model`, in document order. */
-  async draftsToEmbed(runId: string, model: string, limit: number): Promise<Array<{ ordinal: number; content: string; heading_path: string | null }>> {
+  async draftsToEmbed(
+    runId: string,
+    model: string,
+    limit: number,
+  ): Promise<Array<{ ordinal: number; content: string; heading_path: string | null }>> {
     return this.sql.rows(
       `SELECT ordinal, content, heading_path FROM resource_passage_drafts WHERE run_id = $1 AND embedding_model IS DISTINCT FROM $2 ORDER BY ordinal LIMIT $3`,
       [runId, model, limit],
     );
   }
 
-  async storeDraftVectors(runId: string, model: string, vectors: ReadonlyArray<{ ordinal: number; vector: readonly number[] }>, transaction?: Transaction | null): Promise<void> {
+  async storeDraftVectors(
+    runId: string,
+    model: string,
+    vectors: ReadonlyArray<{ ordinal: number; vector: readonly number[] }>,
+    transaction?: Transaction | null,
+  ): Promise<void> {
     await this.sql.query(
       `UPDATE resource_passage_drafts d SET embedding = x.embedding::real[], embedding_model = $2
          FROM unnest($3::int[], $4::text[]) AS x(ordinal, embedding)
@@ -173,7 +234,12 @@ export class IngestionRepository {
   // --- activation ---------------------------------------------------------------------------
 
   /** Replaces every passage of the resource with the run's drafts; returns how many passages it has now. */
-  async swapPassages(runId: string, resourceId: string, withVectors: boolean, transaction: Transaction): Promise<number> {
+  async swapPassages(
+    runId: string,
+    resourceId: string,
+    withVectors: boolean,
+    transaction: Transaction,
+  ): Promise<number> {
     await this.sql.query('DELETE FROM resource_passages WHERE resource_id = $1', [resourceId], transaction);
     const vector = withVectors ? ', embedding' : '';
     const value = withVectors ? ', CASE WHEN d.embedding IS NULL THEN NULL ELSE d.embedding::vector END' : '';
@@ -197,11 +263,20 @@ export class IngestionRepository {
 
   // --- model switch -------------------------------------------------------------------------
 
-  async passagesOfOtherModels(model: string, limit: number): Promise<Array<{ id: string; content: string; heading_path: string | null }>> {
-    return this.sql.rows(`SELECT id, content, heading_path FROM resource_passages WHERE embedding_model IS DISTINCT FROM $1 ORDER BY id LIMIT $2`, [model, limit]);
+  async passagesOfOtherModels(
+    model: string,
+    limit: number,
+  ): Promise<Array<{ id: string; content: string; heading_path: string | null }>> {
+    return this.sql.rows(
+      `SELECT id, content, heading_path FROM resource_passages WHERE embedding_model IS DISTINCT FROM $1 ORDER BY id LIMIT $2`,
+      [model, limit],
+    );
   }
 
-  async storePassageVectors(model: string, vectors: ReadonlyArray<{ id: string; vector: readonly number[] }>): Promise<void> {
+  async storePassageVectors(
+    model: string,
+    vectors: ReadonlyArray<{ id: string; vector: readonly number[] }>,
+  ): Promise<void> {
     await this.sql.query(
       `UPDATE resource_passages p SET embedding = x.embedding::vector, embedding_model = $1
          FROM unnest($2::uuid[], $3::text[]) AS x(id, embedding) WHERE p.id = x.id`,

@@ -40,19 +40,27 @@ export class IngestionService {
   async status(actor: Actor, resourceId: string): Promise<IngestionView> {
     const reader = await resolveReader(this.deps.sql, actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
-    if (reader.standing !== 'manager' && reader.standing !== 'staff') throw errors.forbidden('Only the organization\'s administrators and staff see ingestion status');
+    if (reader.standing !== 'manager' && reader.standing !== 'staff')
+      throw errors.forbidden("Only the organization's administrators and staff see ingestion status");
     return this.view(resourceId);
   }
 
   /** Client admins: ingest the current version again (no second run while one is under way). */
   async rerun(actor: Actor, resourceId: string): Promise<IngestionView> {
     const scope = scopeFor(actor, 'resource', 'write');
-    const owner = await this.deps.sql.one<{ id: string }>('SELECT id FROM resources WHERE id = $1::uuid AND organization_id = $2', [resourceId, scope.organizationId]);
+    const owner = await this.deps.sql.one<{ id: string }>(
+      'SELECT id FROM resources WHERE id = $1::uuid AND organization_id = $2',
+      [resourceId, scope.organizationId],
+    );
     if (!owner) throw errors.notFound('resource', resourceId);
     await this.deps.sequelize.transaction(async (transaction) => {
       const version = await this.deps.repository.currentVersion(resourceId, transaction, true);
       if (!version) throw errors.notFound('resource', resourceId);
-      if (version.status !== 'published') throw new AppError('conflict', 'Only published resources are ingested: publish it first (publishing starts the ingestion).');
+      if (version.status !== 'published')
+        throw new AppError(
+          'conflict',
+          'Only published resources are ingested: publish it first (publishing starts the ingestion).',
+        );
       await this.start(version, transaction, true);
     });
     return this.view(resourceId);
@@ -81,16 +89,30 @@ export class IngestionService {
     const { repository, clock } = this.deps;
     const existing = await repository.forVersion(version.version_id, transaction);
     const now = clock.now();
-    if (existing && ['queued', 'running'].includes(existing.status) && now.getTime() - existing.updated_at.getTime() < STALE_RUN_MS) return;
+    if (
+      existing &&
+      ['queued', 'running'].includes(existing.status) &&
+      now.getTime() - existing.updated_at.getTime() < STALE_RUN_MS
+    )
+      return;
     if (existing && !rerun && ['done', 'no_text', 'unsupported'].includes(existing.status)) return;
     if (!isExtractable(version.format)) {
       // video, audio and images have no text: the old version's passages (if any) go, the status says why
       await repository.removePassages(version.resource_id, transaction);
-      await repository.reset(version, { runId: null, status: 'unsupported', lastError: `${version.format} files have no text to ingest.`, now }, transaction);
+      await repository.reset(
+        version,
+        { runId: null, status: 'unsupported', lastError: `${version.format} files have no text to ingest.`, now },
+        transaction,
+      );
       return;
     }
     const run = await this.deps.pipelines.create(
-      { kind: INGESTION_PIPELINE, organizationId: version.organization_id, subject: { type: 'resource_version', id: version.version_id }, input: { resourceId: version.resource_id, versionId: version.version_id } },
+      {
+        kind: INGESTION_PIPELINE,
+        organizationId: version.organization_id,
+        subject: { type: 'resource_version', id: version.version_id },
+        input: { resourceId: version.resource_id, versionId: version.version_id },
+      },
       transaction,
     );
     await repository.reset(version, { runId: run.id, status: 'queued', now }, transaction);

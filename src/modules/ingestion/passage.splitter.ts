@@ -28,7 +28,8 @@ function segments(text: string, maxWords: number): Array<{ text: string; endsLin
   for (const line of text.split('\n')) {
     for (const sentence of line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u)) {
       const words = sentence.split(/\s+/).filter(Boolean);
-      for (let i = 0; i < words.length; i += maxWords) out.push({ text: words.slice(i, i + maxWords).join(' '), endsLine: false });
+      for (let i = 0; i < words.length; i += maxWords)
+        out.push({ text: words.slice(i, i + maxWords).join(' '), endsLine: false });
     }
     if (out.length) out[out.length - 1]!.endsLine = true;
   }
@@ -36,7 +37,11 @@ function segments(text: string, maxWords: number): Array<{ text: string; endsLin
 }
 
 /** Segments joined as they stood: a space within a line, a newline where a line ended. */
-const join = (parts: ReadonlyArray<{ text: string; endsLine: boolean }>) => parts.map((part) => part.text + (part.endsLine ? '\n' : ' ')).join('').trim();
+const join = (parts: ReadonlyArray<{ text: string; endsLine: boolean }>) =>
+  parts
+    .map((part) => part.text + (part.endsLine ? '\n' : ' '))
+    .join('')
+    .trim();
 
 /** One unit's passages: windows of whole segments, each starting with the previous window's tail. */
 export function splitUnit(text: string, options: SplitOptions = DEFAULT_SPLIT): string[] {
@@ -49,7 +54,12 @@ export function splitUnit(text: string, options: SplitOptions = DEFAULT_SPLIT): 
   while (start < parts.length) {
     let end = start;
     let words = 0;
-    while (end < parts.length && (words === 0 || words + counts[end]! <= options.targetWords || (words < options.targetWords / 2 && words + counts[end]! <= options.maxWords))) {
+    while (
+      end < parts.length &&
+      (words === 0 ||
+        words + counts[end]! <= options.targetWords ||
+        (words < options.targetWords / 2 && words + counts[end]! <= options.maxWords))
+    ) {
       words += counts[end]!;
       end++;
     }

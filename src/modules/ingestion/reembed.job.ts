@@ -29,10 +29,16 @@ export async function reembedPassages(deps: ReembedDeps, logger: Logger): Promis
   if (!(await repository.hasColumn('resource_passages', 'embedding'))) return 0;
   let done = 0;
   while (done < deps.maxPassages) {
-    const batch = await repository.passagesOfOtherModels(embedder.model, Math.min(deps.batchSize, deps.maxPassages - done));
+    const batch = await repository.passagesOfOtherModels(
+      embedder.model,
+      Math.min(deps.batchSize, deps.maxPassages - done),
+    );
     if (!batch.length) break;
     const vectors = await embedder.embed(batch.map(embeddingInput));
-    await repository.storePassageVectors(embedder.model, batch.map((passage, i) => ({ id: passage.id, vector: vectors[i]! })));
+    await repository.storePassageVectors(
+      embedder.model,
+      batch.map((passage, i) => ({ id: passage.id, vector: vectors[i]! })),
+    );
     done += batch.length;
   }
   if (done) logger.info({ reembedded: done, model: embedder.model }, 're-embedded passages of another model');
@@ -45,7 +51,9 @@ export const reembedJob = defineJob({
   schedule: '*/10 * * * *',
   retry: { limit: 2, delaySeconds: 60, backoff: true },
   expireInSeconds: 30 * 60,
-  handler: (deps: ReembedDeps) => async (_data, { logger }) => {
-    await reembedPassages(deps, logger);
-  },
+  handler:
+    (deps: ReembedDeps) =>
+    async (_data, { logger }) => {
+      await reembedPassages(deps, logger);
+    },
 });

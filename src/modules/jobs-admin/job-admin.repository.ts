@@ -27,7 +27,8 @@ export interface JobFilter {
   state?: JobState;
 }
 
-const COLUMNS = 'id, name, state::text AS state, data, retry_count, retry_limit, output, created_on, start_after, started_on, completed_on';
+const COLUMNS =
+  'id, name, state::text AS state, data, retry_count, retry_limit, output, created_on, start_after, started_on, completed_on';
 
 /** pg-boss's tables are platform-wide: the scope (kind `job`) is what a platform admin may read. */
 export type JobScope = Pick<Scope, 'sql'>;
@@ -36,7 +37,8 @@ function whereOf(scope: JobScope, filter: JobFilter): { sql: string; bind: unkno
   const binds = new Binds();
   const clauses = [scope.sql(binds)];
   for (const column of ['id', 'name', 'state'] as const) {
-    if (filter[column] !== undefined) clauses.push(`${column === 'state' ? 'state::text' : column} = ${binds.add(filter[column])}`);
+    if (filter[column] !== undefined)
+      clauses.push(`${column === 'state' ? 'state::text' : column} = ${binds.add(filter[column])}`);
   }
   return { sql: `WHERE ${clauses.join(' AND ')}`, bind: binds.values };
 }

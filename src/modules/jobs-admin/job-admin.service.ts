@@ -16,7 +16,10 @@ export class JobAdminService {
 
   async list(actor: Actor, filter: { name?: string; state?: JobState }, page: PageRequest): Promise<Page<JobRow>> {
     const scope = scopeFor(actor, 'job', 'read');
-    const [rows, total] = await Promise.all([this.jobs.find(scope, filter, page.itemsPerPage, offsetOf(page)), this.jobs.count(scope, filter)]);
+    const [rows, total] = await Promise.all([
+      this.jobs.find(scope, filter, page.itemsPerPage, offsetOf(page)),
+      this.jobs.count(scope, filter),
+    ]);
     return pageOf(rows, total, page);
   }
 
@@ -33,10 +36,22 @@ export class JobAdminService {
 
   /** Cancels a job that has not finished (created, retry or active). Audited. */
   async cancel(actor: Actor, id: string): Promise<JobRow> {
-    return this.change(actor, id, 'cancel', (job) => ['created', 'retry', 'active'].includes(job.state), 'Only a job that has not finished can be cancelled');
+    return this.change(
+      actor,
+      id,
+      'cancel',
+      (job) => ['created', 'retry', 'active'].includes(job.state),
+      'Only a job that has not finished can be cancelled',
+    );
   }
 
-  private async change(actor: Actor, id: string, command: 'retry' | 'cancel', allowed: (job: JobRow) => boolean, refusal: string): Promise<JobRow> {
+  private async change(
+    actor: Actor,
+    id: string,
+    command: 'retry' | 'cancel',
+    allowed: (job: JobRow) => boolean,
+    refusal: string,
+  ): Promise<JobRow> {
     assertCan(actor, 'platform:admin');
     const { queue, audit } = this.deps;
     if (!queue || !audit) throw new Error('JobAdminService needs the queue and the audit service to change jobs');

@@ -7,7 +7,14 @@ import { JobAdminService } from './job-admin.service.ts';
 export const jobsAdminModule = defineModule({
   name: 'jobs-admin',
   uses: [auditModule],
-  services: ({ platform: { db, queue }, uses: { audit } }) => ({ jobs: new JobAdminService(new JobAdminRepository(db.sequelize), { queue, audit }) }),
-  routes: { api: ({ services }) => (router) => jobAdminRoutes(router, services.jobs) },
+  services: ({ platform: { db, queue }, uses: { audit } }) => ({
+    jobs: new JobAdminService(new JobAdminRepository(db.sequelize), { queue, audit }),
+  }),
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        jobAdminRoutes(router, services.jobs),
+  },
   permissions: ['jobs:read'],
 });

@@ -40,13 +40,27 @@ const INPUT: Record<string, AccessLevel> = {
 
 /** The input spellings as the contract lists them. */
 export const ACCESS_LEVEL_INPUTS = [
-  'public', 'preview', 'members', 'premium', 'paid',
-  'Public', 'Partially Gated', 'Fully Gated', 'Paid', 'Member', 'Premium',
-  'partially_gated', 'fully_gated', 'member',
+  'public',
+  'preview',
+  'members',
+  'premium',
+  'paid',
+  'Public',
+  'Partially Gated',
+  'Fully Gated',
+  'Paid',
+  'Member',
+  'Premium',
+  'partially_gated',
+  'fully_gated',
+  'member',
 ] as const;
 
 export function parseAccessLevel(input: string): AccessLevel | undefined {
   return INPUT[input.toLowerCase().replace(/[\s_-]+/g, '')];
 }
 
-export const accessLabels = (level: AccessLevel) => ({ management: MANAGEMENT_LABELS[level], library: LIBRARY_LABELS[level] });
+export const accessLabels = (level: AccessLevel) => ({
+  management: MANAGEMENT_LABELS[level],
+  library: LIBRARY_LABELS[level],
+});

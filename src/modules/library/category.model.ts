@@ -1,7 +1,17 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /** A resource category: name unique per organization ignoring case, ordered by position; archiving hides it from members. */
-export class ResourceCategory extends Model<InferAttributes<ResourceCategory>, InferCreationAttributes<ResourceCategory>> {
+export class ResourceCategory extends Model<
+  InferAttributes<ResourceCategory>,
+  InferCreationAttributes<ResourceCategory>
+> {
   declare id: CreationOptional<string>;
   declare organizationId: string;
   declare name: string;

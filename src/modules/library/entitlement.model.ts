@@ -1,7 +1,17 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 
 /** A purchase of a paid resource by a member, recorded by an integrator (no payment processing here). */
-export class ResourceEntitlement extends Model<InferAttributes<ResourceEntitlement>, InferCreationAttributes<ResourceEntitlement>> {
+export class ResourceEntitlement extends Model<
+  InferAttributes<ResourceEntitlement>,
+  InferCreationAttributes<ResourceEntitlement>
+> {
   declare id: CreationOptional<string>;
   declare organizationId: string;
   declare resourceId: string;

@@ -32,15 +32,35 @@ export const libraryModule = defineModule({
   services: ({ platform, uses: { audit } }) => {
     const { db, sql, clock, storage, logger, config, domainEvents } = platform;
     // resumable uploads: the resource service takes the finished ones (POST /api/resources {uploadId})
-    const uploads = new UploadService({ repository: new UploadRepository(sql), storage, clock, logger: logger.child({ module: 'uploads' }), settings: config.library });
+    const uploads = new UploadService({
+      repository: new UploadRepository(sql),
+      storage,
+      clock,
+      logger: logger.child({ module: 'uploads' }),
+      settings: config.library,
+    });
     return {
       uploads,
       /** The library's writes: create, update (new versions), delete. */
-      resources: new ResourceService({ sequelize: db.sequelize, sql, storage, audit, events: domainEvents, clock, logger: logger.child({ module: 'library' }), uploads }),
+      resources: new ResourceService({
+        sequelize: db.sequelize,
+        sql,
+        storage,
+        audit,
+        events: domainEvents,
+        clock,
+        logger: logger.child({ module: 'library' }),
+        uploads,
+      }),
       /** The library's files for reading: download, any version, the version list, download counts. */
       resourceFiles: new ResourceFileService({ sql, clock }),
       /** Resource thumbnails (made by the library.thumbnail job) and featured images, served to readers. */
-      thumbnails: new ThumbnailService({ sql, storage, renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)), logger: logger.child({ module: 'thumbnails' }) }),
+      thumbnails: new ThumbnailService({
+        sql,
+        storage,
+        renderer: new ThumbnailRenderer(ffmpegLocator(config.ai.ffmpegPath)),
+        logger: logger.child({ module: 'thumbnails' }),
+      }),
     };
   },
   routes: {
@@ -53,7 +73,9 @@ export const libraryModule = defineModule({
     },
     uploads: ({ services, platform: { storage, logger, config } }) => {
       const files = resourceUploadRoutes({ services, storage, maxFileBytes: config.library.maxFileBytes });
-      const resumable = resumableUploadRoutes(services.uploads, logger.child({ module: 'uploads' }), { corsOrigins: config.library.uploadCorsOrigins });
+      const resumable = resumableUploadRoutes(services.uploads, logger.child({ module: 'uploads' }), {
+        corsOrigins: config.library.uploadCorsOrigins,
+      });
       return (uploads) => {
         files(uploads);
         resumable(uploads);
@@ -64,12 +86,27 @@ export const libraryModule = defineModule({
   handlers: ({ services, platform: { storage, sql, clock, config } }) => [
     bindJob(uploadExpiryJob, services.uploads),
     bindJob(thumbnailJob, services.thumbnails),
-    bindJob(storageSweeperJob, { storage, sql, clock, uploads: services.uploads, tempMaxAgeMinutes: config.library.tempMaxAgeMinutes }),
+    bindJob(storageSweeperJob, {
+      storage,
+      sql,
+      clock,
+      uploads: services.uploads,
+      tempMaxAgeMinutes: config.library.tempMaxAgeMinutes,
+    }),
   ],
-  subscribers: ({ services, platform: { queue } }) => [new ThumbnailSubscriber({ queue }), services.resourceFiles.accessInvalidation()],
+  subscribers: ({ services, platform: { queue } }) => [
+    new ThumbnailSubscriber({ queue }),
+    services.resourceFiles.accessInvalidation(),
+  ],
   permissions: ['resources:read', 'resources:write', 'categories:manage'],
   errors: ['resource_locked'],
   ownedUserData: [
-    { type: 'resources', description: 'Library resources this user uploaded (they stay, without an uploader)', table: 'resources', column: 'created_by', transferable: true },
+    {
+      type: 'resources',
+      description: 'Library resources this user uploaded (they stay, without an uploader)',
+      table: 'resources',
+      column: 'created_by',
+      transferable: true,
+    },
   ],
 });

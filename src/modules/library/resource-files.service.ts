@@ -62,7 +62,6 @@ const toStoredFile = (row: FileRow): StoredFile => ({
   disposition: 'attachment',
 });
 
-
 export class ResourceFileService {
   private readonly decisions: FileAccessCache<FileDecision>;
 
@@ -76,7 +75,11 @@ export class ResourceFileService {
   }
 
   /** The resource's versions, newest first (client admins, platform admins, API keys). */
-  async versions(actor: Actor, id: string, page: PageRequest = { page: 1, itemsPerPage: DEFAULT_PAGE_SIZE }): Promise<Page<ResourceVersionView>> {
+  async versions(
+    actor: Actor,
+    id: string,
+    page: PageRequest = { page: 1, itemsPerPage: DEFAULT_PAGE_SIZE },
+  ): Promise<Page<ResourceVersionView>> {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
     await requireOwnResource(this.deps.sql, organizationId, id);
@@ -89,8 +92,16 @@ export class ResourceFileService {
         LIMIT $3 OFFSET $4`,
       [id, organizationId, page.itemsPerPage, offsetOf(page)],
     );
-    const total = rows.length ? Number(rows[0]!.total) : (await this.deps.sql.one<{ n: string }>('SELECT count(*) AS n FROM resource_versions WHERE resource_id = $1', [id]))!.n;
-    return pageOf(rows.map(({ total: _total, ...row }) => ({ ...row, sizeBytes: Number(row.sizeBytes) })), Number(total), page);
+    const total = rows.length
+      ? Number(rows[0]!.total)
+      : (await this.deps.sql.one<{ n: string }>('SELECT count(*) AS n FROM resource_versions WHERE resource_id = $1', [
+          id,
+        ]))!.n;
+    return pageOf(
+      rows.map(({ total: _total, ...row }) => ({ ...row, sizeBytes: Number(row.sizeBytes) })),
+      Number(total),
+      page,
+    );
   }
 
   /**
@@ -107,7 +118,8 @@ export class ResourceFileService {
     });
     const row = decision?.row;
     if (!row || !row.sees) throw errors.notFound('resource', id);
-    if (!row.opens) throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
+    if (!row.opens)
+      throw new AppError('resource_locked', lockedReason(row.accessLevel), { accessLevel: row.accessLevel });
     return { reader: libraryReader(actor, decision.member), file: toStoredFile(row) };
   }
 

@@ -26,7 +26,8 @@ function readJson(req: Request, res: Response): Promise<Record<string, unknown>>
     parseJson(req, res, (error?: unknown) => {
       if (error) return reject(error);
       const body = req.body as unknown;
-      if (!body || typeof body !== 'object' || Array.isArray(body)) return reject(new AppError('malformed_body', 'The JSON body must be an object'));
+      if (!body || typeof body !== 'object' || Array.isArray(body))
+        return reject(new AppError('malformed_body', 'The JSON body must be an object'));
       resolve(body as Record<string, unknown>);
     }),
   );
@@ -39,20 +40,31 @@ export interface ResourceUploadRouteDeps {
 }
 
 export function resourceUploadRoutes({ services, storage, maxFileBytes }: ResourceUploadRouteDeps): UploadRoutes {
-  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, files: { file: maxFileBytes, featuredImage: FEATURED_IMAGE_MAX_BYTES } });
+  const multipart = multipartReader(storage, {
+    ...DEFAULT_LIMITS,
+    files: { file: maxFileBytes, featuredImage: FEATURED_IMAGE_MAX_BYTES },
+  });
   const options = { maxBytes: multipart.routeBound };
 
   return (uploads) => {
     uploads.post('/resources', options, async (req, res) => {
       const actor = actorOf(req);
       services.resources.assertCanWrite(actor);
-      if (!isMultipart(req)) throw new AppError('unsupported_media_type', 'Upload a resource as multipart/form-data', { detectedType: req.get('content-type') ?? 'none' });
+      if (!isMultipart(req))
+        throw new AppError('unsupported_media_type', 'Upload a resource as multipart/form-data', {
+          detectedType: req.get('content-type') ?? 'none',
+        });
       const upload = await multipart.read(req, res);
       try {
         if (upload.bodySha256 && (await req.streamIdempotency?.settle(upload.bodySha256))) return;
         const fields = parseResourceFields(upload.fields, 'multipart');
         if (fields.name === undefined) throw errors.validation([{ field: 'name', message: 'is required' }]);
-        const dto = await services.resources.create(actor, { ...fields, name: fields.name, file: staged(upload.files.file), featuredImage: staged(upload.files.featuredImage) });
+        const dto = await services.resources.create(actor, {
+          ...fields,
+          name: fields.name,
+          file: staged(upload.files.file),
+          featuredImage: staged(upload.files.featuredImage),
+        });
         res.status(201).location(`/api/resources/${dto.id}`).json(dto);
       } finally {
         await upload.session.discard(storage);
@@ -68,11 +80,22 @@ export function resourceUploadRoutes({ services, storage, maxFileBytes }: Resour
         res.json(await services.resources.update(actor, id, fields));
         return;
       }
-      if (!isMultipart(req)) throw new AppError('unsupported_media_type', 'Send multipart/form-data (with a new file) or application/json (metadata only)', { detectedType: req.get('content-type') ?? 'none' });
+      if (!isMultipart(req))
+        throw new AppError(
+          'unsupported_media_type',
+          'Send multipart/form-data (with a new file) or application/json (metadata only)',
+          { detectedType: req.get('content-type') ?? 'none' },
+        );
       const upload = await multipart.read(req, res);
       try {
         const fields = parseResourceFields(upload.fields, 'multipart');
-        res.json(await services.resources.update(actor, id, { ...fields, file: staged(upload.files.file), featuredImage: staged(upload.files.featuredImage) }));
+        res.json(
+          await services.resources.update(actor, id, {
+            ...fields,
+            file: staged(upload.files.file),
+            featuredImage: staged(upload.files.featuredImage),
+          }),
+        );
       } finally {
         await upload.session.discard(storage);
       }

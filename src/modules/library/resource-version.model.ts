@@ -1,4 +1,11 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { ResourceFormat } from './resource.model.ts';
 
 /** One stored file of a resource. Replacing the file adds a version; the old ones stay (client admins may download them). */
@@ -29,7 +36,14 @@ export class ResourceVersion extends Model<InferAttributes<ResourceVersion>, Inf
         contentType: { type: DataTypes.TEXT, allowNull: false, field: 'content_type' },
         format: { type: DataTypes.TEXT, allowNull: false },
         // bigint arrives as a string from pg; 500 MB fits a JS number exactly
-        sizeBytes: { type: DataTypes.BIGINT, allowNull: false, field: 'size_bytes', get() { return Number(this.getDataValue('sizeBytes')); } },
+        sizeBytes: {
+          type: DataTypes.BIGINT,
+          allowNull: false,
+          field: 'size_bytes',
+          get() {
+            return Number(this.getDataValue('sizeBytes'));
+          },
+        },
         sha256: { type: DataTypes.TEXT, allowNull: false },
         createdBy: { type: DataTypes.UUID, allowNull: true, field: 'created_by' },
         createdAt: { type: DataTypes.DATE, field: 'created_at' },

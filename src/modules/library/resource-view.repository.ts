@@ -20,7 +20,12 @@ interface Row extends Omit<ResourceView, 'file' | 'viewCount' | 'downloadCount'>
  * The resources among `ids` the reader sees, in the order of `ids` (missing or hidden ones are left out).
  * `transaction`: read inside a writer's transaction (its own uncommitted rows; PGlite has one backend).
  */
-export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: readonly string[], transaction?: Transaction): Promise<ResourceView[]> {
+export async function loadResourceViews(
+  sql: Sql,
+  reader: LibraryReader,
+  ids: readonly string[],
+  transaction?: Transaction,
+): Promise<ResourceView[]> {
   if (!ids.length) return [];
   const binds = new Binds();
   const idList = binds.add(ids);
@@ -48,12 +53,28 @@ export async function loadResourceViews(sql: Sql, reader: LibraryReader, ids: re
     const row = byId.get(id);
     if (!row) return [];
     const { fileName, contentType, sizeBytes, sha256, uploadedAt, viewCount, downloadCount, ...rest } = row;
-    return [{ ...rest, viewCount: Number(viewCount), downloadCount: Number(downloadCount), file: { name: fileName, contentType, sizeBytes: Number(sizeBytes), sha256, uploadedAt } }];
+    return [
+      {
+        ...rest,
+        viewCount: Number(viewCount),
+        downloadCount: Number(downloadCount),
+        file: { name: fileName, contentType, sizeBytes: Number(sizeBytes), sha256, uploadedAt },
+      },
+    ];
   });
 }
 
 /** 404 unless the resource belongs to the organization (before a write or a manager's read). */
-export async function requireOwnResource(sql: Sql, organizationId: string, id: string, transaction?: Transaction): Promise<void> {
-  const row = await sql.one('SELECT 1 FROM resources WHERE id = $1 AND organization_id = $2', [id, organizationId], transaction);
+export async function requireOwnResource(
+  sql: Sql,
+  organizationId: string,
+  id: string,
+  transaction?: Transaction,
+): Promise<void> {
+  const row = await sql.one(
+    'SELECT 1 FROM resources WHERE id = $1 AND organization_id = $2',
+    [id, organizationId],
+    transaction,
+  );
   if (!row) throw errors.notFound('resource', id);
 }

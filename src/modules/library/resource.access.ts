@@ -44,11 +44,17 @@ const ALL_LEVELS: readonly AccessLevel[] = ['public', 'preview', 'members', 'pre
 const MANAGERS: ReadonlySet<Actor['role']> = new Set(['ROLE_CLIENT_ADMIN', 'ROLE_PLATFORM_ADMIN', 'API_KEY', 'SYSTEM']);
 const STAFF: ReadonlySet<Actor['role']> = new Set(['ROLE_CLIENT_USER']);
 
-function levelsFor(standing: ReaderStanding, tier: 'member' | 'premium' | undefined): { visible: AccessLevel[]; open: AccessLevel[] } {
+function levelsFor(
+  standing: ReaderStanding,
+  tier: 'member' | 'premium' | undefined,
+): { visible: AccessLevel[]; open: AccessLevel[] } {
   if (standing === 'manager' || standing === 'staff') return { visible: [...ALL_LEVELS], open: [...ALL_LEVELS] };
   if (standing === 'member') {
     const premium: AccessLevel[] = tier === 'premium' ? ['premium'] : [];
-    return { visible: ['public', 'preview', 'members', ...premium, 'paid'], open: ['public', 'preview', 'members', ...premium] };
+    return {
+      visible: ['public', 'preview', 'members', ...premium, 'paid'],
+      open: ['public', 'preview', 'members', ...premium],
+    };
   }
   return { visible: ['public', 'preview', 'paid'], open: ['public'] };
 }
@@ -57,12 +63,20 @@ function levelsFor(standing: ReaderStanding, tier: 'member' | 'premium' | undefi
 export function libraryReader(actor: Actor, member: LibraryReader['member']): LibraryReader {
   const scope = scopeFor(actor, 'resource', 'read');
   const organizationId = scope.organizationId as string;
-  const standing: ReaderStanding = MANAGERS.has(actor.role) ? 'manager' : STAFF.has(actor.role) ? 'staff' : member ? 'member' : 'visitor';
+  const standing: ReaderStanding = MANAGERS.has(actor.role)
+    ? 'manager'
+    : STAFF.has(actor.role)
+      ? 'staff'
+      : member
+        ? 'member'
+        : 'visitor';
   const levels = levelsFor(standing, member?.tier);
   const seesDrafts = standing === 'manager';
   const column = (alias: string | undefined, name: string) => (alias ? `${alias}.${name}` : name);
-  const base = (binds: Binds, alias?: string) =>
-    [`${column(alias, 'organization_id')} = ${binds.add(organizationId)}`, ...(seesDrafts ? [] : [`${column(alias, 'status')} = 'published'`])];
+  const base = (binds: Binds, alias?: string) => [
+    `${column(alias, 'organization_id')} = ${binds.add(organizationId)}`,
+    ...(seesDrafts ? [] : [`${column(alias, 'status')} = 'published'`]),
+  ];
   return {
     actor,
     organizationId,
@@ -73,7 +87,8 @@ export function libraryReader(actor: Actor, member: LibraryReader['member']): Li
     openLevels: levels.open,
     seeSql(binds, alias) {
       const clauses = base(binds, alias);
-      if (levels.visible.length < ALL_LEVELS.length) clauses.push(`${column(alias, 'access_level')} = ANY(${binds.add(levels.visible)}::text[])`);
+      if (levels.visible.length < ALL_LEVELS.length)
+        clauses.push(`${column(alias, 'access_level')} = ANY(${binds.add(levels.visible)}::text[])`);
       return clauses.join(' AND ');
     },
     openSql(binds, alias) {
@@ -132,7 +147,12 @@ interface AccessRow {
  * The row check, batched into one query like the list predicate: throws not_found when the reader may
  * not see the resource and, for `open`, resource_locked when they see it but may not open it.
  */
-export async function requireResourceAccess(sql: Sql, reader: LibraryReader, resourceId: string, action: 'see' | 'open'): Promise<void> {
+export async function requireResourceAccess(
+  sql: Sql,
+  reader: LibraryReader,
+  resourceId: string,
+  action: 'see' | 'open',
+): Promise<void> {
   const binds = new Binds();
   const id = binds.add(resourceId);
   // one text per kind of reader: repeated, prepared once per connection
@@ -142,5 +162,6 @@ export async function requireResourceAccess(sql: Sql, reader: LibraryReader, res
     binds.values,
   );
   if (!row || !row.sees) throw errors.notFound('resource', resourceId);
-  if (action === 'open' && !row.opens) throw new AppError('resource_locked', lockedReason(row.access_level), { accessLevel: row.access_level });
+  if (action === 'open' && !row.opens)
+    throw new AppError('resource_locked', lockedReason(row.access_level), { accessLevel: row.access_level });
 }

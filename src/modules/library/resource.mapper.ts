@@ -52,7 +52,10 @@ export function toResourceDto(view: ResourceView): ResourceDto {
     format: view.format,
     accessLevel: view.accessLevel,
     accessLabels: accessLabels(view.accessLevel) as ResourceDto['accessLabels'],
-    price: view.priceAmount !== null && view.priceCurrency !== null ? { amount: formatAmount(view.priceAmount, view.priceCurrency), currency: view.priceCurrency } : null,
+    price:
+      view.priceAmount !== null && view.priceCurrency !== null
+        ? { amount: formatAmount(view.priceAmount, view.priceCurrency), currency: view.priceCurrency }
+        : null,
     status: view.status,
     publishedAt: view.publishedAt?.toISOString() ?? null,
     tags: view.tags,
@@ -74,7 +77,19 @@ export function toResourceDto(view: ResourceView): ResourceDto {
 export type ResourceVersionDto = components['schemas']['ResourceVersion'];
 
 /** One stored file of a resource (GET /api/resources/{id}/versions). */
-export function toResourceVersionDto(resourceId: string, version: { version: number; fileName: string; contentType: string; format: string; sizeBytes: number; sha256: string; current: boolean; createdAt: Date }): ResourceVersionDto {
+export function toResourceVersionDto(
+  resourceId: string,
+  version: {
+    version: number;
+    fileName: string;
+    contentType: string;
+    format: string;
+    sizeBytes: number;
+    sha256: string;
+    current: boolean;
+    createdAt: Date;
+  },
+): ResourceVersionDto {
   return {
     version: version.version,
     fileName: version.fileName,

@@ -1,11 +1,30 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { AccessLevel } from './access-levels.ts';
 
 export const RESOURCE_TYPES = ['document', 'video', 'audio', 'image'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
 /** Formats accepted at upload, decided from the content (magic bytes; SVG by parsing), never from the name. */
-export const RESOURCE_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'mp4', 'webm', 'mp3', 'wav', 'png', 'jpeg', 'svg'] as const;
+export const RESOURCE_FORMATS = [
+  'pdf',
+  'docx',
+  'xlsx',
+  'pptx',
+  'mp4',
+  'webm',
+  'mp3',
+  'wav',
+  'png',
+  'jpeg',
+  'svg',
+] as const;
 export type ResourceFormat = (typeof RESOURCE_FORMATS)[number];
 
 export const RESOURCE_STATUSES = ['draft', 'published'] as const;

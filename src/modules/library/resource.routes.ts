@@ -25,11 +25,15 @@ export function resourceRoutes({ services, storage }: ResourceRouteDeps) {
     router.get('/api/resources/:id/download', async (req, res) => {
       const { reader, file } = await services.resourceFiles.openCurrent(actorOf(req), req.params.id!);
       const outcome = await sendStoredFile(req, res, storage, file);
-      if (outcome.status !== 304 && outcome.fromStart) await services.resourceFiles.recordDownload(reader, req.params.id!);
+      if (outcome.status !== 304 && outcome.fromStart)
+        await services.resourceFiles.recordDownload(reader, req.params.id!);
     });
     router.get('/api/resources/:id/versions', async (req, res) => {
       const page = await services.resourceFiles.versions(actorOf(req), req.params.id!, pageRequest(req.query));
-      sendPage(req, res, { data: page.data.map((version) => toResourceVersionDto(req.params.id!, version)), pagination: page.pagination });
+      sendPage(req, res, {
+        data: page.data.map((version) => toResourceVersionDto(req.params.id!, version)),
+        pagination: page.pagination,
+      });
     });
     router.get('/api/resources/:id/versions/:version/download', async (req, res) => {
       const file = await services.resourceFiles.openVersion(actorOf(req), req.params.id!, Number(req.params.version));

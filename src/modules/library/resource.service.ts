@@ -67,10 +67,13 @@ const FILE_FORMATS = RESOURCE_FORMATS;
 const IMAGE_FORMATS = ['png', 'jpeg'] as const;
 
 /** Every file a resource owns lives under this prefix (docs/library.md). */
-export const resourcePrefix = (organizationId: string, resourceId: string) => `orgs/${organizationId}/resources/${resourceId}/`;
+export const resourcePrefix = (organizationId: string, resourceId: string) =>
+  `orgs/${organizationId}/resources/${resourceId}/`;
 
-const versionKey = (organizationId: string, resourceId: string, version: number) => `${resourcePrefix(organizationId, resourceId)}v${version}-${randomUUID()}`;
-const featuredKey = (organizationId: string, resourceId: string, format: string) => `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
+const versionKey = (organizationId: string, resourceId: string, version: number) =>
+  `${resourcePrefix(organizationId, resourceId)}v${version}-${randomUUID()}`;
+const featuredKey = (organizationId: string, resourceId: string, format: string) =>
+  `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
 
 interface Promotion {
   from: string;
@@ -88,17 +91,25 @@ export class ResourceService {
   async create(actor: Actor, input: CreateResourceInput): Promise<ResourceDto> {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
-    const staged = new Set<string>([input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)));
+    const staged = new Set<string>(
+      [input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)),
+    );
     const promotions: Promotion[] = [];
     try {
-      if (input.file && input.uploadId) throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
+      if (input.file && input.uploadId)
+        throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       const accessLevel = input.accessLevel ?? 'members';
       const price = input.price ?? null;
       assertPriceMatchesLevel(accessLevel, price);
       const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
-      if (!source) throw errors.validation([{ field: 'file', message: 'is required (a file part, or the uploadId of a finished resumable upload)' }]);
+      if (!source)
+        throw errors.validation([
+          { field: 'file', message: 'is required (a file part, or the uploadId of a finished resumable upload)' },
+        ]);
       const file = await this.inspect(source, 'file', FILE_FORMATS, staged);
-      const image = input.featuredImage ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged) : undefined;
+      const image = input.featuredImage
+        ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged)
+        : undefined;
       const id = randomUUID();
       const status = input.status ?? 'draft';
       const now = this.deps.clock.now();
@@ -130,7 +141,11 @@ export class ResourceService {
         await this.addVersion(actor, organizationId, id, 1, key, file, transaction);
         await this.linkCategories(organizationId, id, categoryIds, transaction);
         const dto = await this.view(actor, id, transaction);
-        await this.deps.audit.record(actor, { action: 'resource.created', targetType: 'resource', targetId: id, organizationId, after: snapshot(dto) }, transaction);
+        await this.deps.audit.record(
+          actor,
+          { action: 'resource.created', targetType: 'resource', targetId: id, organizationId, after: snapshot(dto) },
+          transaction,
+        );
         if (status === 'published') await this.deps.events.publish(actor, 'resource.published', dto, transaction);
         return dto;
       });
@@ -146,19 +161,28 @@ export class ResourceService {
   async update(actor: Actor, id: string, input: UpdateResourceInput): Promise<ResourceDto> {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
-    const staged = new Set<string>([input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)));
+    const staged = new Set<string>(
+      [input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)),
+    );
     const promotions: Promotion[] = [];
     const obsolete: string[] = [];
     try {
-      if (input.file && input.uploadId) throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
+      if (input.file && input.uploadId)
+        throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       // 404 for another tenant's id before any upload is taken or inspected
       await requireOwnResource(this.deps.sql, organizationId, id);
       const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
       const file = source ? await this.inspect(source, 'file', FILE_FORMATS, staged) : undefined;
-      const image = input.featuredImage ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged) : undefined;
+      const image = input.featuredImage
+        ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged)
+        : undefined;
       const dto = await this.deps.sequelize.transaction(async (transaction) => {
         // the row lock serialises concurrent replacements: each sees the other's version and adds the next
-        const resource = await Resource.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+        const resource = await Resource.findOne({
+          where: scope.where({ id }),
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!resource) throw errors.notFound('resource', id);
         const before = await this.view(actor, id, transaction);
         const wasPublished = resource.status === 'published';
@@ -174,14 +198,24 @@ export class ResourceService {
           resource.priceAmount = null;
           resource.priceCurrency = null;
         }
-        assertPriceMatchesLevel(resource.accessLevel, resource.priceAmount === null ? null : { amount: resource.priceAmount, currency: resource.priceCurrency ?? '' }, input.price !== undefined);
+        assertPriceMatchesLevel(
+          resource.accessLevel,
+          resource.priceAmount === null
+            ? null
+            : { amount: resource.priceAmount, currency: resource.priceCurrency ?? '' },
+          input.price !== undefined,
+        );
         if (input.status !== undefined && input.status !== resource.status) {
           resource.status = input.status;
           resource.publishedAt = input.status === 'published' ? this.deps.clock.now() : null;
         }
         let version: number | undefined;
         if (file) {
-          const row = await this.deps.sql.one<{ max: number }>('SELECT max(version)::int AS max FROM resource_versions WHERE resource_id = $1', [id], transaction);
+          const row = await this.deps.sql.one<{ max: number }>(
+            'SELECT max(version)::int AS max FROM resource_versions WHERE resource_id = $1',
+            [id],
+            transaction,
+          );
           version = (row?.max ?? 0) + 1;
           const key = versionKey(organizationId, id, version);
           await this.addVersion(actor, organizationId, id, version, key, file, transaction);
@@ -205,15 +239,37 @@ export class ResourceService {
         resource.changed('updatedAt', true);
         await resource.save({ transaction });
         const after = await this.view(actor, id, transaction);
-        await this.deps.audit.record(actor, { action: 'resource.updated', targetType: 'resource', targetId: id, organizationId, before: snapshot(before), after: snapshot(after) }, transaction);
+        await this.deps.audit.record(
+          actor,
+          {
+            action: 'resource.updated',
+            targetType: 'resource',
+            targetId: id,
+            organizationId,
+            before: snapshot(before),
+            after: snapshot(after),
+          },
+          transaction,
+        );
         await this.deps.events.publish(actor, 'resource.updated', after, transaction);
-        if (version !== undefined) await this.deps.events.publish(actor, 'resource.version_added', { ...after, version }, transaction);
-        if (!wasPublished && resource.status === 'published') await this.deps.events.publish(actor, 'resource.published', after, transaction);
-        if (wasPublished && resource.status === 'draft') await this.deps.events.publish(actor, 'resource.unpublished', after, transaction);
+        if (version !== undefined)
+          await this.deps.events.publish(actor, 'resource.version_added', { ...after, version }, transaction);
+        if (!wasPublished && resource.status === 'published')
+          await this.deps.events.publish(actor, 'resource.published', after, transaction);
+        if (wasPublished && resource.status === 'draft')
+          await this.deps.events.publish(actor, 'resource.unpublished', after, transaction);
         return after;
       });
       await this.promote(promotions, staged);
-      await Promise.all(obsolete.map((key) => this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a replaced featured image'))));
+      await Promise.all(
+        obsolete.map((key) =>
+          this.deps.storage
+            .delete(key)
+            .catch((error: unknown) =>
+              this.deps.logger.warn({ err: error, key }, 'could not remove a replaced featured image'),
+            ),
+        ),
+      );
       return dto;
     } finally {
       await this.discard(staged);
@@ -225,24 +281,40 @@ export class ResourceService {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
     await this.deps.sequelize.transaction(async (transaction) => {
-      const resource = await Resource.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+      const resource = await Resource.findOne({
+        where: scope.where({ id }),
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!resource) throw errors.notFound('resource', id);
       const dto = await this.view(actor, id, transaction);
       await resource.destroy({ transaction });
-      await this.deps.audit.record(actor, { action: 'resource.deleted', targetType: 'resource', targetId: id, organizationId, before: snapshot(dto) }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'resource.deleted', targetType: 'resource', targetId: id, organizationId, before: snapshot(dto) },
+        transaction,
+      );
       await this.deps.events.publish(actor, 'resource.deleted', dto, transaction);
     });
     await this.removePrefix(resourcePrefix(organizationId, id));
   }
 
   private async takeUpload(actor: Actor, uploadId: string, staged: Set<string>): Promise<StagedFile> {
-    if (!this.deps.uploads) throw new AppError('unprocessable', 'Resumable uploads are not available', { errors: [{ field: 'uploadId', message: 'resumable uploads are not available' }] });
+    if (!this.deps.uploads)
+      throw new AppError('unprocessable', 'Resumable uploads are not available', {
+        errors: [{ field: 'uploadId', message: 'resumable uploads are not available' }],
+      });
     const upload = await this.deps.uploads.take(actor, uploadId);
     staged.add(upload.tempKey);
     return { tempKey: upload.tempKey, sizeBytes: upload.sizeBytes, sha256: upload.sha256, fileName: upload.fileName };
   }
 
-  private async inspect(file: StagedFile, field: string, allowed: readonly (typeof FILE_FORMATS)[number][], staged: Set<string>): Promise<InspectedFile> {
+  private async inspect(
+    file: StagedFile,
+    field: string,
+    allowed: readonly (typeof FILE_FORMATS)[number][],
+    staged: Set<string>,
+  ): Promise<InspectedFile> {
     const inspected = await inspectStagedFile(this.deps.storage, file, {
       field,
       allowed,
@@ -256,15 +328,38 @@ export class ResourceService {
     return inspected;
   }
 
-  private async addVersion(actor: Actor, organizationId: string, resourceId: string, version: number, storageKey: string, file: InspectedFile, transaction: Transaction): Promise<void> {
+  private async addVersion(
+    actor: Actor,
+    organizationId: string,
+    resourceId: string,
+    version: number,
+    storageKey: string,
+    file: InspectedFile,
+    transaction: Transaction,
+  ): Promise<void> {
     await ResourceVersion.create(
-      { organizationId, resourceId, version, storageKey, fileName: file.fileName, contentType: file.contentType, format: file.format, sizeBytes: file.sizeBytes, sha256: file.sha256, createdBy: userIdOf(actor) },
+      {
+        organizationId,
+        resourceId,
+        version,
+        storageKey,
+        fileName: file.fileName,
+        contentType: file.contentType,
+        format: file.format,
+        sizeBytes: file.sizeBytes,
+        sha256: file.sha256,
+        createdBy: userIdOf(actor),
+      },
       { transaction },
     );
   }
 
   /** Categories must be this organization's and not archived; 422 names the ones that are not. */
-  private async checkCategories(organizationId: string, ids: readonly string[], transaction: Transaction): Promise<string[]> {
+  private async checkCategories(
+    organizationId: string,
+    ids: readonly string[],
+    transaction: Transaction,
+  ): Promise<string[]> {
     const unique = [...new Set(ids)];
     if (!unique.length) return [];
     const rows = await this.deps.sql.rows<{ id: string }>(
@@ -275,13 +370,23 @@ export class ResourceService {
     const found = new Set(rows.map((row) => row.id));
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length) {
-      const fieldErrors: FieldError[] = missing.map((id) => ({ field: 'categoryIds', message: `no active category ${id} in this organization` }));
-      throw new AppError('unprocessable', `Unknown or archived categories: ${missing.join(', ')}`, { errors: fieldErrors });
+      const fieldErrors: FieldError[] = missing.map((id) => ({
+        field: 'categoryIds',
+        message: `no active category ${id} in this organization`,
+      }));
+      throw new AppError('unprocessable', `Unknown or archived categories: ${missing.join(', ')}`, {
+        errors: fieldErrors,
+      });
     }
     return unique;
   }
 
-  private async linkCategories(organizationId: string, resourceId: string, categoryIds: readonly string[], transaction: Transaction): Promise<void> {
+  private async linkCategories(
+    organizationId: string,
+    resourceId: string,
+    categoryIds: readonly string[],
+    transaction: Transaction,
+  ): Promise<void> {
     if (!categoryIds.length) return;
     await this.deps.sql.query(
       'INSERT INTO resource_category_links (resource_id, category_id, organization_id) SELECT $1, unnest($2::uuid[]), $3',
@@ -312,7 +417,13 @@ export class ResourceService {
   }
 
   private async discard(staged: ReadonlySet<string>): Promise<void> {
-    await Promise.all([...staged].map((key) => this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a staged upload'))));
+    await Promise.all(
+      [...staged].map((key) =>
+        this.deps.storage
+          .delete(key)
+          .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a staged upload')),
+      ),
+    );
   }
 
   private async removePrefix(prefix: string): Promise<void> {
@@ -330,7 +441,11 @@ function userIdOf(actor: Actor): string | null {
 }
 
 /** A paid resource needs a price; any other level refuses one (400 naming the price fields). */
-function assertPriceMatchesLevel(level: AccessLevel, price: { amount: string; currency: string } | null, priceSent = true): void {
+function assertPriceMatchesLevel(
+  level: AccessLevel,
+  price: { amount: string; currency: string } | null,
+  priceSent = true,
+): void {
   if (level === 'paid' && !price) {
     throw errors.validation([
       { field: 'priceAmount', message: 'is required for a paid resource' },
@@ -338,7 +453,9 @@ function assertPriceMatchesLevel(level: AccessLevel, price: { amount: string; cu
     ]);
   }
   if (level !== 'paid' && price && priceSent) {
-    throw errors.validation([{ field: 'priceAmount', message: `a price is only allowed on a paid resource (this one is ${level})` }]);
+    throw errors.validation([
+      { field: 'priceAmount', message: `a price is only allowed on a paid resource (this one is ${level})` },
+    ]);
   }
 }
 

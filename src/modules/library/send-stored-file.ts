@@ -32,7 +32,12 @@ export interface SendOutcome {
 
 const SVG = 'image/svg+xml';
 
-export async function sendStoredFile(req: Request, res: Response, storage: FileStorage, file: StoredFile): Promise<SendOutcome> {
+export async function sendStoredFile(
+  req: Request,
+  res: Response,
+  storage: FileStorage,
+  file: StoredFile,
+): Promise<SendOutcome> {
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Content-Disposition', contentDisposition(file.fileName, { type: file.disposition }));
   res.setHeader('ETag', file.etag);
@@ -40,7 +45,8 @@ export async function sendStoredFile(req: Request, res: Response, storage: FileS
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   // an SVG opened directly must not run anything or reach out, whatever survived sanitising
-  if (file.contentType === SVG) res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
+  if (file.contentType === SVG)
+    res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
   res.setHeader('Cache-Control', 'private, no-cache');
 
   if (fresh(req.headers, { etag: file.etag, 'last-modified': file.lastModified.toUTCString() })) {
@@ -57,7 +63,9 @@ export async function sendStoredFile(req: Request, res: Response, storage: FileS
     const parsed = parseRange(file.sizeBytes, header, { combine: true });
     if (parsed === -1) {
       res.setHeader('Content-Range', `bytes */${file.sizeBytes}`);
-      throw new AppError('range_not_satisfiable', `The range ${header} is outside the file's ${file.sizeBytes} bytes`, { headers: { 'Content-Range': `bytes */${file.sizeBytes}` } });
+      throw new AppError('range_not_satisfiable', `The range ${header} is outside the file's ${file.sizeBytes} bytes`, {
+        headers: { 'Content-Range': `bytes */${file.sizeBytes}` },
+      });
     }
     // -2 (malformed) and multiple ranges: answer with the whole file, as RFC 9110 allows
     if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1) range = parsed[0];

@@ -29,11 +29,18 @@ export interface SweepResult {
   orphaned: number;
 }
 
-const RESOURCE_FILE = /^orgs\/[0-9a-f-]{36}\/resources\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\//;
+const RESOURCE_FILE =
+  /^orgs\/[0-9a-f-]{36}\/resources\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\//;
 const PART = /\.[0-9a-f-]{36}\.part$/;
 const BATCH = 500;
 
-export async function sweepStorage({ storage, sql, clock, uploads, tempMaxAgeMinutes }: SweeperDeps): Promise<SweepResult> {
+export async function sweepStorage({
+  storage,
+  sql,
+  clock,
+  uploads,
+  tempMaxAgeMinutes,
+}: SweeperDeps): Promise<SweepResult> {
   const cutoff = clock.now().getTime() - tempMaxAgeMinutes * 60_000;
   const old = (object: StoredObject) => object.modifiedAt.getTime() < cutoff;
   const result: SweepResult = { temporary: 0, partial: 0, orphaned: 0 };
@@ -50,7 +57,11 @@ export async function sweepStorage({ storage, sql, clock, uploads, tempMaxAgeMin
   let batch: Array<{ object: StoredObject; resourceId: string }> = [];
   const flush = async () => {
     const ids = [...new Set(batch.map((entry) => entry.resourceId))];
-    const existing = new Set((await sql.rows<{ id: string }>('SELECT id::text AS id FROM resources WHERE id = ANY($1::uuid[])', [ids])).map((row) => row.id));
+    const existing = new Set(
+      (await sql.rows<{ id: string }>('SELECT id::text AS id FROM resources WHERE id = ANY($1::uuid[])', [ids])).map(
+        (row) => row.id,
+      ),
+    );
     for (const { object, resourceId } of batch) {
       if (!existing.has(resourceId)) {
         await storage.delete(object.key);
@@ -81,8 +92,10 @@ export const storageSweeperJob = defineJob({
   schedule: '17 * * * *',
   retry: { limit: 1, delaySeconds: 60, backoff: false },
   expireInSeconds: 30 * 60,
-  handler: (deps: SweeperDeps) => async (_data, { logger }) => {
-    const result = await sweepStorage(deps);
-    if (result.temporary + result.partial + result.orphaned > 0) logger.info(result, 'swept storage leftovers');
-  },
+  handler:
+    (deps: SweeperDeps) =>
+    async (_data, { logger }) => {
+      const result = await sweepStorage(deps);
+      if (result.temporary + result.partial + result.orphaned > 0) logger.info(result, 'swept storage leftovers');
+    },
 });

@@ -13,5 +13,8 @@ export const mailSendJob = defineJob({
   name: SEND_MAIL_JOB,
   payload: payloadOf<SendMailJob>(),
   retry: (config) => ({ limit: config.mail.retryLimit, delaySeconds: config.mail.retryDelaySeconds, backoff: true }),
-  handler: (mail: MailService) => (data, { attempt }) => mail.deliver(data, attempt),
+  handler:
+    (mail: MailService) =>
+    (data, { attempt }) =>
+      mail.deliver(data, attempt),
 });

@@ -7,7 +7,11 @@ import { toOutboxMessageDto } from './mail.mapper.ts';
 
 export function mailRoutes(router: Router, mail: MailService): void {
   router.get('/api/admin/outbox', async (req, res) => {
-    const filter: OutboxFilter = { to: req.query.to as string | undefined, template: req.query.template as OutboxFilter['template'], status: req.query.status as OutboxFilter['status'] };
+    const filter: OutboxFilter = {
+      to: req.query.to as string | undefined,
+      template: req.query.template as OutboxFilter['template'],
+      status: req.query.status as OutboxFilter['status'],
+    };
     sendPage(req, res, mapPage(await mail.list(actorOf(req), filter, pageRequest(req.query)), toOutboxMessageDto));
   });
 }

@@ -29,15 +29,17 @@ export interface OutboxFilter {
  * are for the recipient alone.
  */
 export class MailService {
-  constructor(
-    private readonly deps: { queue: JobQueue; clock: Clock; retryLimit: number; mailer?: Mailer },
-  ) {}
+  constructor(private readonly deps: { queue: JobQueue; clock: Clock; retryLimit: number; mailer?: Mailer }) {}
 
   get delivers(): boolean {
     return this.deps.mailer !== undefined;
   }
 
-  async send(to: { address: string; userId?: string | null }, message: MailMessage, transaction?: Transaction): Promise<OutboxMessage> {
+  async send(
+    to: { address: string; userId?: string | null },
+    message: MailMessage,
+    transaction?: Transaction,
+  ): Promise<OutboxMessage> {
     const rendered = renderMail(message);
     const row = await OutboxMessage.create(
       {
@@ -65,11 +67,28 @@ export class MailService {
     const row = await OutboxMessage.findByPk(job.messageId);
     if (!row || row.status !== 'queued' || !this.deps.mailer) return; // already handled: at-least-once delivery
     try {
-      const { messageId } = await this.deps.mailer.send({ to: row.toAddress, subject: row.subject, text: row.textBody ?? '', html: row.htmlBody ?? '' });
-      await row.update({ status: 'sent', sentAt: this.deps.clock.now(), attempts: row.attempts + 1, providerMessageId: messageId, lastError: null, textBody: null, htmlBody: null });
+      const { messageId } = await this.deps.mailer.send({
+        to: row.toAddress,
+        subject: row.subject,
+        text: row.textBody ?? '',
+        html: row.htmlBody ?? '',
+      });
+      await row.update({
+        status: 'sent',
+        sentAt: this.deps.clock.now(),
+        attempts: row.attempts + 1,
+        providerMessageId: messageId,
+        lastError: null,
+        textBody: null,
+        htmlBody: null,
+      });
     } catch (error) {
       const finalAttempt = attempt >= this.deps.retryLimit;
-      await row.update({ status: finalAttempt ? 'failed' : 'queued', attempts: row.attempts + 1, lastError: String((error as Error).message ?? error).slice(0, 1000) });
+      await row.update({
+        status: finalAttempt ? 'failed' : 'queued',
+        attempts: row.attempts + 1,
+        lastError: String((error as Error).message ?? error).slice(0, 1000),
+      });
       throw error;
     }
   }
@@ -83,7 +102,10 @@ export class MailService {
     };
     const { rows, count } = await OutboxMessage.findAndCountAll({
       where,
-      order: [['createdAt', 'DESC'], ['id', 'ASC']],
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'ASC'],
+      ],
       limit: page.itemsPerPage,
       offset: offsetOf(page),
     });

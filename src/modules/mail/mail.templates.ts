@@ -21,7 +21,14 @@ export type MailMessage =
   | { template: 'password_reset'; data: { firstName: string; resetUrl: string; expiresAt: Date } }
   | {
       template: 'impersonation_notice';
-      data: { firstName: string; adminName: string; startedAt: Date; expiresAt: Date; mode: ImpersonationMode; reason: string | null };
+      data: {
+        firstName: string;
+        adminName: string;
+        startedAt: Date;
+        expiresAt: Date;
+        mode: ImpersonationMode;
+        reason: string | null;
+      };
     };
 
 export type MailTemplate = MailMessage['template'];
@@ -54,7 +61,9 @@ function flatten(paragraph: Paragraph, redact: boolean): string {
 function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
   const plain = paragraphs.map((p) => flatten(p, false));
   const html = plain
-    .map((p) => (/^https?:\/\/\S+$/.test(p) ? `<p><a href="${escapeHtml(p)}">${escapeHtml(p)}</a></p>` : `<p>${escapeHtml(p)}</p>`))
+    .map((p) =>
+      /^https?:\/\/\S+$/.test(p) ? `<p><a href="${escapeHtml(p)}">${escapeHtml(p)}</a></p>` : `<p>${escapeHtml(p)}</p>`,
+    )
     .join('\n');
   return {
     subject,
@@ -65,12 +74,21 @@ function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
 }
 
 function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): RenderedMail {
-  const lines: Paragraph[] = [`Hello ${data.firstName},`, `An administrator created your Guildhall account for ${data.email}.`];
+  const lines: Paragraph[] = [
+    `Hello ${data.firstName},`,
+    `An administrator created your Guildhall account for ${data.email}.`,
+  ];
   if (data.pending) lines.push('Your account is awaiting verification; you can log in once it has been verified.');
   if (data.generatedPassword) {
-    lines.push(['Your temporary password is: ', secret(data.generatedPassword)], 'Please change it after your first login.');
+    lines.push(
+      ['Your temporary password is: ', secret(data.generatedPassword)],
+      'Please change it after your first login.',
+    );
   } else if (data.setupUrl) {
-    lines.push(`Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`, secret(data.setupUrl));
+    lines.push(
+      `Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`,
+      secret(data.setupUrl),
+    );
   } else {
     lines.push('Log in with the password your administrator gave you.');
   }
@@ -88,7 +106,8 @@ function passwordReset(data: Extract<MailMessage, { template: 'password_reset' }
 }
 
 function impersonationNotice(data: Extract<MailMessage, { template: 'impersonation_notice' }>['data']): RenderedMail {
-  const what = data.mode === 'read_only' ? 'view your account as you see it (read-only)' : 'act in your account on your behalf';
+  const what =
+    data.mode === 'read_only' ? 'view your account as you see it (read-only)' : 'act in your account on your behalf';
   return compose('A Guildhall administrator accessed your account', [
     `Hello ${data.firstName},`,
     `${data.adminName}, a platform administrator, started a session at ${utc(data.startedAt)} to ${what}.`,

@@ -27,7 +27,19 @@ export const memberResource = defineResource<Member, MemberDto, MemberInput>({
     createdAt: { type: 'datetime', filter: 'date', sortable: true },
     updatedAt: { type: 'datetime', filter: 'date', sortable: true },
   },
-  writable: ['firstName', 'lastName', 'email', 'phone', 'tier', 'membershipType', 'status', 'joinedAt', 'renewalDate', 'userId', 'customFields'],
+  writable: [
+    'firstName',
+    'lastName',
+    'email',
+    'phone',
+    'tier',
+    'membershipType',
+    'status',
+    'joinedAt',
+    'renewalDate',
+    'userId',
+    'customFields',
+  ],
   readOnly: ['id', 'organizationId', 'createdAt', 'updatedAt'],
   defaultOrder: [
     { field: 'lastName', direction: 'asc' },
@@ -35,8 +47,11 @@ export const memberResource = defineResource<Member, MemberDto, MemberInput>({
   ],
   uniqueIndexes: { members_email_unique: 'email', members_user_unique: 'userId' },
   async toAttributes(input, { organizationId, transaction }) {
-    const impossible = (['joinedAt', 'renewalDate'] as const).filter((field) => input[field] && !isCalendarDate(input[field]!));
-    if (impossible.length) throw errors.validation(impossible.map((field) => ({ field, message: 'is not a calendar date' })));
+    const impossible = (['joinedAt', 'renewalDate'] as const).filter(
+      (field) => input[field] && !isCalendarDate(input[field]!),
+    );
+    if (impossible.length)
+      throw errors.validation(impossible.map((field) => ({ field, message: 'is not a calendar date' })));
     const userId = input.userId ?? null;
     // A member may be linked only to a platform user of the same organization.
     if (userId && !(await User.findOne({ where: { id: userId, organizationId }, attributes: ['id'], transaction }))) {
@@ -57,5 +72,20 @@ export const memberResource = defineResource<Member, MemberDto, MemberInput>({
     };
   },
   toDto: toMemberDto,
-  csvColumns: ['id', 'firstName', 'lastName', 'email', 'phone', 'tier', 'membershipType', 'status', 'joinedAt', 'renewalDate', 'userId', 'customFields', 'createdAt', 'updatedAt'],
+  csvColumns: [
+    'id',
+    'firstName',
+    'lastName',
+    'email',
+    'phone',
+    'tier',
+    'membershipType',
+    'status',
+    'joinedAt',
+    'renewalDate',
+    'userId',
+    'customFields',
+    'createdAt',
+    'updatedAt',
+  ],
 });

@@ -13,7 +13,12 @@ export const membersModule = defineModule({
   services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
     members: new CrudService(memberResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
   }),
-  routes: { api: ({ services, idempotency }) => (router) => crudRoutes(router, services.members, idempotency) },
+  routes: {
+    api:
+      ({ services, idempotency }) =>
+      (router) =>
+        crudRoutes(router, services.members, idempotency),
+  },
   events: memberEvents,
   permissions: ['members:read', 'members:write'],
 });

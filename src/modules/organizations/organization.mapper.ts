@@ -19,6 +19,8 @@ export function toOrganizationDto(row: OrganizationRow): OrganizationDto {
 }
 
 /** What the audit trail keeps of an organization: its settings, not its counts. */
-export function toOrganizationSnapshot(row: Pick<OrganizationRow, 'name' | 'slug' | 'plan' | 'environment' | 'status'>): Record<string, unknown> {
+export function toOrganizationSnapshot(
+  row: Pick<OrganizationRow, 'name' | 'slug' | 'plan' | 'environment' | 'status'>,
+): Record<string, unknown> {
   return { name: row.name, slug: row.slug, plan: row.plan, environment: row.environment, status: row.status };
 }

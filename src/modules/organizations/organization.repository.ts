@@ -48,14 +48,21 @@ function whereOf(filter: OrganizationFilter, binds: Binds): string {
   return clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
 }
 
-export async function findOrganizationPage(sql: Sql, filter: OrganizationFilter, page: PageRequest): Promise<{ rows: OrganizationRow[]; total: number }> {
+export async function findOrganizationPage(
+  sql: Sql,
+  filter: OrganizationFilter,
+  page: PageRequest,
+): Promise<{ rows: OrganizationRow[]; total: number }> {
   const binds = new Binds();
   const where = whereOf(filter, binds);
   const countValues = [...binds.values];
   const limit = binds.add(page.itemsPerPage);
   const offset = binds.add(offsetOf(page));
   const [rows, count] = await Promise.all([
-    sql.rows<OrganizationRow>(`${SELECT} ${where} ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit} OFFSET ${offset}`, binds.values),
+    sql.rows<OrganizationRow>(
+      `${SELECT} ${where} ORDER BY o.created_at DESC, o.id DESC LIMIT ${limit} OFFSET ${offset}`,
+      binds.values,
+    ),
     sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM organizations o ${where}`, countValues),
   ]);
   return { rows, total: count?.total ?? 0 };

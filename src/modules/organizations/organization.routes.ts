@@ -10,7 +10,9 @@ import type { OrganizationService } from './organization.service.ts';
 
 /** `status=active,suspended` or `status[]=active&status[]=suspended`: the validator has checked each value. */
 const many = <T extends string>(value: unknown): T[] | undefined =>
-  value === undefined ? undefined : (Array.isArray(value) ? value : String(value).split(',')).map((item) => String(item).trim() as T);
+  value === undefined
+    ? undefined
+    : (Array.isArray(value) ? value : String(value).split(',')).map((item) => String(item).trim() as T);
 
 function organizationFilter(query: Record<string, unknown>): OrganizationFilter {
   return {

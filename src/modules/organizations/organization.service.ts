@@ -13,7 +13,12 @@ import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { toOrganizationSnapshot } from './organization.mapper.ts';
 import { Organization, type OrganizationStatus } from './organization.model.ts';
-import { findOrganizationPage, findOrganizationRow, type OrganizationFilter, type OrganizationRow } from './organization.repository.ts';
+import {
+  findOrganizationPage,
+  findOrganizationRow,
+  type OrganizationFilter,
+  type OrganizationRow,
+} from './organization.repository.ts';
 
 export interface OrganizationInput {
   name: string;
@@ -31,7 +36,15 @@ export interface OrganizationEvents {
 }
 
 export class OrganizationService {
-  constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; clock: Clock; audit: AuditService; events: OrganizationEvents }) {}
+  constructor(
+    private readonly deps: {
+      sequelize: Sequelize;
+      sql: Sql;
+      clock: Clock;
+      audit: AuditService;
+      events: OrganizationEvents;
+    },
+  ) {}
 
   async list(actor: Actor, filter: OrganizationFilter, page: PageRequest): Promise<Page<OrganizationRow>> {
     assertCan(actor, 'platform:admin');
@@ -62,7 +75,17 @@ export class OrganizationService {
         { transaction },
       );
       const after = toOrganizationSnapshot(organization);
-      await this.deps.audit.record(actor, { action: 'organization.created', targetType: 'organization', targetId: organization.id, organizationId: organization.id, after }, transaction);
+      await this.deps.audit.record(
+        actor,
+        {
+          action: 'organization.created',
+          targetType: 'organization',
+          targetId: organization.id,
+          organizationId: organization.id,
+          after,
+        },
+        transaction,
+      );
       await this.deps.events.publish(actor, 'organization.created', { id: organization.id, ...after }, transaction);
       return organization.id;
     });
@@ -73,7 +96,10 @@ export class OrganizationService {
   async update(actor: Actor, id: string, input: OrganizationUpdate): Promise<OrganizationRow> {
     assertCan(actor, 'platform:admin');
     if (actor.organizationId === id && input.status === 'suspended') {
-      throw new AppError('cannot_modify_self', 'You cannot suspend the organization you are acting in; another administrator must do it');
+      throw new AppError(
+        'cannot_modify_self',
+        'You cannot suspend the organization you are acting in; another administrator must do it',
+      );
     }
     await this.write(async (transaction) => {
       const organization = await Organization.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
@@ -90,7 +116,11 @@ export class OrganizationService {
       if (!organization.changed()) return;
       await organization.save({ transaction });
       const after = toOrganizationSnapshot(organization);
-      await this.deps.audit.record(actor, { action: 'organization.updated', targetType: 'organization', targetId: id, organizationId: id, before, after }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'organization.updated', targetType: 'organization', targetId: id, organizationId: id, before, after },
+        transaction,
+      );
       await this.deps.events.publish(actor, 'organization.updated', { id, ...after }, transaction);
       if (before.status !== after.status) {
         const change = after.status === 'suspended' ? 'organization.suspended' : 'organization.reactivated';
@@ -106,7 +136,9 @@ export class OrganizationService {
       return await this.deps.sequelize.transaction(work);
     } catch (error) {
       if (!(error instanceof UniqueConstraintError)) throw error;
-      throw new AppError('already_exists', 'Another organization already uses this slug', { errors: [{ field: 'slug', message: 'is already in use' }] });
+      throw new AppError('already_exists', 'Another organization already uses this slug', {
+        errors: [{ field: 'slug', message: 'is already in use' }],
+      });
     }
   }
 }

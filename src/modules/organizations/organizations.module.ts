@@ -12,7 +12,12 @@ export const organizationsModule = defineModule({
   services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
     organizations: new OrganizationService({ sequelize: db.sequelize, sql, clock, audit, events: domainEvents }),
   }),
-  routes: { api: ({ services }) => (router) => organizationRoutes(router, services.organizations) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        organizationRoutes(router, services.organizations),
+  },
   events: organizationEvents,
   permissions: ['platform:admin'],
   errors: ['organization_suspended'],

@@ -81,12 +81,16 @@ sponsors are separate applications built on the Guildhall API; point <code>MEMBE
 
 export function pageRoutes(config: Pick<Config, 'appEnv'>): Router {
   const router = Router();
-  const html = (body: string) => (_req: unknown, res: import('express').Response) => void res.set(PAGE_SECURITY_HEADERS).type('html').send(body);
+  const html = (body: string) => (_req: unknown, res: import('express').Response) =>
+    void res.set(PAGE_SECURITY_HEADERS).type('html').send(body);
   router.get('/', html(homePage(config)));
   router.get('/pages/:asset', (req, res, next) => {
     const found = ASSETS[req.params.asset];
     if (!found) return next();
-    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' }).type(found.type).send(found.body);
+    res
+      .set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=300' })
+      .type(found.type)
+      .send(found.body);
   });
   router.get('/portal/:portal/reset-password', (req, res, next) => {
     const { portal } = req.params;

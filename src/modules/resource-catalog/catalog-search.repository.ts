@@ -60,7 +60,12 @@ export function alternativesSql(organizationId: string, words: readonly string[]
 }
 
 /** The page's statement: ids in order with the total over every matching row (a window count). */
-export function searchSql(reader: LibraryReader, query: CatalogQuery, page: { limit: number; offset: number }, tsQuery?: string): SearchStatement {
+export function searchSql(
+  reader: LibraryReader,
+  query: CatalogQuery,
+  page: { limit: number; offset: number },
+  tsQuery?: string,
+): SearchStatement {
   const binds = new Binds();
   const where = [reader.seeSql(binds, 'r')];
   let rank = '0';
@@ -83,7 +88,8 @@ export function searchSql(reader: LibraryReader, query: CatalogQuery, page: { li
   if (query.accessLevels) where.push(`r.access_level = ANY(${binds.add(query.accessLevels)}::text[])`);
   if (query.statuses) where.push(`r.status = ANY(${binds.add(query.statuses)}::text[])`);
   if (query.tags) where.push(`r.tags && ${binds.add(query.tags)}::text[]`);
-  for (const condition of query.publishedAt) where.push(`r.published_at ${COMPARE[condition.op]} ${binds.add(condition.value)}::timestamptz`);
+  for (const condition of query.publishedAt)
+    where.push(`r.published_at ${COMPARE[condition.op]} ${binds.add(condition.value)}::timestamptz`);
 
   const newest = 'r.published_at DESC NULLS LAST, r.created_at DESC, r.id DESC';
   const order = {
@@ -103,7 +109,10 @@ export function searchSql(reader: LibraryReader, query: CatalogQuery, page: { li
 /** The count alone, for a page past the end (the window count has no row to ride on). */
 function countSql(statement: SearchStatement): SearchStatement {
   const orderAt = statement.text.lastIndexOf('ORDER BY');
-  return { text: `SELECT count(*)::int AS total FROM (${statement.text.slice(0, orderAt)}) matching`, values: statement.values.slice(0, -2) };
+  return {
+    text: `SELECT count(*)::int AS total FROM (${statement.text.slice(0, orderAt)}) matching`,
+    values: statement.values.slice(0, -2),
+  };
 }
 
 export interface SearchPage {
@@ -112,7 +121,12 @@ export interface SearchPage {
 }
 
 /** The keyword's tsquery text, widened for unknown words (one lexicon query); undefined when it has no words. */
-export async function resolveKeyword(sql: Sql, organizationId: string, words: readonly string[], transaction?: Transaction): Promise<string | undefined> {
+export async function resolveKeyword(
+  sql: Sql,
+  organizationId: string,
+  words: readonly string[],
+  transaction?: Transaction,
+): Promise<string | undefined> {
   if (!words.length) return undefined;
   const statement = alternativesSql(organizationId, words);
   const rows = await sql.rows<WordAlternatives>(statement.text, statement.values, transaction);
@@ -120,7 +134,12 @@ export async function resolveKeyword(sql: Sql, organizationId: string, words: re
 }
 
 /** Runs the search: the lexicon lookup (with a keyword), then the page with its total. */
-export async function searchResourceIds(deps: { sql: Sql }, reader: LibraryReader, query: CatalogQuery, page: { limit: number; offset: number }): Promise<SearchPage> {
+export async function searchResourceIds(
+  deps: { sql: Sql },
+  reader: LibraryReader,
+  query: CatalogQuery,
+  page: { limit: number; offset: number },
+): Promise<SearchPage> {
   const tsQuery = query.text ? await resolveKeyword(deps.sql, reader.organizationId, query.words) : undefined;
   const statement = searchSql(reader, query, page, tsQuery);
   const rows = await deps.sql.rows<{ id: string; total: number }>(statement.text, statement.values);

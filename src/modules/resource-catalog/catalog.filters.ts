@@ -44,11 +44,17 @@ export function keywordWords(q: string): string[] {
 export function parseCatalogQuery(query: Readonly<Record<string, unknown>>): CatalogQuery {
   const { q, sort, ...rest } = query;
   if (q !== undefined && typeof q !== 'string') throw errors.invalidFilter('q', 'takes one text value');
-  if (sort !== undefined && !CATALOG_SORTS.includes(sort as CatalogSort)) throw errors.invalidFilter('sort', `must be one of ${CATALOG_SORTS.join(', ')}`);
+  if (sort !== undefined && !CATALOG_SORTS.includes(sort as CatalogSort))
+    throw errors.invalidFilter('sort', `must be one of ${CATALOG_SORTS.join(', ')}`);
   const text = typeof q === 'string' && q.trim() ? q.trim().toLowerCase().slice(0, 200) : null;
   const words = text ? keywordWords(text) : [];
   const parsed = parseListQuery(rest, CATALOG_FIELDS, []);
-  const result: CatalogQuery = { words, text, sort: (sort as CatalogSort | undefined) ?? (text ? 'relevance' : 'newest'), publishedAt: [] };
+  const result: CatalogQuery = {
+    words,
+    text,
+    sort: (sort as CatalogSort | undefined) ?? (text ? 'relevance' : 'newest'),
+    publishedAt: [],
+  };
   for (const condition of parsed.conditions) {
     if (condition.kind === 'compare') result.publishedAt.push(condition);
     if (condition.kind !== 'in') continue;
@@ -63,7 +69,11 @@ export function parseCatalogQuery(query: Readonly<Record<string, unknown>>): Cat
       case 'accessLevel':
         result.accessLevels = values.map((value) => {
           const level = parseAccessLevel(value);
-          if (!level) throw errors.invalidFilter('accessLevel', `${JSON.stringify(value)} is not an access level (public, preview, members, premium, paid, or a label of either vocabulary)`);
+          if (!level)
+            throw errors.invalidFilter(
+              'accessLevel',
+              `${JSON.stringify(value)} is not an access level (public, preview, members, premium, paid, or a label of either vocabulary)`,
+            );
           return level;
         });
         break;

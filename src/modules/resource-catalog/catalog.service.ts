@@ -25,9 +25,16 @@ export class ResourceCatalogService {
   }
 
   /** A page of what the reader sees, filtered and ranked inside the SQL. */
-  async listFor(reader: LibraryReader, query: Readonly<Record<string, unknown>>, page: PageRequest): Promise<Page<ResourceDto>> {
+  async listFor(
+    reader: LibraryReader,
+    query: Readonly<Record<string, unknown>>,
+    page: PageRequest,
+  ): Promise<Page<ResourceDto>> {
     const search = parseCatalogQuery(query);
-    const { ids, total } = await searchResourceIds(this.deps, reader, search, { limit: page.itemsPerPage, offset: offsetOf(page) });
+    const { ids, total } = await searchResourceIds(this.deps, reader, search, {
+      limit: page.itemsPerPage,
+      offset: offsetOf(page),
+    });
     const views = await loadResourceViews(this.deps.sql, reader, ids);
     return pageOf(views.map(toResourceDto), total, page);
   }

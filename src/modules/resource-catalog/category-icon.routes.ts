@@ -28,18 +28,33 @@ export function categoryIconApiRoutes({ services, storage }: CategoryIconRouteDe
 }
 
 export function categoryIconUploadRoutes({ services, storage }: CategoryIconRouteDeps): UploadRoutes {
-  const multipart = multipartReader(storage, { ...DEFAULT_LIMITS, fields: 5, files: { file: CATEGORY_ICON_MAX_BYTES } });
+  const multipart = multipartReader(storage, {
+    ...DEFAULT_LIMITS,
+    fields: 5,
+    files: { file: CATEGORY_ICON_MAX_BYTES },
+  });
   return (uploads) => {
     uploads.put('/resources/categories/:id/icon', { maxBytes: multipart.routeBound }, async (req, res) => {
       const actor = actorOf(req);
       const id = String(req.params.id);
       await services.categoryIcons.assertCanChange(actor, id);
-      if (!req.is('multipart/form-data')) throw new AppError('unsupported_media_type', 'Upload the icon as multipart/form-data with one file part', { detectedType: req.get('content-type') ?? 'none' });
+      if (!req.is('multipart/form-data'))
+        throw new AppError('unsupported_media_type', 'Upload the icon as multipart/form-data with one file part', {
+          detectedType: req.get('content-type') ?? 'none',
+        });
       const upload = await multipart.read(req, res);
       try {
         const part = upload.files.file;
-        if (!part) throw new AppError('validation_failed', 'file is required', { errors: [{ field: 'file', message: 'is required' }] });
-        await services.categoryIcons.set(actor, id, { tempKey: part.tempKey, sizeBytes: part.size, sha256: part.sha256, fileName: part.fileName });
+        if (!part)
+          throw new AppError('validation_failed', 'file is required', {
+            errors: [{ field: 'file', message: 'is required' }],
+          });
+        await services.categoryIcons.set(actor, id, {
+          tempKey: part.tempKey,
+          sizeBytes: part.size,
+          sha256: part.sha256,
+          fileName: part.fileName,
+        });
         res.json(await services.resourceCategories.get(actor, id));
       } finally {
         await upload.session.discard(storage);

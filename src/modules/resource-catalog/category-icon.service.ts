@@ -45,7 +45,8 @@ export class CategoryIconService {
   /** 403 for those who may not manage categories, 404 for a category of another organization: before a byte is read. */
   async assertCanChange(actor: Actor, id: string): Promise<void> {
     const scope = scopeFor(actor, 'resourceCategory', 'write');
-    if (!(await ResourceCategory.findOne({ where: scope.where({ id }), attributes: ['id'] }))) throw errors.notFound('resource category', id);
+    if (!(await ResourceCategory.findOne({ where: scope.where({ id }), attributes: ['id'] })))
+      throw errors.notFound('resource category', id);
   }
 
   async set(actor: Actor, id: string, file: StagedFile): Promise<void> {
@@ -65,9 +66,17 @@ export class CategoryIconService {
       });
       const bytes = await buffer(await this.deps.storage.get(inspected.tempKey));
       const svg = inspected.format === 'svg';
-      const content = svg ? bytes : await (await import('sharp')).default(bytes).resize(CATEGORY_ICON_PIXELS, CATEGORY_ICON_PIXELS, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
+      const content = svg
+        ? bytes
+        : await (await import('sharp'))
+            .default(bytes)
+            .resize(CATEGORY_ICON_PIXELS, CATEGORY_ICON_PIXELS, { fit: 'inside', withoutEnlargement: true })
+            .png()
+            .toBuffer();
       written = iconKey(organizationId, id, svg ? 'svg' : 'png');
-      await this.deps.storage.put(written, Readable.from([content]), { contentType: svg ? 'image/svg+xml' : 'image/png' });
+      await this.deps.storage.put(written, Readable.from([content]), {
+        contentType: svg ? 'image/svg+xml' : 'image/png',
+      });
       const replaced = await this.point(actor, id, written);
       written = undefined; // the row owns it now
       if (replaced) await this.remove(replaced);
@@ -107,7 +116,11 @@ export class CategoryIconService {
   /** Points the row at `key` (null: no image) under a row lock; returns the key it replaced. */
   private point(actor: Actor, id: string, key: string | null): Promise<string | null> {
     return this.deps.sequelize.transaction(async (transaction) => {
-      const category = await ResourceCategory.findOne({ where: scopeFor(actor, 'resourceCategory', 'write').where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+      const category = await ResourceCategory.findOne({
+        where: scopeFor(actor, 'resourceCategory', 'write').where({ id }),
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!category) throw errors.notFound('resource category', id);
       const replaced = category.iconStorageKey;
       if (key === null && replaced === null) throw errors.notFound('category icon', id);
@@ -119,11 +132,23 @@ export class CategoryIconService {
     });
   }
 
-  private audit(actor: Actor, id: string, before: Record<string, unknown>, after: Record<string, unknown>, transaction: Transaction) {
-    return this.deps.audit.record(actor, { action: 'resource_category.icon_changed', targetType: 'resource_category', targetId: id, before, after }, transaction);
+  private audit(
+    actor: Actor,
+    id: string,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+    transaction: Transaction,
+  ) {
+    return this.deps.audit.record(
+      actor,
+      { action: 'resource_category.icon_changed', targetType: 'resource_category', targetId: id, before, after },
+      transaction,
+    );
   }
 
   private async remove(key: string): Promise<void> {
-    await this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a category icon file'));
+    await this.deps.storage
+      .delete(key)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a category icon file'));
   }
 }

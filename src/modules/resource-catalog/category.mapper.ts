@@ -8,8 +8,22 @@ export type CategoryDto = components['schemas']['ResourceCategory'];
  * points at something a client cannot show.
  */
 export const CATEGORY_ICONS = [
-  'book', 'document', 'video', 'audio', 'image', 'folder', 'star', 'calendar',
-  'chart', 'lightbulb', 'graduation-cap', 'megaphone', 'briefcase', 'globe', 'heart', 'tools',
+  'book',
+  'document',
+  'video',
+  'audio',
+  'image',
+  'folder',
+  'star',
+  'calendar',
+  'chart',
+  'lightbulb',
+  'graduation-cap',
+  'megaphone',
+  'briefcase',
+  'globe',
+  'heart',
+  'tools',
 ] as const;
 export type CategoryIcon = (typeof CATEGORY_ICONS)[number];
 

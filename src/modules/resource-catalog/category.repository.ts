@@ -30,12 +30,18 @@ export async function findCategoryPage(
       LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`,
     binds.values,
   );
-  const count = await sql.one<{ total: number }>(`SELECT count(*)::int AS total FROM resource_categories c WHERE ${whereSql}`, countValues);
+  const count = await sql.one<{ total: number }>(
+    `SELECT count(*)::int AS total FROM resource_categories c WHERE ${whereSql}`,
+    countValues,
+  );
   return { rows, total: count?.total ?? 0 };
 }
 
 export async function findCategory(sql: Sql, reader: LibraryReader, id: string): Promise<CategoryRow | undefined> {
   const binds = new Binds();
   const where = `c.id = ${binds.add(id)}::uuid AND c.organization_id = ${binds.add(reader.organizationId)}`;
-  return sql.one<CategoryRow>(`SELECT ${columns(reader, binds)} FROM resource_categories c WHERE ${where}`, binds.values);
+  return sql.one<CategoryRow>(
+    `SELECT ${columns(reader, binds)} FROM resource_categories c WHERE ${where}`,
+    binds.values,
+  );
 }

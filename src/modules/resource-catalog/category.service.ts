@@ -36,18 +36,40 @@ export class ResourceCategoryService {
   }
 
   /** Archived categories are the managers' (client admins, API keys); members never see them. */
-  async listFor(reader: LibraryReader, archived: ArchivedChoice, page: PageRequest, iconUrl = apiIconUrl): Promise<Page<CategoryDto>> {
-    if (archived !== 'exclude' && reader.standing !== 'manager') throw errors.forbidden('Only client admins see archived categories');
-    const { rows, total } = await findCategoryPage(this.deps.sql, reader, archived, { limit: page.itemsPerPage, offset: offsetOf(page) });
-    return pageOf(rows.map((row) => toCategoryDto(row, iconUrl)), total, page);
+  async listFor(
+    reader: LibraryReader,
+    archived: ArchivedChoice,
+    page: PageRequest,
+    iconUrl = apiIconUrl,
+  ): Promise<Page<CategoryDto>> {
+    if (archived !== 'exclude' && reader.standing !== 'manager')
+      throw errors.forbidden('Only client admins see archived categories');
+    const { rows, total } = await findCategoryPage(this.deps.sql, reader, archived, {
+      limit: page.itemsPerPage,
+      offset: offsetOf(page),
+    });
+    return pageOf(
+      rows.map((row) => toCategoryDto(row, iconUrl)),
+      total,
+      page,
+    );
   }
 
   async create(actor: Actor, input: CategoryInput): Promise<CategoryDto> {
     const { organizationId } = scopeFor(actor, 'resourceCategory', 'write') as { organizationId: string };
     const id = await this.write(async (transaction) => {
-      const last = await ResourceCategory.max<number | null, ResourceCategory>('position', { where: { organizationId }, transaction });
+      const last = await ResourceCategory.max<number | null, ResourceCategory>('position', {
+        where: { organizationId },
+        transaction,
+      });
       const category = await ResourceCategory.create(
-        { organizationId, name: input.name.trim(), description: input.description ?? null, icon: input.icon ?? null, position: (last ?? 0) + 1 },
+        {
+          organizationId,
+          name: input.name.trim(),
+          description: input.description ?? null,
+          icon: input.icon ?? null,
+          position: (last ?? 0) + 1,
+        },
         { transaction },
       );
       await this.audit(actor, 'created', category, { after: snapshot(category) }, transaction);
@@ -85,7 +107,8 @@ export class ResourceCategoryService {
   async reorder(actor: Actor, ids: readonly string[], page: PageRequest): Promise<Page<CategoryDto>> {
     const { organizationId } = scopeFor(actor, 'resourceCategory', 'write') as { organizationId: string };
     const wanted = ids.map((id) => id.toLowerCase());
-    if (new Set(wanted).size !== wanted.length) throw errors.validation([{ field: 'ids', message: 'lists a category more than once' }]);
+    if (new Set(wanted).size !== wanted.length)
+      throw errors.validation([{ field: 'ids', message: 'lists a category more than once' }]);
     await this.deps.sequelize.transaction(async (transaction) => {
       const known = await this.deps.sql.rows<{ id: string; position: number }>(
         'SELECT id, position FROM resource_categories WHERE organization_id = $1 ORDER BY id FOR UPDATE',
@@ -95,7 +118,9 @@ export class ResourceCategoryService {
       const knownIds = new Set(known.map((row) => row.id));
       const unknown = wanted.filter((id) => !knownIds.has(id));
       if (unknown.length) {
-        throw new AppError('unprocessable', `Not categories of this organization: ${unknown.join(', ')}`, { errors: [{ field: 'ids', message: `unknown category ids: ${unknown.join(', ')}` }] });
+        throw new AppError('unprocessable', `Not categories of this organization: ${unknown.join(', ')}`, {
+          errors: [{ field: 'ids', message: `unknown category ids: ${unknown.join(', ')}` }],
+        });
       }
       await this.deps.sql.query(
         `WITH wanted AS (SELECT id, ord FROM unnest($2::uuid[]) WITH ORDINALITY AS t(id, ord)),
@@ -106,7 +131,11 @@ export class ResourceCategoryService {
         [organizationId, wanted],
         transaction,
       );
-      await this.deps.audit.record(actor, { action: 'resource_category.reordered', targetType: 'resource_category', after: { order: wanted } }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'resource_category.reordered', targetType: 'resource_category', after: { order: wanted } },
+        transaction,
+      );
     });
     return this.list(actor, 'include', page);
   }
@@ -118,10 +147,19 @@ export class ResourceCategoryService {
     return toCategoryDto(row);
   }
 
-  private async change(actor: Actor, id: string, what: string, apply: (category: ResourceCategory) => void): Promise<void> {
+  private async change(
+    actor: Actor,
+    id: string,
+    what: string,
+    apply: (category: ResourceCategory) => void,
+  ): Promise<void> {
     const scope = scopeFor(actor, 'resourceCategory', 'write');
     await this.write(async (transaction) => {
-      const category = await ResourceCategory.findOne({ where: scope.where({ id }), transaction, lock: transaction.LOCK.UPDATE });
+      const category = await ResourceCategory.findOne({
+        where: scope.where({ id }),
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!category) throw errors.notFound('resource category', id);
       const before = snapshot(category);
       apply(category);
@@ -131,8 +169,18 @@ export class ResourceCategoryService {
     });
   }
 
-  private audit(actor: Actor, what: string, category: ResourceCategory, states: { before?: Snapshot; after?: Snapshot }, transaction: Transaction) {
-    return this.deps.audit.record(actor, { action: `resource_category.${what}`, targetType: 'resource_category', targetId: category.id, ...states }, transaction);
+  private audit(
+    actor: Actor,
+    what: string,
+    category: ResourceCategory,
+    states: { before?: Snapshot; after?: Snapshot },
+    transaction: Transaction,
+  ) {
+    return this.deps.audit.record(
+      actor,
+      { action: `resource_category.${what}`, targetType: 'resource_category', targetId: category.id, ...states },
+      transaction,
+    );
   }
 
   /** One transaction; a name already used in the organization (ignoring case) is a 409 naming the field. */
@@ -141,9 +189,13 @@ export class ResourceCategoryService {
       return await this.deps.sequelize.transaction(work);
     } catch (error) {
       if (!(error instanceof UniqueConstraintError)) throw error;
-      throw new AppError('already_exists', 'Another category of this organization has the same name (names are compared ignoring case)', {
-        errors: [{ field: 'name', message: 'must be unique within the organization, ignoring case' }],
-      });
+      throw new AppError(
+        'already_exists',
+        'Another category of this organization has the same name (names are compared ignoring case)',
+        {
+          errors: [{ field: 'name', message: 'must be unique within the organization, ignoring case' }],
+        },
+      );
     }
   }
 }

@@ -25,7 +25,12 @@ export function perAddressLimit(limiter: RateLimiter, limit: number) {
     res.setHeader('X-RateLimit-Limit', String(state.limit));
     res.setHeader('X-RateLimit-Remaining', String(state.remaining));
     res.setHeader('X-RateLimit-Reset', String(Math.floor(state.resetAt.getTime() / 1000)));
-    if (!state.allowed) throw errors.tooManyRequests('rate_limited', state.resetSeconds, `The public catalogue allows ${state.limit} requests per hour from one address`);
+    if (!state.allowed)
+      throw errors.tooManyRequests(
+        'rate_limited',
+        state.resetSeconds,
+        `The public catalogue allows ${state.limit} requests per hour from one address`,
+      );
     next();
   };
 }
@@ -41,9 +46,13 @@ export interface PublicCatalogueDeps {
 }
 
 const LIST_PARAMETERS = new Set(['page', 'itemsPerPage']);
-const withoutPaging = (query: Record<string, unknown>) => Object.fromEntries(Object.entries(query).filter(([name]) => !LIST_PARAMETERS.has(name)));
+const withoutPaging = (query: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(query).filter(([name]) => !LIST_PARAMETERS.has(name)));
 
-export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors, catalog, categories, files }: PublicCatalogueDeps): void {
+export function publicCatalogueRoutes(
+  router: Router,
+  { limiter, limit, visitors, catalog, categories, files }: PublicCatalogueDeps,
+): void {
   const limited = perAddressLimit(limiter, limit);
   const reader = (req: Request) => visitors.reader(req.params.slug as string, req.ip ?? 'unknown');
   router.get(`${PREFIX}/resources`, limited, async (req, res) => {
@@ -57,13 +66,20 @@ export function publicCatalogueRoutes(router: Router, { limiter, limit, visitors
     const visitor = await reader(req);
     const { reader: opened, file } = await files.resources.openCurrent(visitor.actor, req.params.id as string);
     const outcome = await sendStoredFile(req, res, files.storage, file);
-    if (outcome.status !== 304 && outcome.fromStart) await files.resources.recordDownload(opened, req.params.id as string);
+    if (outcome.status !== 304 && outcome.fromStart)
+      await files.resources.recordDownload(opened, req.params.id as string);
   });
   router.get(`${PREFIX}/categories`, limited, async (req, res) => {
-    const iconUrl = (id: string) => `/api/public/organizations/${encodeURIComponent(req.params.slug as string)}/categories/${id}/icon`;
+    const iconUrl = (id: string) =>
+      `/api/public/organizations/${encodeURIComponent(req.params.slug as string)}/categories/${id}/icon`;
     sendPage(req, res, await categories.listFor(await reader(req), 'exclude', pageRequest(req.query), iconUrl));
   });
   router.get(`${PREFIX}/categories/:id/icon`, limited, async (req, res) => {
-    await sendStoredFile(req, res, files.storage, await files.categoryIcons.open((await reader(req)).actor, req.params.id as string));
+    await sendStoredFile(
+      req,
+      res,
+      files.storage,
+      await files.categoryIcons.open((await reader(req)).actor, req.params.id as string),
+    );
   });
 }

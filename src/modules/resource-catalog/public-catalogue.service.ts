@@ -16,9 +16,15 @@ export class PublicCatalogueService {
    * the organization and the address: never the address itself.
    */
   async reader(slug: string, address: string): Promise<LibraryReader> {
-    const organization = await this.deps.sql.one<{ id: string }>(`SELECT id FROM organizations WHERE slug = $1 AND status = 'active'`, [slug]);
+    const organization = await this.deps.sql.one<{ id: string }>(
+      `SELECT id FROM organizations WHERE slug = $1 AND status = 'active'`,
+      [slug],
+    );
     if (!organization) throw errors.notFound('organization', slug);
-    const visitorKey = createHmac('sha256', this.deps.visitorSecret).update(`${organization.id}:${address}`).digest('base64url').slice(0, 32);
+    const visitorKey = createHmac('sha256', this.deps.visitorSecret)
+      .update(`${organization.id}:${address}`)
+      .digest('base64url')
+      .slice(0, 32);
     return resolveReader(this.deps.sql, anonymousActor(organization.id, visitorKey));
   }
 }

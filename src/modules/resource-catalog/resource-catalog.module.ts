@@ -23,24 +23,39 @@ export const resourceCatalogModule = defineModule({
       resourceCatalog: new ResourceCatalogService({ sequelize, sql }),
       resourceCategories: new ResourceCategoryService({ sequelize, sql, clock, audit }),
       /** Uploaded category icon images (the alternative to a named icon). */
-      categoryIcons: new CategoryIconService({ sequelize, sql, storage, audit, logger: logger.child({ module: 'library' }) }),
+      categoryIcons: new CategoryIconService({
+        sequelize,
+        sql,
+        storage,
+        audit,
+        logger: logger.child({ module: 'library' }),
+      }),
       resourceEntitlements: new ResourceEntitlementService({ sequelize, sql, clock, audit, events: domainEvents }),
-      publicCatalogue: new PublicCatalogueService({ sql, visitorSecret: deriveKey('library-visitor').toString('base64url') }),
+      publicCatalogue: new PublicCatalogueService({
+        sql,
+        visitorSecret: deriveKey('library-visitor').toString('base64url'),
+      }),
     };
   },
   routes: {
     uploads: ({ services, platform: { storage } }) => categoryIconUploadRoutes({ services, storage }),
-    api: ({ services, uses, platform: { storage, limiter, config } }) => (router) => {
-      categoryIconApiRoutes({ services, storage })(router);
-      catalogRoutes(router, { catalog: services.resourceCatalog, categories: services.resourceCategories, entitlements: services.resourceEntitlements });
-      publicCatalogueRoutes(router, {
-        limiter,
-        limit: config.library.publicRequestsPerHour,
-        visitors: services.publicCatalogue,
-        catalog: services.resourceCatalog,
-        categories: services.resourceCategories,
-        files: { resources: uses.resourceFiles, categoryIcons: services.categoryIcons, storage },
-      });
-    },
+    api:
+      ({ services, uses, platform: { storage, limiter, config } }) =>
+      (router) => {
+        categoryIconApiRoutes({ services, storage })(router);
+        catalogRoutes(router, {
+          catalog: services.resourceCatalog,
+          categories: services.resourceCategories,
+          entitlements: services.resourceEntitlements,
+        });
+        publicCatalogueRoutes(router, {
+          limiter,
+          limit: config.library.publicRequestsPerHour,
+          visitors: services.publicCatalogue,
+          catalog: services.resourceCatalog,
+          categories: services.resourceCategories,
+          files: { resources: uses.resourceFiles, categoryIcons: services.categoryIcons, storage },
+        });
+      },
   },
 });

@@ -51,7 +51,9 @@ async function openCursor(sequelize: Sequelize, text: string, values: unknown[])
     released = true;
     sequelize.connectionManager.releaseConnection(connection as never);
   };
-  const rows = connection.query(new QueryStream(text, values, { rowMode: 'array', batchSize: 5000, highWaterMark: 5000 }));
+  const rows = connection.query(
+    new QueryStream(text, values, { rowMode: 'array', batchSize: 5000, highWaterMark: 5000 }),
+  );
   rows.once('close', release);
   rows.once('error', release);
   return rows;
@@ -63,24 +65,37 @@ export interface ExportSource {
   columns: readonly string[];
 }
 
-export async function openReportExport(sequelize: Sequelize, kind: ReportKind, format: ExportFormat, source: ExportSource): Promise<Readable> {
+export async function openReportExport(
+  sequelize: Sequelize,
+  kind: ReportKind,
+  format: ExportFormat,
+  source: ExportSource,
+): Promise<Readable> {
   // ExcelJS is loaded on the first export that needs it, before the cursor holds a connection
   const workbooks = format === 'xlsx' ? (await import('exceljs')).default : undefined;
   const rows = await openCursor(sequelize, source.text, source.values);
   const header = source.columns.map((column) => EXPORT_HEADERS[column] ?? column);
   if (!workbooks) {
     const line = (row: unknown[]) =>
-      row.map((value, i) => {
-        const cell = cellOf(source.columns[i]!, value);
-        return typeof cell === 'number' || typeof cell === 'boolean' ? String(cell) : csvText(cell);
-      }).join(',') + '\n';
+      `${row
+        .map((value, i) => {
+          const cell = cellOf(source.columns[i]!, value);
+          return typeof cell === 'number' || typeof cell === 'boolean' ? String(cell) : csvText(cell);
+        })
+        .join(',')}\n`;
     return pipeline(rows, csvWriter<unknown[]>(header, line), () => undefined);
   }
   return xlsxStream(workbooks, kind, header, source.columns, rows);
 }
 
 /** The workbook as a byte stream: one sheet named after the report, a header row, one row per row. */
-function xlsxStream(ExcelJS: typeof import('exceljs'), kind: ReportKind, header: string[], columns: readonly string[], rows: Readable): Readable {
+function xlsxStream(
+  ExcelJS: typeof import('exceljs'),
+  kind: ReportKind,
+  header: string[],
+  columns: readonly string[],
+  rows: Readable,
+): Readable {
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet(kind);
@@ -90,10 +105,14 @@ function xlsxStream(ExcelJS: typeof import('exceljs'), kind: ReportKind, header:
     highWaterMark: 1000,
     write(row: unknown[], _encoding, done) {
       // text cells only ever hold text: a leading = + - @ is neutralised, as in the CSV
-      sheet.addRow(row.map((value, i) => {
-        const cell = cellOf(columns[i]!, value);
-        return typeof cell === 'string' ? neutralise(cell) : cell;
-      })).commit();
+      sheet
+        .addRow(
+          row.map((value, i) => {
+            const cell = cellOf(columns[i]!, value);
+            return typeof cell === 'string' ? neutralise(cell) : cell;
+          }),
+        )
+        .commit();
       done();
     },
     final(done) {

@@ -2,7 +2,17 @@
 import type { components } from '../../types/openapi.d.ts';
 import { pageOf, type PageRequest } from '../../shared/pagination.ts';
 import type { DayRange } from './report-range.ts';
-import type { CategoryRow, MemberRow, ReportKind, ReportPage, ReportRows, ResourceStatsRow, TrendInterval, TrendRow, UsageRow } from './report.repository.ts';
+import type {
+  CategoryRow,
+  MemberRow,
+  ReportKind,
+  ReportPage,
+  ReportRows,
+  ResourceStatsRow,
+  TrendInterval,
+  TrendRow,
+  UsageRow,
+} from './report.repository.ts';
 
 type Schemas = components['schemas'];
 export type ReportSummaryDto = Schemas['ReportSummary'];
@@ -15,7 +25,12 @@ const toSummary = (summary: ReportPage<ReportKind>['summary']): ReportSummaryDto
   totalDownloads: Number(summary.totalDownloads),
   uniqueUsers: Number(summary.uniqueUsers),
   topResource: summary.topResource
-    ? { id: summary.topResource.id, name: summary.topResource.name, downloads: Number(summary.topResource.downloads), views: Number(summary.topResource.views) }
+    ? {
+        id: summary.topResource.id,
+        name: summary.topResource.name,
+        downloads: Number(summary.topResource.downloads),
+        views: Number(summary.topResource.views),
+      }
     : null,
 });
 
@@ -69,21 +84,54 @@ const ROW_MAPPERS: { [K in ReportKind]: (row: ReportRows[K]) => unknown } = {
 };
 
 /** A paged report (usage, categories, members): range, key metrics, one page and its pagination. */
-export function toPagedReport<K extends 'usage' | 'categories' | 'members'>(kind: K, range: DayRange, report: ReportPage<K>, page: PageRequest) {
+export function toPagedReport<K extends 'usage' | 'categories' | 'members'>(
+  kind: K,
+  range: DayRange,
+  report: ReportPage<K>,
+  page: PageRequest,
+) {
   const mapper = ROW_MAPPERS[kind] as (row: ReportRows[K]) => unknown;
-  return { from: range.from, to: range.to, summary: toSummary(report.summary), ...pageOf(report.rows.map(mapper), report.totalItems, page) };
+  return {
+    from: range.from,
+    to: range.to,
+    summary: toSummary(report.summary),
+    ...pageOf(report.rows.map(mapper), report.totalItems, page),
+  };
 }
 
-export function toTrendReport(range: DayRange, interval: TrendInterval, report: ReportPage<'trends'>): Schemas['TrendReport'] {
-  return { from: range.from, to: range.to, interval, summary: toSummary(report.summary), data: report.rows.map(toTrendRow) };
+export function toTrendReport(
+  range: DayRange,
+  interval: TrendInterval,
+  report: ReportPage<'trends'>,
+): Schemas['TrendReport'] {
+  return {
+    from: range.from,
+    to: range.to,
+    interval,
+    summary: toSummary(report.summary),
+    data: report.rows.map(toTrendRow),
+  };
 }
 
-export function toResourceStats(resourceId: string, range: DayRange, stats: ResourceStatsRow): Schemas['ResourceStats'] {
+export function toResourceStats(
+  resourceId: string,
+  range: DayRange,
+  stats: ResourceStatsRow,
+): Schemas['ResourceStats'] {
   return {
     resourceId,
     from: range.from,
     to: range.to,
-    totals: { views: Number(stats.totals.views), downloads: Number(stats.totals.downloads), uniqueUsers: Number(stats.totals.uniqueUsers) },
-    days: (stats.days ?? []).map((day) => ({ date: day.date, views: Number(day.views), downloads: Number(day.downloads), uniqueUsers: Number(day.uniqueUsers) })),
+    totals: {
+      views: Number(stats.totals.views),
+      downloads: Number(stats.totals.downloads),
+      uniqueUsers: Number(stats.totals.uniqueUsers),
+    },
+    days: (stats.days ?? []).map((day) => ({
+      date: day.date,
+      views: Number(day.views),
+      downloads: Number(day.downloads),
+      uniqueUsers: Number(day.uniqueUsers),
+    })),
   };
 }

@@ -26,11 +26,50 @@ export interface ReportSummaryRow {
   topResource: { id: string; name: string; downloads: number; views: number } | null;
 }
 
-export interface UsageRow { resource_id: string; name: string; type: string; format: string; access_level: string; status: string; views: number; downloads: number; unique_users: number; last_at: string }
-export interface CategoryRow { category_id: string; name: string; archived: boolean; resource_count: number; views: number; downloads: number; unique_users: number; last_at: string | null }
-export interface MemberRow { user_id: string; name: string; email: string; views: number; downloads: number; resources_used: number; last_at: string }
-export interface TrendRow { period_start: string; period_end: string; views: number; downloads: number; unique_users: number }
-export interface ReportRows { usage: UsageRow; categories: CategoryRow; members: MemberRow; trends: TrendRow }
+export interface UsageRow {
+  resource_id: string;
+  name: string;
+  type: string;
+  format: string;
+  access_level: string;
+  status: string;
+  views: number;
+  downloads: number;
+  unique_users: number;
+  last_at: string;
+}
+export interface CategoryRow {
+  category_id: string;
+  name: string;
+  archived: boolean;
+  resource_count: number;
+  views: number;
+  downloads: number;
+  unique_users: number;
+  last_at: string | null;
+}
+export interface MemberRow {
+  user_id: string;
+  name: string;
+  email: string;
+  views: number;
+  downloads: number;
+  resources_used: number;
+  last_at: string;
+}
+export interface TrendRow {
+  period_start: string;
+  period_end: string;
+  views: number;
+  downloads: number;
+  unique_users: number;
+}
+export interface ReportRows {
+  usage: UsageRow;
+  categories: CategoryRow;
+  members: MemberRow;
+  trends: TrendRow;
+}
 
 interface ReportSql {
   /** CTEs after `uu` (without a leading comma), ending with `rows`. */
@@ -43,7 +82,13 @@ interface ReportSql {
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', ${ISO_UTC})`;
 
-function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range: DayRange, options: ReportOptions): ReportSql {
+function reportSql(
+  kind: ReportKind,
+  binds: Binds,
+  reader: LibraryReader,
+  range: DayRange,
+  options: ReportOptions,
+): ReportSql {
   switch (kind) {
     case 'usage':
       return {
@@ -56,7 +101,18 @@ function reportSql(kind: ReportKind, binds: Binds, reader: LibraryReader, range:
                    GROUP BY resource_id) p
             JOIN resources r ON r.id = p.resource_id)`,
         order: 'downloads DESC, views DESC, name, resource_id',
-        columns: ['resource_id', 'name', 'type', 'format', 'access_level', 'status', 'views', 'downloads', 'unique_users', 'last_at'],
+        columns: [
+          'resource_id',
+          'name',
+          'type',
+          'format',
+          'access_level',
+          'status',
+          'views',
+          'downloads',
+          'unique_users',
+          'last_at',
+        ],
       };
     case 'categories':
       return {
@@ -155,12 +211,20 @@ export class ReportRepository {
    * the split still counts every event once.
    */
   private async watermark(): Promise<string | null> {
-    const row = await this.deps.sql.one<{ day: string }>(`SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`);
+    const row = await this.deps.sql.one<{ day: string }>(
+      `SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`,
+    );
     return row?.day ?? null;
   }
 
   /** One page of a report (all rows when `page` is undefined: trends) with its key metrics. */
-  async report<K extends ReportKind>(kind: K, reader: LibraryReader, range: DayRange, options: ReportOptions, page?: PageRequest): Promise<ReportPage<K>> {
+  async report<K extends ReportKind>(
+    kind: K,
+    reader: LibraryReader,
+    range: DayRange,
+    options: ReportOptions,
+    page?: PageRequest,
+  ): Promise<ReportPage<K>> {
     const through = await this.watermark();
     const binds = new Binds();
     const report = reportSql(kind, binds, reader, range, options);
@@ -171,11 +235,20 @@ export class ReportRepository {
               (SELECT json_agg(p ORDER BY ${report.order}) FROM (SELECT ${selected(report)} FROM rows ORDER BY ${report.order} ${limit}) p) AS rows`,
       binds.values,
     );
-    return { summary: row!.summary, totalItems: Number(row!.total), rows: (row!.rows ?? []).map((r) => numeric(r, NUMERIC)) };
+    return {
+      summary: row!.summary,
+      totalItems: Number(row!.total),
+      rows: (row!.rows ?? []).map((r) => numeric(r, NUMERIC)),
+    };
   }
 
   /** The export's SELECT: every row of the report, in order, as arrays of the report's columns. */
-  async exportQuery(kind: ReportKind, reader: LibraryReader, range: DayRange, options: ReportOptions): Promise<{ text: string; values: unknown[]; columns: readonly string[] }> {
+  async exportQuery(
+    kind: ReportKind,
+    reader: LibraryReader,
+    range: DayRange,
+    options: ReportOptions,
+  ): Promise<{ text: string; values: unknown[]; columns: readonly string[] }> {
     const through = await this.watermark();
     const binds = new Binds();
     const report = reportSql(kind, binds, reader, range, options);
@@ -204,6 +277,9 @@ export class ReportRepository {
 
 /** The output columns and those the order uses that the output does not show (members: activity, last_time). */
 function selected(report: ReportSql): string {
-  const hidden = report.order.split(',').map((part) => part.trim().split(' ')[0]!).filter((name) => !report.columns.includes(name));
+  const hidden = report.order
+    .split(',')
+    .map((part) => part.trim().split(' ')[0]!)
+    .filter((name) => !report.columns.includes(name));
   return [...report.columns, ...hidden].join(', ');
 }

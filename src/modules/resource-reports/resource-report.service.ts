@@ -12,7 +12,13 @@ import type { Sql } from '../../shared/sql.ts';
 import { requireResourceAccess, resolveReader, type LibraryReader } from '../library/resource.access.ts';
 import { openReportExport, type ExportFormat } from './report-export.ts';
 import { parseDayRange, type DayRange } from './report-range.ts';
-import { ReportRepository, type ReportKind, type ReportPage, type ResourceStatsRow, type TrendInterval } from './report.repository.ts';
+import {
+  ReportRepository,
+  type ReportKind,
+  type ReportPage,
+  type ResourceStatsRow,
+  type TrendInterval,
+} from './report.repository.ts';
 
 export interface RangeInput {
   from?: string;
@@ -46,14 +52,23 @@ export class ResourceReportService {
     this.repository = new ReportRepository(deps);
   }
 
-  async resourceStats(actor: Actor, resourceId: string, input: RangeInput): Promise<{ range: DayRange; stats: ResourceStatsRow }> {
+  async resourceStats(
+    actor: Actor,
+    resourceId: string,
+    input: RangeInput,
+  ): Promise<{ range: DayRange; stats: ResourceStatsRow }> {
     const reader = await this.reader(actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
     const range = parseDayRange(input, this.deps.clock.now());
     return { range, stats: await this.repository.resourceStats(reader, resourceId, range) };
   }
 
-  async report<K extends ReportKind>(actor: Actor, kind: K, input: ReportInput, page?: PageRequest): Promise<{ range: DayRange; report: ReportPage<K> }> {
+  async report<K extends ReportKind>(
+    actor: Actor,
+    kind: K,
+    input: ReportInput,
+    page?: PageRequest,
+  ): Promise<{ range: DayRange; report: ReportPage<K> }> {
     const reader = await this.reader(actor);
     const range = parseDayRange(input, this.deps.clock.now());
     return { range, report: await this.repository.report(kind, reader, range, { interval: input.interval }, page) };

@@ -10,8 +10,15 @@ export const resourceReportsModule = defineModule({
     resourceReports: new ResourceReportService({ sql, sequelize: db.sequelize, clock }),
     usageRollup: new UsageRollup({ sequelize: db.sequelize, sql }),
   }),
-  routes: { api: ({ services }) => (router) => resourceReportRoutes(router, services.resourceReports) },
+  routes: {
+    api:
+      ({ services }) =>
+      (router) =>
+        resourceReportRoutes(router, services.resourceReports),
+  },
   jobs: [usageRollupJob],
-  handlers: ({ services, platform }) => [bindJob(usageRollupJob, { rollup: services.usageRollup, clock: platform.clock })],
+  handlers: ({ services, platform }) => [
+    bindJob(usageRollupJob, { rollup: services.usageRollup, clock: platform.clock }),
+  ],
   permissions: ['reports:read'],
 });

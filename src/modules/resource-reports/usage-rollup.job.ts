@@ -19,8 +19,10 @@ export const usageRollupJob = defineJob({
   schedule: '4,34 * * * *',
   retry: { limit: 3, delaySeconds: 60, backoff: true },
   expireInSeconds: 30 * 60,
-  handler: (deps: { rollup: UsageRollup; clock: Clock }) => async (_data, { logger }) => {
-    const result = await deps.rollup.refresh(deps.clock.now());
-    logger.info({ ...result }, 'rolled up resource usage');
-  },
+  handler:
+    (deps: { rollup: UsageRollup; clock: Clock }) =>
+    async (_data, { logger }) => {
+      const result = await deps.rollup.refresh(deps.clock.now());
+      logger.info({ ...result }, 'rolled up resource usage');
+    },
 });

@@ -29,7 +29,9 @@ export class UsageRollup {
 
   /** The last day the rollup is complete through, or null before the first refresh. */
   async completeThrough(): Promise<string | null> {
-    const row = await this.deps.sql.one<{ day: string }>(`SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`);
+    const row = await this.deps.sql.one<{ day: string }>(
+      `SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`,
+    );
     return row?.day ?? null;
   }
 
@@ -39,19 +41,31 @@ export class UsageRollup {
     const through = addDays(utcDay(now), -1);
     return sequelize.transaction(async (transaction) => {
       await sql.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`, [], transaction);
-      const state = await sql.one<{ day: string }>(`SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`, [], transaction);
+      const state = await sql.one<{ day: string }>(
+        `SELECT complete_through::text AS day FROM resource_usage_rollup_state WHERE id = 1`,
+        [],
+        transaction,
+      );
       let from: string;
       if (state) {
         const recent = addDays(through, 1 - ROLLUP_LOOKBACK_DAYS);
         const next = addDays(state.day, 1);
         from = next < recent ? next : recent;
       } else {
-        const first = await sql.one<{ day: string | null }>(`SELECT (min(occurred_at) AT TIME ZONE 'UTC')::date::text AS day FROM resource_usage_events`, [], transaction);
+        const first = await sql.one<{ day: string | null }>(
+          `SELECT (min(occurred_at) AT TIME ZONE 'UTC')::date::text AS day FROM resource_usage_events`,
+          [],
+          transaction,
+        );
         from = first?.day && first.day < through ? first.day : through;
       }
       if (from > through) return null;
       const days = [from, through];
-      await sql.query(`DELETE FROM resource_usage_daily_readers WHERE day BETWEEN $1::date AND $2::date`, days, transaction);
+      await sql.query(
+        `DELETE FROM resource_usage_daily_readers WHERE day BETWEEN $1::date AND $2::date`,
+        days,
+        transaction,
+      );
       await sql.query(`DELETE FROM resource_usage_daily WHERE day BETWEEN $1::date AND $2::date`, days, transaction);
       const readers = await sql.query(
         `INSERT INTO resource_usage_daily_readers (organization_id, resource_id, day, reader_key, user_id, views, downloads, last_at)

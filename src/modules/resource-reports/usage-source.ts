@@ -28,7 +28,13 @@ export function splitRange(range: DayRange, through: string | null): { rollup: D
  * managers), optionally for one resource. Columns: resource_id, day, reader_key, user_id, views,
  * downloads, last_at. MATERIALIZED: reports aggregate it more than once (rows and key metrics).
  */
-export function usageCte(binds: Binds, reader: LibraryReader, range: DayRange, through: string | null, resourceId?: string): string {
+export function usageCte(
+  binds: Binds,
+  reader: LibraryReader,
+  range: DayRange,
+  through: string | null,
+  resourceId?: string,
+): string {
   const organization = binds.add(reader.organizationId);
   const only = resourceId ? binds.add(resourceId) : null;
   const oneResource = (alias: string) => (only ? ` AND ${alias}.resource_id = ${only}::uuid` : '');
@@ -67,8 +73,14 @@ export function resourceDaysCte(binds: Binds, range: DayRange, through: string |
     parts.push(`SELECT day, views::bigint AS views, downloads::bigint AS downloads, unique_users::bigint AS unique_users FROM resource_usage_daily
      WHERE resource_id = ${binds.add(resourceId)}::uuid AND day BETWEEN ${binds.add(rollup.from)}::date AND ${binds.add(rollup.to)}::date`);
   }
-  if (raw) parts.push(`SELECT day, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users FROM uu WHERE day >= ${binds.add(raw.from)}::date GROUP BY day`);
-  if (!parts.length) parts.push(`SELECT NULL::date AS day, 0::bigint AS views, 0::bigint AS downloads, 0::bigint AS unique_users WHERE false`);
+  if (raw)
+    parts.push(
+      `SELECT day, sum(views)::bigint AS views, sum(downloads)::bigint AS downloads, count(*)::bigint AS unique_users FROM uu WHERE day >= ${binds.add(raw.from)}::date GROUP BY day`,
+    );
+  if (!parts.length)
+    parts.push(
+      `SELECT NULL::date AS day, 0::bigint AS views, 0::bigint AS downloads, 0::bigint AS unique_users WHERE false`,
+    );
   return `calendar AS (SELECT d::date AS day FROM generate_series(${binds.add(range.from)}::date::timestamp, ${binds.add(range.to)}::date::timestamp, interval '1 day') d),
   by_day AS (
     ${parts.join('\n    UNION ALL\n    ')}),

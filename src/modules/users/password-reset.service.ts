@@ -22,13 +22,20 @@ export interface IssuedPasswordToken {
  */
 export class PasswordResetService {
   constructor(
-    private readonly deps: { sequelize: Sequelize; clock: Clock; audit: AuditService; mail: MailService; config: Pick<Config, 'passwords' | 'portals'> },
+    private readonly deps: {
+      sequelize: Sequelize;
+      clock: Clock;
+      audit: AuditService;
+      mail: MailService;
+      config: Pick<Config, 'passwords' | 'portals'>;
+    },
   ) {}
 
   /** Issues a token and invalidates the user's earlier unused ones, in the caller's transaction. */
   async issue(user: User, purpose: PasswordTokenPurpose, transaction: Transaction): Promise<IssuedPasswordToken> {
     const now = this.deps.clock.now();
-    const ttl = purpose === 'reset' ? this.deps.config.passwords.resetTtlSeconds : this.deps.config.passwords.setupTtlSeconds;
+    const ttl =
+      purpose === 'reset' ? this.deps.config.passwords.resetTtlSeconds : this.deps.config.passwords.setupTtlSeconds;
     const token = randomToken(32);
     const expiresAt = new Date(now.getTime() + ttl * 1000);
     await PasswordToken.update({ usedAt: now }, { where: { userId: user.id, usedAt: { [Op.is]: null } }, transaction });
@@ -50,10 +57,23 @@ export class PasswordResetService {
       const issued = await this.issue(user, 'reset', transaction);
       await this.deps.mail.send(
         { address: user.email, userId: user.id },
-        { template: 'password_reset', data: { firstName: user.firstName, resetUrl: issued.url, expiresAt: issued.expiresAt } },
+        {
+          template: 'password_reset',
+          data: { firstName: user.firstName, resetUrl: issued.url, expiresAt: issued.expiresAt },
+        },
         transaction,
       );
-      await this.deps.audit.record(actor, { action: 'user.password_reset_requested', targetType: 'user', targetId: user.id, organizationId: user.organizationId, after: { expiresAt: issued.expiresAt.toISOString() } }, transaction);
+      await this.deps.audit.record(
+        actor,
+        {
+          action: 'user.password_reset_requested',
+          targetType: 'user',
+          targetId: user.id,
+          organizationId: user.organizationId,
+          after: { expiresAt: issued.expiresAt.toISOString() },
+        },
+        transaction,
+      );
       return { userId: user.id, expiresAt: issued.expiresAt };
     });
   }
@@ -65,14 +85,35 @@ export class PasswordResetService {
       const now = this.deps.clock.now();
       const [, consumed] = await PasswordToken.update(
         { usedAt: now },
-        { where: { tokenHash: sha256(input.token), usedAt: { [Op.is]: null }, expiresAt: { [Op.gt]: now } }, returning: true, transaction },
+        {
+          where: { tokenHash: sha256(input.token), usedAt: { [Op.is]: null }, expiresAt: { [Op.gt]: now } },
+          returning: true,
+          transaction,
+        },
       );
       const token = consumed[0];
       const user = token ? await User.findByPk(token.userId, { transaction }) : null;
-      if (!token || !user) throw new AppError('invalid_reset_token', 'The reset link is unknown, already used or expired');
+      if (!token || !user)
+        throw new AppError('invalid_reset_token', 'The reset link is unknown, already used or expired');
       await user.update({ passwordHash }, { transaction });
-      const actor: Actor = { type: 'user', id: user.id, organizationId: user.organizationId, role: user.role, mfaVerified: false, requestId };
-      await this.deps.audit.record(actor, { action: 'user.password_changed', targetType: 'user', targetId: user.id, after: { via: `${token.purpose}_token` } }, transaction);
+      const actor: Actor = {
+        type: 'user',
+        id: user.id,
+        organizationId: user.organizationId,
+        role: user.role,
+        mfaVerified: false,
+        requestId,
+      };
+      await this.deps.audit.record(
+        actor,
+        {
+          action: 'user.password_changed',
+          targetType: 'user',
+          targetId: user.id,
+          after: { via: `${token.purpose}_token` },
+        },
+        transaction,
+      );
     });
   }
 }

@@ -16,7 +16,13 @@ import { Organization } from '../organizations/organization.model.ts';
 import type { PasswordResetService } from './password-reset.service.ts';
 import { openUserExport } from './user-export.ts';
 import type { UserOwnership } from './user-ownership.ts';
-import { findUserPage, findUserRow, type UserListFilter, type UserRow, type UserSort } from './user-query.repository.ts';
+import {
+  findUserPage,
+  findUserRow,
+  type UserListFilter,
+  type UserRow,
+  type UserSort,
+} from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
 import { User, type UserStatus } from './user.model.ts';
 
@@ -58,7 +64,13 @@ export class UserAdminService {
   ) {}
 
   async list(actor: Actor, filter: UserListFilter, sort: UserSort, page: PageRequest): Promise<Page<UserRow>> {
-    const { rows, total } = await findUserPage(this.deps.sequelize, scopeFor(actor, 'user', 'read'), filter, sort, page);
+    const { rows, total } = await findUserPage(
+      this.deps.sequelize,
+      scopeFor(actor, 'user', 'read'),
+      filter,
+      sort,
+      page,
+    );
     return pageOf(rows, total, page);
   }
 
@@ -88,10 +100,29 @@ export class UserAdminService {
         await this.assertPlacement(input.role, organizationId, transaction);
         await this.assertEmailFree(input.email, transaction);
         const user = await User.create(
-          { firstName: input.firstName, lastName: input.lastName, email: input.email.trim(), phone: input.phone ?? null, role: input.role, organizationId, status: input.status ?? 'active', passwordHash },
+          {
+            firstName: input.firstName,
+            lastName: input.lastName,
+            email: input.email.trim(),
+            phone: input.phone ?? null,
+            role: input.role,
+            organizationId,
+            status: input.status ?? 'active',
+            passwordHash,
+          },
           { transaction },
         );
-        await this.deps.audit.record(actor, { action: 'user.created', targetType: 'user', targetId: user.id, organizationId, after: toAuditSnapshot(user) }, transaction);
+        await this.deps.audit.record(
+          actor,
+          {
+            action: 'user.created',
+            targetType: 'user',
+            targetId: user.id,
+            organizationId,
+            after: toAuditSnapshot(user),
+          },
+          transaction,
+        );
         const setup = initialPassword ? undefined : await this.deps.passwords.issue(user, 'setup', transaction);
         await this.deps.mail.send(
           { address: user.email, userId: user.id },
@@ -128,11 +159,22 @@ export class UserAdminService {
         if (changes.status !== undefined && !EDITABLE_STATUSES.includes(changes.status)) {
           throw errors.validation([{ field: 'status', message: `can be set to ${EDITABLE_STATUSES.join(', ')}` }]);
         }
-        if (changes.role !== undefined && PRIVILEGE[changes.role] > PRIVILEGE[user.role] && input.confirmPrivilegeChange !== true) {
-          throw new AppError('confirmation_required', `Raising ${user.email} from ${user.role} to ${changes.role} needs confirmPrivilegeChange: true`);
+        if (
+          changes.role !== undefined &&
+          PRIVILEGE[changes.role] > PRIVILEGE[user.role] &&
+          input.confirmPrivilegeChange !== true
+        ) {
+          throw new AppError(
+            'confirmation_required',
+            `Raising ${user.email} from ${user.role} to ${changes.role} needs confirmPrivilegeChange: true`,
+          );
         }
         if (changes.role !== undefined || changes.organizationId !== undefined) {
-          await this.assertPlacement(changes.role ?? user.role, changes.organizationId !== undefined ? changes.organizationId : user.organizationId, transaction);
+          await this.assertPlacement(
+            changes.role ?? user.role,
+            changes.organizationId !== undefined ? changes.organizationId : user.organizationId,
+            transaction,
+          );
         }
         if (changes.email !== undefined) await this.assertEmailFree(changes.email, transaction, user.id);
         if (Object.keys(changes).length === 0) return;
@@ -145,7 +187,13 @@ export class UserAdminService {
   }
 
   /** One audit row per kind of change, so the activity log can be filtered by role or status changes. */
-  private async auditChanges(actor: Actor, user: User, before: Record<string, unknown>, after: Record<string, unknown>, transaction: Transaction): Promise<void> {
+  private async auditChanges(
+    actor: Actor,
+    user: User,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<void> {
     const aspects: Array<[string, string[]]> = [
       ['user.role_changed', ['role']],
       ['user.status_changed', ['status']],
@@ -155,23 +203,39 @@ export class UserAdminService {
       const changed = fields.filter((f) => before[f] !== after[f]);
       if (changed.length === 0) continue;
       const pick = (snapshot: Record<string, unknown>) => Object.fromEntries(changed.map((f) => [f, snapshot[f]]));
-      await this.deps.audit.record(actor, { action, targetType: 'user', targetId: user.id, organizationId: user.organizationId, before: pick(before), after: pick(after) }, transaction);
+      await this.deps.audit.record(
+        actor,
+        {
+          action,
+          targetType: 'user',
+          targetId: user.id,
+          organizationId: user.organizationId,
+          before: pick(before),
+          after: pick(after),
+        },
+        transaction,
+      );
     }
   }
 
   private async assertEmailFree(email: string, transaction: Transaction, exceptUserId?: string): Promise<void> {
     const sameAddress = Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), email.trim().toLowerCase());
-    const taken = await User.count({ where: exceptUserId ? { [Op.and]: [sameAddress, { id: { [Op.ne]: exceptUserId } }] } : sameAddress, transaction });
+    const taken = await User.count({
+      where: exceptUserId ? { [Op.and]: [sameAddress, { id: { [Op.ne]: exceptUserId } }] } : sameAddress,
+      transaction,
+    });
     if (taken > 0) throw emailTaken(email);
   }
 
   /** Everyone but a platform admin belongs to an existing organization. */
   private async assertPlacement(role: Role, organizationId: string | null, transaction: Transaction): Promise<void> {
     if (!organizationId) {
-      if (role !== 'ROLE_PLATFORM_ADMIN') throw errors.validation([{ field: 'organizationId', message: `is required for ${role}` }]);
+      if (role !== 'ROLE_PLATFORM_ADMIN')
+        throw errors.validation([{ field: 'organizationId', message: `is required for ${role}` }]);
       return;
     }
-    if (!(await Organization.findByPk(organizationId, { transaction }))) throw errors.unprocessable(`Organization ${organizationId} does not exist`);
+    if (!(await Organization.findByPk(organizationId, { transaction })))
+      throw errors.unprocessable(`Organization ${organizationId} does not exist`);
   }
 
   /** Two concurrent requests for one address: the unique index decides, and the loser gets the same answer. */
@@ -186,9 +250,16 @@ export class UserAdminService {
 }
 
 const emailTaken = (email?: string) =>
-  new AppError('email_taken', email ? `The e-mail address ${email} is already in use` : 'The e-mail address is already in use', { errors: [{ field: 'email', message: 'is already in use' }] });
+  new AppError(
+    'email_taken',
+    email ? `The e-mail address ${email} is already in use` : 'The e-mail address is already in use',
+    { errors: [{ field: 'email', message: 'is already in use' }] },
+  );
 
-function changesOf(user: User, input: UpdateUserInput): Partial<Pick<User, 'firstName' | 'lastName' | 'email' | 'phone' | 'role' | 'organizationId' | 'status'>> {
+function changesOf(
+  user: User,
+  input: UpdateUserInput,
+): Partial<Pick<User, 'firstName' | 'lastName' | 'email' | 'phone' | 'role' | 'organizationId' | 'status'>> {
   const changes: Record<string, unknown> = {};
   for (const field of ['firstName', 'lastName', 'phone', 'role', 'organizationId', 'status'] as const) {
     if (input[field] !== undefined && input[field] !== user[field]) changes[field] = input[field];

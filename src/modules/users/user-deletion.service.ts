@@ -21,7 +21,9 @@ export interface UserDeletion {
 }
 
 export class UserDeletionService {
-  constructor(private readonly deps: { sequelize: Sequelize; clock: Clock; audit: AuditService; ownership: UserOwnership }) {}
+  constructor(
+    private readonly deps: { sequelize: Sequelize; clock: Clock; audit: AuditService; ownership: UserOwnership },
+  ) {}
 
   async softDelete(actor: Actor, id: string, options: { transferTo?: string } = {}): Promise<UserDeletion> {
     assertCan(actor, 'users:admin');
@@ -29,7 +31,8 @@ export class UserDeletionService {
     if (id === actor.id) throw new AppError('cannot_delete_self', 'You cannot delete your own account');
     const transferredTo = options.transferTo ?? null;
     // checked before any query: a malformed id would otherwise reach PostgreSQL as a uuid cast error (a 500)
-    if (transferredTo && !UUID.test(transferredTo)) throw errors.unprocessable('transferTo must be another active user of the same organization');
+    if (transferredTo && !UUID.test(transferredTo))
+      throw errors.unprocessable('transferTo must be another active user of the same organization');
     const associatedData = await this.deps.sequelize.transaction(async (transaction) => {
       const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
       if (!user) throw errors.notFound('User', id);
@@ -46,7 +49,14 @@ export class UserDeletionService {
       await User.update({ deletedAt: this.deps.clock.now() }, { where: { id }, transaction });
       await this.deps.audit.record(
         actor,
-        { action: 'user.deleted', targetType: 'user', targetId: id, organizationId: user.organizationId, before, after: { deleted: true, transferredTo, associatedData: data } },
+        {
+          action: 'user.deleted',
+          targetType: 'user',
+          targetId: id,
+          organizationId: user.organizationId,
+          before,
+          after: { deleted: true, transferredTo, associatedData: data },
+        },
         transaction,
       );
       return data;
@@ -62,11 +72,25 @@ export class UserDeletionService {
     await this.deps.sequelize.transaction(async (transaction) => {
       const user = await User.findByPk(id, { paranoid: false, transaction, lock: transaction.LOCK.UPDATE });
       if (!user) throw errors.notFound('User', id);
-      if (!user.deletedAt) throw errors.conflict('Only a soft-deleted user can be deleted permanently; delete it first');
+      if (!user.deletedAt)
+        throw errors.conflict('Only a soft-deleted user can be deleted permanently; delete it first');
       if (confirmEmail?.trim().toLowerCase() !== user.email.toLowerCase()) {
-        throw new AppError('confirmation_required', "Permanent deletion is irreversible: repeat it with confirm=<the user's e-mail>");
+        throw new AppError(
+          'confirmation_required',
+          "Permanent deletion is irreversible: repeat it with confirm=<the user's e-mail>",
+        );
       }
-      await this.deps.audit.record(actor, { action: 'user.purged', targetType: 'user', targetId: id, organizationId: user.organizationId, before: toAuditSnapshot(user) }, transaction);
+      await this.deps.audit.record(
+        actor,
+        {
+          action: 'user.purged',
+          targetType: 'user',
+          targetId: id,
+          organizationId: user.organizationId,
+          before: toAuditSnapshot(user),
+        },
+        transaction,
+      );
       await user.destroy({ force: true, transaction });
     });
   }

@@ -15,12 +15,25 @@ import { orderOf, whereOf, type UserListFilter, type UserScope, type UserSort } 
 
 export const CSV_COLUMNS = ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created'] as const;
 
-type ExportRow = [id: string, name: string, email: string, role: Role, organization: string | null, status: UserStatus, lastLogin: string | null, created: string];
+type ExportRow = [
+  id: string,
+  name: string,
+  email: string,
+  role: Role,
+  organization: string | null,
+  status: UserStatus,
+  lastLogin: string | null,
+  created: string,
+];
 
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /** The export's SELECT; the benchmark COPYs exactly this query as its baseline. */
-export function exportQuery(scope: UserScope, filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
+export function exportQuery(
+  scope: UserScope,
+  filter: UserListFilter,
+  sort: UserSort,
+): { text: string; values: unknown[] } {
   const binds = new Binds();
   const where = whereOf(scope, filter, binds);
   const text = `SELECT u.id::text, u.first_name || ' ' || u.last_name, u.email, u.role, o.name, u.status,
@@ -32,7 +45,7 @@ export function exportQuery(scope: UserScope, filter: UserListFilter, sort: User
 export { csvField, neutralise };
 
 const csvLine = (row: ExportRow): string =>
-  [
+  `${[
     row[0],
     csvField(neutralise(row[1])),
     csvField(neutralise(row[2])),
@@ -41,7 +54,7 @@ const csvLine = (row: ExportRow): string =>
     STATUS_LABELS[row[5]],
     row[6] ?? '',
     row[7],
-  ].join(',') + '\n';
+  ].join(',')}\n`;
 
 const csvLines = () => csvWriter<ExportRow>(CSV_COLUMNS, csvLine);
 
@@ -49,7 +62,12 @@ const csvLines = () => csvWriter<ExportRow>(CSV_COLUMNS, csvLine);
  * Opens the export on a connection borrowed from the pool and returns the CSV byte stream (header
  * row first). Destroying the stream (client gone) closes the cursor and returns the connection.
  */
-export async function openUserExport(sequelize: Sequelize, scope: UserScope, filter: UserListFilter, sort: UserSort): Promise<Readable> {
+export async function openUserExport(
+  sequelize: Sequelize,
+  scope: UserScope,
+  filter: UserListFilter,
+  sort: UserSort,
+): Promise<Readable> {
   const { text, values } = exportQuery(scope, filter, sort);
   const connection = (await sequelize.connectionManager.getConnection({ type: 'read' })) as unknown as pg.PoolClient;
   let released = false;
@@ -58,7 +76,9 @@ export async function openUserExport(sequelize: Sequelize, scope: UserScope, fil
     released = true;
     sequelize.connectionManager.releaseConnection(connection as never);
   };
-  const rows = connection.query(new QueryStream(text, values, { rowMode: 'array', batchSize: 5000, highWaterMark: 5000 }));
+  const rows = connection.query(
+    new QueryStream(text, values, { rowMode: 'array', batchSize: 5000, highWaterMark: 5000 }),
+  );
   rows.once('close', release);
   return pipeline(rows, csvLines(), (error) => {
     if (error) release();

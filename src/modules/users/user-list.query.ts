@@ -2,12 +2,19 @@
 import type { Request } from 'express';
 import type { Role } from '../../shared/access/roles.ts';
 import { parseDateRange } from '../../shared/date-range.ts';
-import { DEFAULT_USER_SORT, USER_SORT_KEYS, type SortDirection, type UserListFilter, type UserSort } from './user-query.repository.ts';
+import {
+  DEFAULT_USER_SORT,
+  USER_SORT_KEYS,
+  type SortDirection,
+  type UserListFilter,
+  type UserSort,
+} from './user-query.repository.ts';
 import type { UserStatus } from './user.model.ts';
 
 type Query = Record<string, unknown>;
 
-const list = <T>(value: unknown): T[] | undefined => (value === undefined ? undefined : ((Array.isArray(value) ? value : String(value).split(',')) as T[]));
+const list = <T>(value: unknown): T[] | undefined =>
+  value === undefined ? undefined : ((Array.isArray(value) ? value : String(value).split(',')) as T[]);
 
 export function userListFilter(query: Query): UserListFilter {
   return {

@@ -18,23 +18,34 @@ export class UserOwnership {
   async associatedDataOf(userId: string, transaction?: Transaction): Promise<AssociatedDataDto[]> {
     const result: AssociatedDataDto[] = [];
     for (const item of this.declared) {
-      result.push({ type: item.type, description: item.description, count: await this.countOf(item, userId, transaction), transferable: item.transferable });
+      result.push({
+        type: item.type,
+        description: item.description,
+        count: await this.countOf(item, userId, transaction),
+        transferable: item.transferable,
+      });
     }
     return result;
   }
 
   async transfer(fromUserId: string, toUserId: string, transaction: Transaction): Promise<void> {
     for (const item of this.declared.filter((d) => d.transferable)) {
-      await this.sequelize.query(`UPDATE ${item.table} SET ${item.column} = $2 WHERE ${item.column} = $1`, { bind: [fromUserId, toUserId], transaction });
+      await this.sequelize.query(`UPDATE ${item.table} SET ${item.column} = $2 WHERE ${item.column} = $1`, {
+        bind: [fromUserId, toUserId],
+        transaction,
+      });
     }
   }
 
   private async countOf(item: OwnedUserData, userId: string, transaction?: Transaction): Promise<number> {
-    const [row] = await this.sequelize.query<{ count: string }>(`SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`, {
-      bind: [userId],
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const [row] = await this.sequelize.query<{ count: string }>(
+      `SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`,
+      {
+        bind: [userId],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     return Number(row?.count ?? 0);
   }
 }

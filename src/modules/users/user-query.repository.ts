@@ -82,7 +82,10 @@ export function whereOf(scope: UserScope, filter: UserListFilter, binds: Binds):
   if (filter.roles?.length) clauses.push(`u.role = ANY(${binds.add(filter.roles)}::text[])`);
   if (filter.statuses?.length) clauses.push(`u.status = ANY(${binds.add(filter.statuses)}::text[])`);
   if (filter.organizationId) clauses.push(`u.organization_id = ${binds.add(filter.organizationId)}`);
-  for (const [column, range] of [['u.last_login_at', filter.lastLoginAt], ['u.created_at', filter.createdAt]] as const) {
+  for (const [column, range] of [
+    ['u.last_login_at', filter.lastLoginAt],
+    ['u.created_at', filter.createdAt],
+  ] as const) {
     if (range?.from) clauses.push(`${column} >= ${binds.add(range.from)}`);
     if (range?.to) clauses.push(`${column} <= ${binds.add(range.to)}`);
   }
@@ -94,7 +97,11 @@ export function orderOf(sort: UserSort): string {
 }
 
 /** The full, unpaged query: what the CSV export streams (and the benchmark COPYs). */
-export function listQuery(scope: UserScope, filter: UserListFilter, sort: UserSort): { text: string; values: unknown[] } {
+export function listQuery(
+  scope: UserScope,
+  filter: UserListFilter,
+  sort: UserSort,
+): { text: string; values: unknown[] } {
   const binds = new Binds();
   const text = `${SELECT} WHERE ${whereOf(scope, filter, binds)} ORDER BY ${orderOf(sort)}`;
   return { text, values: binds.values };
@@ -107,7 +114,10 @@ export function findUserPageSql(scope: UserScope, filter: UserListFilter, sort: 
   const count = { text: `SELECT count(*) AS total FROM users u WHERE ${where}`, values: [...binds.values] };
   const limit = binds.add(page.itemsPerPage);
   const offset = binds.add(offsetOf(page));
-  const rows = { text: `${SELECT} WHERE ${where} ORDER BY ${orderOf(sort)} LIMIT ${limit} OFFSET ${offset}`, values: binds.values };
+  const rows = {
+    text: `${SELECT} WHERE ${where} ORDER BY ${orderOf(sort)} LIMIT ${limit} OFFSET ${offset}`,
+    values: binds.values,
+  };
   return { rows, count };
 }
 
@@ -132,6 +142,10 @@ export async function findUserRow(
   options: { includeDeleted?: boolean; transaction?: Transaction } = {},
 ): Promise<UserRow | null> {
   const deleted = options.includeDeleted ? '' : ' AND u.deleted_at IS NULL';
-  const rows = await sequelize.query<UserRow>(`${SELECT} WHERE u.id = $1${deleted}`, { bind: [id], type: QueryTypes.SELECT, transaction: options.transaction });
+  const rows = await sequelize.query<UserRow>(`${SELECT} WHERE u.id = $1${deleted}`, {
+    bind: [id],
+    type: QueryTypes.SELECT,
+    transaction: options.transaction,
+  });
   return rows[0] ?? null;
 }

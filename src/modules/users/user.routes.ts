@@ -9,11 +9,23 @@ import type { UserDeletionService } from './user-deletion.service.ts';
 import { userListFilter, userSort, wantsCsv } from './user-list.query.ts';
 import { toAdminUser } from './user.mapper.ts';
 
-export function userAdminRoutes(router: Router, users: UserAdminService, deletion: UserDeletionService, passwords: PasswordResetService): void {
+export function userAdminRoutes(
+  router: Router,
+  users: UserAdminService,
+  deletion: UserDeletionService,
+  passwords: PasswordResetService,
+): void {
   router.get('/api/admin/users', async (req, res, next) => {
     const actor = actorOf(req);
     if (!wantsCsv(req)) {
-      sendPage(req, res, mapPage(await users.list(actor, userListFilter(req.query), userSort(req.query), pageRequest(req.query)), (row) => toAdminUser(row)));
+      sendPage(
+        req,
+        res,
+        mapPage(
+          await users.list(actor, userListFilter(req.query), userSort(req.query), pageRequest(req.query)),
+          (row) => toAdminUser(row),
+        ),
+      );
       return;
     }
     const csv = await users.export(actor, userListFilter(req.query), userSort(req.query));
@@ -34,7 +46,9 @@ export function userAdminRoutes(router: Router, users: UserAdminService, deletio
     res.json(toAdminUser(await users.update(actorOf(req), req.params.id, req.body)));
   });
   router.delete('/api/admin/users/:id', async (req, res) => {
-    const deleted = await deletion.softDelete(actorOf(req), req.params.id, { transferTo: req.query.transferTo as string | undefined });
+    const deleted = await deletion.softDelete(actorOf(req), req.params.id, {
+      transferTo: req.query.transferTo as string | undefined,
+    });
     res.json({ ...deleted, user: toAdminUser(deleted.user) });
   });
   router.delete('/api/admin/users/:id/permanent', async (req, res) => {

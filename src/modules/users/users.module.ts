@@ -24,10 +24,12 @@ export const usersModule = defineModule({
     };
   },
   routes: {
-    api: ({ services }) => (router) => {
-      passwordResetRoutes(router, services.passwords);
-      userAdminRoutes(router, services.users, services.userDeletion, services.passwords);
-    },
+    api:
+      ({ services }) =>
+      (router) => {
+        passwordResetRoutes(router, services.passwords);
+        userAdminRoutes(router, services.users, services.userDeletion, services.passwords);
+      },
   },
   permissions: ['users:read', 'users:admin', 'profile:write'],
   errors: ['cannot_delete_self', 'email_taken', 'invalid_reset_token', 'confirmation_required'],

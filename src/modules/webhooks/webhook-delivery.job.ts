@@ -31,8 +31,10 @@ export const webhookPurgeJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '23 3 * * *',
   retry: { limit: 1, delaySeconds: 10, backoff: false },
-  handler: (deps: { deliveries: WebhookDeliveryService; now: () => Date }) => async (_data, { logger }) => {
-    const purged = await deps.deliveries.purgeFinishedBefore(new Date(deps.now().getTime() - 30 * 86400_000));
-    logger.info({ purged }, 'purged old webhook deliveries');
-  },
+  handler:
+    (deps: { deliveries: WebhookDeliveryService; now: () => Date }) =>
+    async (_data, { logger }) => {
+      const purged = await deps.deliveries.purgeFinishedBefore(new Date(deps.now().getTime() - 30 * 86400_000));
+      logger.info({ purged }, 'purged old webhook deliveries');
+    },
 });

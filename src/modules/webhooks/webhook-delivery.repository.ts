@@ -62,7 +62,9 @@ export interface BreakerChange {
 
 // Due, not leased, on an active subscription whose circuit is closed (or whose cool-down is over), and
 // not on a subscription ($sat) that has its fill of deliveries in flight in this process.
-const due = (sat: string) => `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)
+const due = (
+  sat: string,
+) => `d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)
   AND s.status = 'active' AND (s.circuit_open_until IS NULL OR s.circuit_open_until <= $1) AND d.subscription_id <> ALL(${sat}::uuid[])`;
 
 export class WebhookDeliveryRepository {
@@ -88,7 +90,9 @@ export class WebhookDeliveryRepository {
       );
       if (organizations.length === 0) return { deliveries: [], more: false };
       const share = Math.ceil(request.slots / organizations.length);
-      const quotas = organizations.map(({ organizationId }) => Math.max(0, Math.min(share, request.quotaLeft(organizationId))));
+      const quotas = organizations.map(({ organizationId }) =>
+        Math.max(0, Math.min(share, request.quotaLeft(organizationId))),
+      );
       const rows = await sql.rows<ClaimedDelivery & { consecutiveFailures: number }>(
         `UPDATE webhook_deliveries d SET claimed_until = $4
            FROM (SELECT c.id FROM unnest($2::uuid[], $3::int[]) AS o(organization_id, quota)
@@ -104,11 +108,20 @@ export class WebhookDeliveryRepository {
                     d.attempt_count AS "attemptCount", d.retry_step AS "retryStep", s.url, s.secret_sealed AS "secretSealed",
                     s.previous_secret_sealed AS "previousSecretSealed", s.previous_secret_expires_at AS "previousSecretExpiresAt",
                     s.consecutive_failures AS "consecutiveFailures", e.body`,
-        [request.now, organizations.map((o) => o.organizationId), quotas, request.leaseUntil, request.saturatedSubscriptions],
+        [
+          request.now,
+          organizations.map((o) => o.organizationId),
+          quotas,
+          request.leaseUntil,
+          request.saturatedSubscriptions,
+        ],
         transaction,
       );
       const deliveries = await this.admitByCircuit(rows, request, transaction);
-      const limited = quotas.some((quota, i) => quota < share || rows.filter((r) => r.organizationId === organizations[i]!.organizationId).length >= quota);
+      const limited = quotas.some(
+        (quota, i) =>
+          quota < share || rows.filter((r) => r.organizationId === organizations[i]!.organizationId).length >= quota,
+      );
       return { deliveries, more: limited || organizations.length >= request.slots };
     });
   }
@@ -119,7 +132,11 @@ export class WebhookDeliveryRepository {
    * circuits: one delivery per subscription goes out as a probe, if this claim wins the subscription's
    * probe ticket (its circuit is held open for the lease meanwhile). The rest are released at once.
    */
-  private async admitByCircuit(rows: Array<ClaimedDelivery & { consecutiveFailures: number }>, request: ClaimRequest, transaction: Transaction): Promise<ClaimedDelivery[]> {
+  private async admitByCircuit(
+    rows: Array<ClaimedDelivery & { consecutiveFailures: number }>,
+    request: ClaimRequest,
+    transaction: Transaction,
+  ): Promise<ClaimedDelivery[]> {
     const threshold = request.breakerThreshold;
     const halfOpen = [...new Set(rows.filter((r) => r.consecutiveFailures >= threshold).map((r) => r.subscriptionId))];
     const tickets = new Set(
@@ -140,7 +157,14 @@ export class WebhookDeliveryRepository {
     const released: string[] = [];
     for (const row of rows) {
       const failures = row.consecutiveFailures;
-      const byCircuit = failures === 0 ? Infinity : failures < threshold ? threshold - failures : tickets.has(row.subscriptionId) ? 1 : 0;
+      const byCircuit =
+        failures === 0
+          ? Infinity
+          : failures < threshold
+            ? threshold - failures
+            : tickets.has(row.subscriptionId)
+              ? 1
+              : 0;
       const allowed = Math.min(byCircuit, request.endpointQuotaLeft(row.subscriptionId));
       const count = admitted.get(row.subscriptionId) ?? 0;
       if (count < allowed) {
@@ -148,7 +172,12 @@ export class WebhookDeliveryRepository {
         kept.push(row);
       } else released.push(row.id);
     }
-    if (released.length) await this.deps.sql.query('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::uuid[])', [released], transaction);
+    if (released.length)
+      await this.deps.sql.query(
+        'UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::uuid[])',
+        [released],
+        transaction,
+      );
     return kept;
   }
 
@@ -199,7 +228,13 @@ export class WebhookDeliveryRepository {
                  FROM unnest($1::uuid[], $2::bool[], $3::int[]) AS o(id, reset, failures)
                  JOIN webhook_subscriptions s ON s.id = o.id) n
         WHERE s.id = n.id`,
-      [changes.map((c) => c.subscriptionId), changes.map((c) => c.reset), changes.map((c) => c.failures), threshold, openUntil],
+      [
+        changes.map((c) => c.subscriptionId),
+        changes.map((c) => c.reset),
+        changes.map((c) => c.failures),
+        threshold,
+        openUntil,
+      ],
     );
   }
 
@@ -223,11 +258,19 @@ export class WebhookDeliveryRepository {
   }
 
   async isPending(deliveryId: string): Promise<boolean> {
-    return (await this.deps.sql.one('SELECT 1 FROM webhook_deliveries WHERE id = $1 AND status = \'pending\'', [deliveryId])) !== undefined;
+    return (
+      (await this.deps.sql.one("SELECT 1 FROM webhook_deliveries WHERE id = $1 AND status = 'pending'", [
+        deliveryId,
+      ])) !== undefined
+    );
   }
 
   /** Leases given back at shutdown, so the next process need not wait for them to run out. */
   async release(deliveryIds: string[]): Promise<void> {
-    if (deliveryIds.length) await this.deps.sql.query('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND status = \'pending\'', [deliveryIds]);
+    if (deliveryIds.length)
+      await this.deps.sql.query(
+        "UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ANY($1::uuid[]) AND status = 'pending'",
+        [deliveryIds],
+      );
   }
 }

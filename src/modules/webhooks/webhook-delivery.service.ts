@@ -17,7 +17,10 @@ export interface DeliveryWithAttempts {
 const withEventType = { model: WebhookEvent, as: 'event', attributes: ['id', 'type'] };
 
 async function attemptsOf(deliveries: WebhookDelivery[]): Promise<DeliveryWithAttempts[]> {
-  const attempts = await WebhookAttempt.findAll({ where: { deliveryId: { [Op.in]: deliveries.map((d) => d.id) } }, order: [['id', 'ASC']] });
+  const attempts = await WebhookAttempt.findAll({
+    where: { deliveryId: { [Op.in]: deliveries.map((d) => d.id) } },
+    order: [['id', 'ASC']],
+  });
   return deliveries.map((delivery) => ({ delivery, attempts: attempts.filter((a) => a.deliveryId === delivery.id) }));
 }
 
@@ -33,11 +36,25 @@ export class WebhookDeliveryService {
     },
   ) {}
 
-  async list(actor: Actor, webhookId: string, page: PageRequest, filter: { status?: WebhookDeliveryStatus } = {}): Promise<Page<DeliveryWithAttempts>> {
+  async list(
+    actor: Actor,
+    webhookId: string,
+    page: PageRequest,
+    filter: { status?: WebhookDeliveryStatus } = {},
+  ): Promise<Page<DeliveryWithAttempts>> {
     const subscription = await this.deps.subscriptions.get(actor, webhookId); // permission and tenant
     const where = { subscriptionId: subscription.id, ...(filter.status ? { status: filter.status } : {}) };
     const [rows, count] = await Promise.all([
-      WebhookDelivery.findAll({ where, include: [withEventType], order: [['createdAt', 'DESC'], ['id', 'DESC']], limit: page.itemsPerPage, offset: offsetOf(page) }),
+      WebhookDelivery.findAll({
+        where,
+        include: [withEventType],
+        order: [
+          ['createdAt', 'DESC'],
+          ['id', 'DESC'],
+        ],
+        limit: page.itemsPerPage,
+        offset: offsetOf(page),
+      }),
       WebhookDelivery.count({ where }),
     ]);
     return pageOf(await attemptsOf(rows), count, page);
@@ -47,12 +64,22 @@ export class WebhookDeliveryService {
   async redeliver(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
     const delivery = await this.deps.sequelize.transaction(async (transaction) => {
       const subscription = await this.deps.subscriptions.get(actor, webhookId, transaction);
-      if (subscription.status !== 'active') throw errors.conflict(`The subscription is ${subscription.status}; resume it (status: active) first`);
-      const found = await WebhookDelivery.findOne({ where: { id: deliveryId, subscriptionId: subscription.id }, include: [withEventType], transaction, lock: { level: transaction.LOCK.UPDATE, of: WebhookDelivery } });
+      if (subscription.status !== 'active')
+        throw errors.conflict(`The subscription is ${subscription.status}; resume it (status: active) first`);
+      const found = await WebhookDelivery.findOne({
+        where: { id: deliveryId, subscriptionId: subscription.id },
+        include: [withEventType],
+        transaction,
+        lock: { level: transaction.LOCK.UPDATE, of: WebhookDelivery },
+      });
       if (!found) throw errors.notFound('Delivery', deliveryId);
       // the deliveries table is the queue: pending and due is all it takes
       await found.update({ status: 'pending', retryStep: 0, nextAttemptAt: this.deps.clock.now() }, { transaction });
-      await this.deps.audit.record(actor, { action: 'webhook.redelivered', targetType: 'webhook_delivery', targetId: found.id }, transaction);
+      await this.deps.audit.record(
+        actor,
+        { action: 'webhook.redelivered', targetType: 'webhook_delivery', targetId: found.id },
+        transaction,
+      );
       return found;
     });
     this.deps.wake?.();
@@ -61,7 +88,9 @@ export class WebhookDeliveryService {
 
   /** Retention: finished deliveries older than the cutoff, then events no delivery refers to. */
   async purgeFinishedBefore(cutoff: Date): Promise<number> {
-    const removed = await WebhookDelivery.destroy({ where: { status: { [Op.ne]: 'pending' }, updatedAt: { [Op.lt]: cutoff } } });
+    const removed = await WebhookDelivery.destroy({
+      where: { status: { [Op.ne]: 'pending' }, updatedAt: { [Op.lt]: cutoff } },
+    });
     await this.deps.sequelize.query(
       'DELETE FROM webhook_events e WHERE e.occurred_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)',
       { bind: [cutoff] },

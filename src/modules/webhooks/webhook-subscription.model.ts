@@ -1,9 +1,19 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  Model,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Sequelize,
+} from 'sequelize';
 import type { WebhookEventType } from './webhook.catalog.ts';
 
 export type WebhookSubscriptionStatus = 'active' | 'paused' | 'disabled';
 
-export class WebhookSubscription extends Model<InferAttributes<WebhookSubscription>, InferCreationAttributes<WebhookSubscription>> {
+export class WebhookSubscription extends Model<
+  InferAttributes<WebhookSubscription>,
+  InferCreationAttributes<WebhookSubscription>
+> {
   declare id: CreationOptional<string>;
   declare organizationId: string;
   declare url: string;

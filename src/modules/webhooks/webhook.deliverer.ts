@@ -6,6 +6,7 @@ import { retryDelaySeconds } from './webhook.retry-schedule.ts';
 import { UnsealableSecretError, type WebhookSecrets } from './webhook.secrets.ts';
 import type { AttemptOutcome, WebhookSender } from './webhook.sender.ts';
 import { signDelivery } from './webhook.signer.ts';
+import type { ResolvedAddress } from '../../shared/dns-lookup.ts';
 import type { WebhookTargetGuard } from './webhook.target-guard.ts';
 
 /** Before the deliveries table became the queue, each attempt was a job; the name stays a wake-up call. */
@@ -52,14 +53,18 @@ export class WebhookDeliverer {
       throw error;
     }
     const url = new URL(delivery.url);
-    let address;
+    let address: ResolvedAddress;
     try {
       address = await guard.resolve(url); // again now: the name may point elsewhere since it was saved
     } catch (error) {
       return notSent(`refused: ${(error as Error).message}`);
     }
     const headers = signDelivery(secretsNow, delivery.eventId, now, delivery.body);
-    return { outcome: await sender.post(url, address, { ...headers }, delivery.body, timeoutMs), unsealable: false, reachedEndpoint: true };
+    return {
+      outcome: await sender.post(url, address, { ...headers }, delivery.body, timeoutMs),
+      unsealable: false,
+      reachedEndpoint: true,
+    };
   }
 
   /** Closes the kept-alive connections. */

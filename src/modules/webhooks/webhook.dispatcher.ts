@@ -8,7 +8,12 @@
 // run out after `leaseMs`; the delivery is then attempted again (at least once, never lost).
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
-import type { BreakerChange, ClaimedDelivery, RecordedAttempt, WebhookDeliveryRepository } from './webhook-delivery.repository.ts';
+import type {
+  BreakerChange,
+  ClaimedDelivery,
+  RecordedAttempt,
+  WebhookDeliveryRepository,
+} from './webhook-delivery.repository.ts';
 import { afterAttempt, isSuccess, type AttemptResult, type WebhookDeliverer } from './webhook.deliverer.ts';
 
 export interface WebhookDispatcherOptions {
@@ -101,7 +106,9 @@ export class WebhookDispatcher {
       slots: free,
       quotaLeft: (organizationId) => organizationCap - (this.inFlightByOrganization.get(organizationId) ?? 0),
       endpointQuotaLeft: (subscriptionId) => endpointCap - (this.inFlightBySubscription.get(subscriptionId) ?? 0),
-      saturatedSubscriptions: [...this.inFlightBySubscription].filter(([, count]) => count >= endpointCap).map(([id]) => id),
+      saturatedSubscriptions: [...this.inFlightBySubscription]
+        .filter(([, count]) => count >= endpointCap)
+        .map(([id]) => id),
       breakerThreshold: options.breakerThreshold,
     });
     for (const delivery of deliveries) this.launch(delivery);
@@ -165,9 +172,22 @@ export class WebhookDispatcher {
       result = await deliverer.attempt(delivery, clock.now());
     } catch (error) {
       logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed on our side');
-      result = { outcome: { statusCode: null, durationMs: 0, error: `internal error: ${(error as Error).message}`, responseExcerpt: null }, unsealable: false, reachedEndpoint: false };
+      result = {
+        outcome: {
+          statusCode: null,
+          durationMs: 0,
+          error: `internal error: ${(error as Error).message}`,
+          responseExcerpt: null,
+        },
+        unsealable: false,
+        reachedEndpoint: false,
+      };
     }
-    this.finished.push({ delivery, result, recorded: afterAttempt(delivery, result, clock.now(), options.retryDelaysSeconds, random) });
+    this.finished.push({
+      delivery,
+      result,
+      recorded: afterAttempt(delivery, result, clock.now(), options.retryDelaysSeconds, random),
+    });
     await this.flushSoon();
   }
 
@@ -191,13 +211,28 @@ export class WebhookDispatcher {
     const { repository, clock, options, logger } = this.deps;
     const now = clock.now();
     try {
-      await repository.recordAttempts(batch.map((f) => f.recorded), now);
-      await repository.updateBreakers(breakerChanges(batch), options.breakerThreshold, new Date(now.getTime() + options.breakerCooldownMs));
+      await repository.recordAttempts(
+        batch.map((f) => f.recorded),
+        now,
+      );
+      await repository.updateBreakers(
+        breakerChanges(batch),
+        options.breakerThreshold,
+        new Date(now.getTime() + options.breakerCooldownMs),
+      );
       for (const { delivery, result } of batch) {
         if (result.unsealable) {
-          await repository.disableSubscription(delivery.subscriptionId, `${capitalized(result.outcome.error!)} at ${now.toISOString()}; rotate the secret, then resume the subscription`, now);
+          await repository.disableSubscription(
+            delivery.subscriptionId,
+            `${capitalized(result.outcome.error!)} at ${now.toISOString()}; rotate the secret, then resume the subscription`,
+            now,
+          );
         } else if (result.outcome.statusCode === 410) {
-          await repository.disableSubscription(delivery.subscriptionId, `The endpoint answered 410 Gone at ${now.toISOString()}`, now);
+          await repository.disableSubscription(
+            delivery.subscriptionId,
+            `The endpoint answered 410 Gone at ${now.toISOString()}`,
+            now,
+          );
         }
       }
     } catch (error) {
@@ -206,7 +241,15 @@ export class WebhookDispatcher {
       return;
     }
     for (const { delivery, recorded } of batch) {
-      logger.debug({ deliveryId: delivery.id, status: recorded.status, statusCode: recorded.statusCode, nextAttemptAt: recorded.nextAttemptAt }, 'webhook attempt recorded');
+      logger.debug(
+        {
+          deliveryId: delivery.id,
+          status: recorded.status,
+          statusCode: recorded.statusCode,
+          nextAttemptAt: recorded.nextAttemptAt,
+        },
+        'webhook attempt recorded',
+      );
     }
   }
 }
@@ -224,7 +267,11 @@ export function breakerChanges(batch: Array<{ delivery: ClaimedDelivery; result:
   const changes = new Map<string, BreakerChange>();
   for (const { delivery, result } of batch) {
     if (!result.reachedEndpoint) continue;
-    const change = changes.get(delivery.subscriptionId) ?? { subscriptionId: delivery.subscriptionId, reset: false, failures: 0 };
+    const change = changes.get(delivery.subscriptionId) ?? {
+      subscriptionId: delivery.subscriptionId,
+      reset: false,
+      failures: 0,
+    };
     if (isSuccess(result.outcome.statusCode)) {
       change.reset = true;
       change.failures = 0;

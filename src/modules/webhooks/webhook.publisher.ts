@@ -35,7 +35,12 @@ export class WebhookPublisher implements Subscriber {
     const body = JSON.stringify({ type, timestamp: occurredAt.toISOString(), data });
     await WebhookEvent.create({ id, organizationId, type, body, occurredAt }, { transaction });
     const deliveries = await WebhookDelivery.bulkCreate(
-      subscriptions.map((subscription) => ({ organizationId, subscriptionId: subscription.id, eventId: id, nextAttemptAt: occurredAt })),
+      subscriptions.map((subscription) => ({
+        organizationId,
+        subscriptionId: subscription.id,
+        eventId: id,
+        nextAttemptAt: occurredAt,
+      })),
       { transaction },
     );
     for (const delivery of deliveries) {

@@ -7,11 +7,16 @@ export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 72
  * Seconds to wait after the `failures`-th failed attempt (1-based), or null when the schedule is
  * exhausted and the delivery has failed for good.
  */
-export function retryDelaySeconds(failures: number, delays: readonly number[], random: () => number = Math.random): number | null {
+export function retryDelaySeconds(
+  failures: number,
+  delays: readonly number[],
+  random: () => number = Math.random,
+): number | null {
   const base = delays[failures - 1];
   if (base === undefined) return null;
   const jitter = 0.9 + 0.2 * random();
   return Math.max(1, Math.round(base * jitter));
 }
 
-export const totalScheduleSeconds = (delays: readonly number[]): number => delays.reduce((sum, delay) => sum + delay, 0);
+export const totalScheduleSeconds = (delays: readonly number[]): number =>
+  delays.reduce((sum, delay) => sum + delay, 0);

@@ -8,13 +8,21 @@ import type { WebhookDeliveryService } from './webhook-delivery.service.ts';
 import { toDeliveryDto, toWebhookDto } from './webhook.mapper.ts';
 import type { WebhookInput, WebhookPatch, WebhookService } from './webhook.service.ts';
 
-export function webhookRoutes(router: Router, webhooks: WebhookService, deliveries: WebhookDeliveryService, idempotency: IdempotencyMiddleware): void {
+export function webhookRoutes(
+  router: Router,
+  webhooks: WebhookService,
+  deliveries: WebhookDeliveryService,
+  idempotency: IdempotencyMiddleware,
+): void {
   router.get('/api/webhooks', async (req, res) => {
     sendPage(req, res, mapPage(await webhooks.list(actorOf(req), pageRequest(req.query)), toWebhookDto));
   });
   router.post('/api/webhooks', idempotency, async (req, res) => {
     const { subscription, secret } = await webhooks.create(actorOf(req), req.body as WebhookInput);
-    res.status(201).location(`/api/webhooks/${subscription.id}`).json({ ...toWebhookDto(subscription), secret });
+    res
+      .status(201)
+      .location(`/api/webhooks/${subscription.id}`)
+      .json({ ...toWebhookDto(subscription), secret });
   });
   router.get('/api/webhooks/event-types', (req, res) => {
     res.json({ data: webhooks.eventTypes(actorOf(req)) });
@@ -36,7 +44,11 @@ export function webhookRoutes(router: Router, webhooks: WebhookService, deliveri
   router.get('/api/webhooks/:id/deliveries', async (req, res) => {
     const status = req.query.status as WebhookDeliveryStatus | undefined;
     const page = await deliveries.list(actorOf(req), req.params.id, pageRequest(req.query), { status });
-    sendPage(req, res, mapPage(page, ({ delivery, attempts }) => toDeliveryDto(delivery, attempts)));
+    sendPage(
+      req,
+      res,
+      mapPage(page, ({ delivery, attempts }) => toDeliveryDto(delivery, attempts)),
+    );
   });
   router.post('/api/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
     const { delivery, attempts } = await deliveries.redeliver(actorOf(req), req.params.id, req.params.deliveryId);

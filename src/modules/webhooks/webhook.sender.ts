@@ -28,7 +28,13 @@ export class WebhookSender {
     this.https = new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 30_000 });
   }
 
-  post(url: URL, address: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<AttemptOutcome> {
+  post(
+    url: URL,
+    address: ResolvedAddress,
+    headers: Record<string, string>,
+    body: string,
+    timeoutMs: number,
+  ): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise((resolve) => {
@@ -40,39 +46,52 @@ export class WebhookSender {
       };
       const secure = url.protocol === 'https:';
       const name = url.hostname.replace(/^\[(.*)\]$/, '$1');
-      const request = (secure ? https : http).request({
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: address.address,
-        family: address.family,
-        port: url.port || (secure ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
-        agent: secure ? this.https : this.http,
-        ...(secure && !isIP(name) ? { servername: name } : {}),
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          host: url.host,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': USER_AGENT,
-          ...headers,
+      const request = (secure ? https : http).request(
+        {
+          method: 'POST',
+          protocol: url.protocol,
+          hostname: address.address,
+          family: address.family,
+          port: url.port || (secure ? 443 : 80),
+          path: `${url.pathname}${url.search}`,
+          agent: secure ? this.https : this.http,
+          ...(secure && !isIP(name) ? { servername: name } : {}),
+          signal: AbortSignal.timeout(timeoutMs),
+          headers: {
+            host: url.host,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': USER_AGENT,
+            ...headers,
+          },
         },
-      }, (response) => {
-        let excerpt = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          if (excerpt.length < EXCERPT_LIMIT) excerpt += chunk;
-        });
-        response.on('error', (error) => finish({ statusCode: response.statusCode ?? null, error: error.message, responseExcerpt: null }));
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          const ok = status >= 200 && status < 300;
-          finish({ statusCode: status, error: ok ? null : `HTTP ${status}`, responseExcerpt: excerpt.slice(0, EXCERPT_LIMIT) || null });
-        });
-      });
+        (response) => {
+          let excerpt = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            if (excerpt.length < EXCERPT_LIMIT) excerpt += chunk;
+          });
+          response.on('error', (error) =>
+            finish({ statusCode: response.statusCode ?? null, error: error.message, responseExcerpt: null }),
+          );
+          response.on('end', () => {
+            const status = response.statusCode ?? 0;
+            const ok = status >= 200 && status < 300;
+            finish({
+              statusCode: status,
+              error: ok ? null : `HTTP ${status}`,
+              responseExcerpt: excerpt.slice(0, EXCERPT_LIMIT) || null,
+            });
+          });
+        },
+      );
       request.on('error', (error) => {
         const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
-        finish({ statusCode: null, error: timedOut ? `no answer within ${timeoutMs} ms` : error.message, responseExcerpt: null });
+        finish({
+          statusCode: null,
+          error: timedOut ? `no answer within ${timeoutMs} ms` : error.message,
+          responseExcerpt: null,
+        });
       });
       request.end(body);
     });

@@ -50,12 +50,18 @@ export class WebhookService {
 
   eventTypes(actor: Actor): Array<{ type: WebhookEventType; description: string }> {
     assertCan(actor, 'webhooks:manage');
-    return Object.entries(this.deps.eventTypes).map(([type, description]) => ({ type: type as WebhookEventType, description }));
+    return Object.entries(this.deps.eventTypes).map(([type, description]) => ({
+      type: type as WebhookEventType,
+      description,
+    }));
   }
 
   private eventTypesOf(events: string[]): WebhookEventType[] {
     const unknown = events.filter((event) => !Object.hasOwn(this.deps.eventTypes, event));
-    if (unknown.length) throw errors.validation(unknown.map((event) => ({ field: 'events', message: `${event} is not an event kind of the catalog` })));
+    if (unknown.length)
+      throw errors.validation(
+        unknown.map((event) => ({ field: 'events', message: `${event} is not an event kind of the catalog` })),
+      );
     return [...new Set(events)] as WebhookEventType[];
   }
 
@@ -67,7 +73,13 @@ export class WebhookService {
     const secret = newWebhookSecret();
     return this.deps.sequelize.transaction(async (transaction) => {
       const subscription = await WebhookSubscription.create(
-        { organizationId, url, eventTypes, description: input.description ?? null, secretSealed: this.deps.secrets.seal(secret) },
+        {
+          organizationId,
+          url,
+          eventTypes,
+          description: input.description ?? null,
+          secretSealed: this.deps.secrets.seal(secret),
+        },
         { transaction },
       );
       await this.audit(actor, 'webhook.created', subscription, transaction);
@@ -78,7 +90,10 @@ export class WebhookService {
   async list(actor: Actor, page: PageRequest): Promise<Page<WebhookSubscription>> {
     const { rows, count } = await WebhookSubscription.findAndCountAll({
       where: scopeFor(actor, 'webhook', 'read').where(),
-      order: [['createdAt', 'DESC'], ['id', 'DESC']],
+      order: [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
       limit: page.itemsPerPage,
       offset: offsetOf(page),
     });
@@ -86,7 +101,11 @@ export class WebhookService {
   }
 
   async get(actor: Actor, id: string, transaction?: Transaction): Promise<WebhookSubscription> {
-    const subscription = await WebhookSubscription.findOne({ where: scopeFor(actor, 'webhook', transaction ? 'write' : 'read').where({ id }), transaction, lock: transaction?.LOCK.UPDATE });
+    const subscription = await WebhookSubscription.findOne({
+      where: scopeFor(actor, 'webhook', transaction ? 'write' : 'read').where({ id }),
+      transaction,
+      lock: transaction?.LOCK.UPDATE,
+    });
     if (!subscription) throw errors.notFound('Webhook', id);
     return subscription;
   }
@@ -107,7 +126,12 @@ export class WebhookService {
       if (!subscription.changed()) return subscription;
       await subscription.save({ transaction });
       if (resuming) await this.requeuePending(subscription.id, transaction);
-      await this.audit(actor, patch.status === 'paused' ? 'webhook.paused' : resuming ? 'webhook.resumed' : 'webhook.updated', subscription, transaction);
+      await this.audit(
+        actor,
+        patch.status === 'paused' ? 'webhook.paused' : resuming ? 'webhook.resumed' : 'webhook.updated',
+        subscription,
+        transaction,
+      );
       return subscription;
     });
   }
@@ -139,14 +163,27 @@ export class WebhookService {
 
   /** Deliveries that waited while the subscription was paused or disabled go out now. */
   private async requeuePending(subscriptionId: string, transaction: Transaction): Promise<void> {
-    const pending = await WebhookDelivery.findAll({ attributes: ['id', 'attemptCount'], where: { subscriptionId, status: 'pending' }, transaction });
+    const pending = await WebhookDelivery.findAll({
+      attributes: ['id', 'attemptCount'],
+      where: { subscriptionId, status: 'pending' },
+      transaction,
+    });
     for (const delivery of pending) {
       const job = { deliveryId: delivery.id, attempt: delivery.attemptCount };
       await this.deps.queue.enqueue(DELIVER_JOB, job, { transaction });
     }
   }
 
-  private audit(actor: Actor, action: string, subscription: WebhookSubscription, transaction: Transaction): Promise<void> {
-    return this.deps.audit.record(actor, { action, targetType: 'webhook', targetId: subscription.id, after: toWebhookDto(subscription) }, transaction);
+  private audit(
+    actor: Actor,
+    action: string,
+    subscription: WebhookSubscription,
+    transaction: Transaction,
+  ): Promise<void> {
+    return this.deps.audit.record(
+      actor,
+      { action, targetType: 'webhook', targetId: subscription.id, after: toWebhookDto(subscription) },
+      transaction,
+    );
   }
 }

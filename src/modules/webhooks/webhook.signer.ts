@@ -18,7 +18,12 @@ export interface SignedHeaders {
  * Headers for one attempt. Several secrets (just after a rotation) give several space-separated
  * signatures; a receiver accepts the message if any of them verifies with the secret it holds.
  */
-export function signDelivery(secrets: readonly string[], eventId: string, timestamp: Date, body: string): SignedHeaders {
+export function signDelivery(
+  secrets: readonly string[],
+  eventId: string,
+  timestamp: Date,
+  body: string,
+): SignedHeaders {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),

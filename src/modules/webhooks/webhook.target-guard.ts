@@ -12,7 +12,9 @@ export { systemDnsLookup, type DnsLookup, type ResolvedAddress } from '../../sha
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'reserved';
 
 /** Cloud instance-metadata endpoints outside link-local space (AWS IPv6, Alibaba). */
-const METADATA = new Set(['fd00:ec2::254', '100.100.100.200'].map((address) => ipaddr.parse(address).toNormalizedString()));
+const METADATA = new Set(
+  ['fd00:ec2::254', '100.100.100.200'].map((address) => ipaddr.parse(address).toNormalizedString()),
+);
 
 /**
  * ipaddr.js's names for the special ranges (its SpecialRanges tables, RFC 6890 and successors), by
@@ -64,7 +66,8 @@ export function classifyAddress(address: string): AddressClass {
   return CLASSES[parsed.range()] ?? 'reserved';
 }
 
-const unsafe = (detail: string) => new AppError('unsafe_webhook_target', detail, { errors: [{ field: 'url', message: detail }] });
+const unsafe = (detail: string) =>
+  new AppError('unsafe_webhook_target', detail, { errors: [{ field: 'url', message: detail }] });
 
 export class WebhookTargetGuard {
   constructor(private readonly options: { allowPrivateTargets: boolean; lookup: DnsLookup }) {}

@@ -32,10 +32,23 @@ export const webhooksModule = defineModule({
     const settings = config.webhooks;
     const secrets = new WebhookSecrets(deriveKey('webhook-secrets'));
     const guard = new WebhookTargetGuard({ allowPrivateTargets: settings.allowPrivateTargets, lookup: dnsLookup });
-    const webhooks = new WebhookService({ sequelize, clock, audit, queue, guard, secrets, eventTypes: webhookEventTypes(domainEvents) });
+    const webhooks = new WebhookService({
+      sequelize,
+      clock,
+      audit,
+      queue,
+      guard,
+      secrets,
+      eventTypes: webhookEventTypes(domainEvents),
+    });
     const webhookDispatcher = new WebhookDispatcher({
       repository: new WebhookDeliveryRepository({ sequelize, sql }),
-      deliverer: new WebhookDeliverer({ guard, secrets, sender: new WebhookSender(settings.concurrency), timeoutMs: settings.timeoutMs }),
+      deliverer: new WebhookDeliverer({
+        guard,
+        secrets,
+        sender: new WebhookSender(settings.concurrency),
+        timeoutMs: settings.timeoutMs,
+      }),
       // delivery timing runs on wall time, as receivers and the network do (tests build their own with a ManualClock)
       clock: systemClock,
       logger: logger.child({ module: 'webhooks' }),
@@ -51,11 +64,20 @@ export const webhooksModule = defineModule({
     });
     // the dispatcher runs wherever the queue's workers run
     queue.runAlongside(webhookDispatcher);
-    const webhookDeliveries = new WebhookDeliveryService({ sequelize, clock, audit, subscriptions: webhooks, wake: () => webhookDispatcher.wake() });
+    const webhookDeliveries = new WebhookDeliveryService({
+      sequelize,
+      clock,
+      audit,
+      subscriptions: webhooks,
+      wake: () => webhookDispatcher.wake(),
+    });
     return { webhooks, webhookDispatcher, webhookDeliveries };
   },
   routes: {
-    api: ({ services, idempotency }) => (router) => webhookRoutes(router, services.webhooks, services.webhookDeliveries, idempotency),
+    api:
+      ({ services, idempotency }) =>
+      (router) =>
+        webhookRoutes(router, services.webhooks, services.webhookDeliveries, idempotency),
   },
   jobs: [webhookDeliveryJob, webhookPurgeJob],
   handlers: ({ services, platform }) => [

@@ -1,7 +1,6 @@
 // The one access policy: which role may do what. Services call assertCan() before anything else.
 import { AppError, errors } from '../errors.ts';
 import type { Actor, PrincipalRole } from './actor.ts';
-import type { Role } from './roles.ts';
 
 const PERMISSIONS = {
   'members:read': 'read',
@@ -29,9 +28,23 @@ const PERMISSIONS = {
 export type Permission = keyof typeof PERMISSIONS;
 
 const ORG_CONTENT_READ: Permission[] = ['events:read', 'courses:read', 'resources:read', 'profile:write'];
-const STAFF: Permission[] = [...ORG_CONTENT_READ, 'members:read', 'members:write', 'events:write', 'courses:write', 'reports:read'];
+const STAFF: Permission[] = [
+  ...ORG_CONTENT_READ,
+  'members:read',
+  'members:write',
+  'events:write',
+  'courses:write',
+  'reports:read',
+];
 const CLIENT_ADMIN: Permission[] = [
-  ...STAFF, 'webhooks:manage', 'apiKeys:read', 'apiKeys:manage', 'resources:write', 'categories:manage', 'content:generate', 'integrations:configure',
+  ...STAFF,
+  'webhooks:manage',
+  'apiKeys:read',
+  'apiKeys:manage',
+  'resources:write',
+  'categories:manage',
+  'content:generate',
+  'integrations:configure',
 ];
 
 const GRANTS: Record<PrincipalRole, readonly Permission[]> = {
@@ -42,7 +55,11 @@ const GRANTS: Record<PrincipalRole, readonly Permission[]> = {
   ROLE_CLIENT_ADMIN: CLIENT_ADMIN,
   ROLE_PLATFORM_ADMIN: [...CLIENT_ADMIN, 'users:read', 'users:admin', 'jobs:read', 'platform:admin'],
   // An API key is an organization's integration: the public API's data, not keys or people.
-  API_KEY: STAFF.filter((p) => p !== 'profile:write').concat(['webhooks:manage', 'resources:write', 'categories:manage']),
+  API_KEY: STAFF.filter((p) => p !== 'profile:write').concat([
+    'webhooks:manage',
+    'resources:write',
+    'categories:manage',
+  ]),
   SYSTEM: Object.keys(PERMISSIONS) as Permission[],
   // directory and identity-service principals are granted by their own modules when they arrive
   DIRECTORY: [],

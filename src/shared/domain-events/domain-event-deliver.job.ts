@@ -28,8 +28,12 @@ export const domainEventsPurgeJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '37 3 * * *',
   retry: { limit: 1, delaySeconds: 60, backoff: false },
-  handler: (deps: { events: DomainEvents; clock: Clock; retentionDays: number }) => async (_data, { logger }) => {
-    const purged = await deps.events.purgeBefore(new Date(deps.clock.now().getTime() - deps.retentionDays * 86400_000));
-    logger.info({ purged }, 'purged old domain events');
-  },
+  handler:
+    (deps: { events: DomainEvents; clock: Clock; retentionDays: number }) =>
+    async (_data, { logger }) => {
+      const purged = await deps.events.purgeBefore(
+        new Date(deps.clock.now().getTime() - deps.retentionDays * 86400_000),
+      );
+      logger.info({ purged }, 'purged old domain events');
+    },
 });

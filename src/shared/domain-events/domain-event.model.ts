@@ -1,7 +1,10 @@
 import { DataTypes, Model, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
 /** The outbox of domain events: every event, whether or not anyone subscribed. */
-export class DomainEventRecord extends Model<InferAttributes<DomainEventRecord>, InferCreationAttributes<DomainEventRecord>> {
+export class DomainEventRecord extends Model<
+  InferAttributes<DomainEventRecord>,
+  InferCreationAttributes<DomainEventRecord>
+> {
   declare id: string;
   declare organizationId: string | null;
   declare type: string;

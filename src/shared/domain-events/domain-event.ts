@@ -15,11 +15,17 @@ export type EventCatalog = Readonly<Record<string, EventKind>>;
 export const defineEvents = <const C extends EventCatalog>(catalog: C): C => catalog;
 
 /** The names of a catalog's public kinds. */
-export type PublicEventType<C extends EventCatalog> = { [K in keyof C]: C[K] extends { public: true } ? K : never }[keyof C] & string;
+export type PublicEventType<C extends EventCatalog> = {
+  [K in keyof C]: C[K] extends { public: true } ? K : never;
+}[keyof C] &
+  string;
 
 export function publicEventsOf<C extends EventCatalog>(catalog: C): Record<PublicEventType<C>, string> {
   const kinds = Object.entries(catalog).filter(([, kind]) => kind.public);
-  return Object.fromEntries(kinds.map(([type, kind]) => [type, kind.description])) as Record<PublicEventType<C>, string>;
+  return Object.fromEntries(kinds.map(([type, kind]) => [type, kind.description])) as Record<
+    PublicEventType<C>,
+    string
+  >;
 }
 
 /** One occurrence, as stored in `domain_events`. */

@@ -43,7 +43,8 @@ export class DomainEvents {
   subscribe(subscriber: Subscriber): this {
     if (this.subscribers.has(subscriber.name)) throw new Error(`Subscriber ${subscriber.name} is registered twice`);
     const unknown = Array.isArray(subscriber.events) ? subscriber.events.filter((type) => !this.kinds.has(type)) : [];
-    if (unknown.length) throw new Error(`Subscriber ${subscriber.name} names unknown event kinds: ${unknown.join(', ')}`);
+    if (unknown.length)
+      throw new Error(`Subscriber ${subscriber.name} names unknown event kinds: ${unknown.join(', ')}`);
     this.subscribers.set(subscriber.name, subscriber);
     return this;
   }
@@ -70,21 +71,40 @@ export class DomainEvents {
       occurredAt: this.deps.clock.now(),
     };
     await DomainEventRecord.create(
-      { id: event.id, type, organizationId: event.organizationId, actorType: event.actor?.type ?? null, actorId: event.actor?.id ?? null, data: event.data, occurredAt: event.occurredAt },
+      {
+        id: event.id,
+        type,
+        organizationId: event.organizationId,
+        actorType: event.actor?.type ?? null,
+        actorId: event.actor?.id ?? null,
+        data: event.data,
+        occurredAt: event.occurredAt,
+      },
       { transaction },
     );
     for (const subscriber of this.subscribersOf(type, kind)) {
       if (subscriber.mode === 'inline') {
-        await subscriber.handle(event, { transaction, logger: this.deps.logger.child({ subscriber: subscriber.name }), attempt: 0 });
+        await subscriber.handle(event, {
+          transaction,
+          logger: this.deps.logger.child({ subscriber: subscriber.name }),
+          attempt: 0,
+        });
       } else {
-        await this.deps.queue.enqueue(DELIVER_EVENT_JOB, { eventId: event.id, subscriber: subscriber.name }, { transaction });
+        await this.deps.queue.enqueue(
+          DELIVER_EVENT_JOB,
+          { eventId: event.id, subscriber: subscriber.name },
+          { transaction },
+        );
       }
     }
     return event;
   }
 
   /** The `domain-event.deliver` job: one job subscriber, one event, at most once per receipt. */
-  async deliver({ eventId, subscriber: name }: DeliverEventJob, { attempt, logger }: Pick<JobContext, 'attempt' | 'logger'>): Promise<void> {
+  async deliver(
+    { eventId, subscriber: name }: DeliverEventJob,
+    { attempt, logger }: Pick<JobContext, 'attempt' | 'logger'>,
+  ): Promise<void> {
     const subscriber = this.subscribers.get(name);
     // a subscriber removed since the event: nothing can handle it, retries would not help
     if (!subscriber) return logger.warn({ eventId, subscriber: name }, 'no such subscriber; event left unhandled');

@@ -15,8 +15,10 @@ export const thumbnailJob = defineJob({
   retry: { limit: 3, delaySeconds: 30, backoff: true },
   // a 500 MB video is copied to a temp file before ffmpeg reads one frame
   expireInSeconds: 15 * 60,
-  handler: (thumbnails: ThumbnailService) => async ({ resourceId }, { logger }) => {
-    const outcome = await thumbnails.generate(resourceId);
-    logger.debug({ resourceId, outcome }, 'thumbnail');
-  },
+  handler:
+    (thumbnails: ThumbnailService) =>
+    async ({ resourceId }, { logger }) => {
+      const outcome = await thumbnails.generate(resourceId);
+      logger.debug({ resourceId, outcome }, 'thumbnail');
+    },
 });

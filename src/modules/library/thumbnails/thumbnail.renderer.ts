@@ -23,10 +23,16 @@ export const IMAGE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'svg']
 const VIDEO_FORMATS: ReadonlySet<string> = new Set(['mp4', 'webm']);
 
 /** Which formats get a thumbnail here (docs/library.md says the same). */
-export const canRender = (format: ResourceFormat | string): boolean => IMAGE_FORMATS.has(format) || VIDEO_FORMATS.has(format) || format === 'pdf';
+export const canRender = (format: ResourceFormat | string): boolean =>
+  IMAGE_FORMATS.has(format) || VIDEO_FORMATS.has(format) || format === 'pdf';
 
 const toWebp = async (input: Buffer | Uint8Array) =>
-  (await import('sharp')).default(input, { limitInputPixels: 100_000_000 }).rotate().resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+  (await import('sharp'))
+    .default(input, { limitInputPixels: 100_000_000 })
+    .rotate()
+    .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
+    .webp({ quality: 80 })
+    .toBuffer();
 
 export class ThumbnailRenderer {
   constructor(private readonly ffmpegPath: () => Promise<string>) {}
@@ -44,7 +50,12 @@ export class ThumbnailRenderer {
     const { PDFParse } = await import('pdf-parse');
     const parser = new PDFParse({ data: new Uint8Array(await buffer(await source())) });
     try {
-      const shot = await parser.getScreenshot({ partial: [1], desiredWidth: THUMBNAIL_WIDTH, imageBuffer: true, imageDataUrl: false });
+      const shot = await parser.getScreenshot({
+        partial: [1],
+        desiredWidth: THUMBNAIL_WIDTH,
+        imageBuffer: true,
+        imageDataUrl: false,
+      });
       const page = shot.pages[0];
       if (!page) throw new Error('the PDF has no first page to render');
       return toWebp(page.data);
@@ -63,7 +74,11 @@ export class ThumbnailRenderer {
       const ffmpeg = await this.ffmpegPath();
       // one second in, past a fade from black; a shorter video falls back to its first frame
       for (const at of ['1', '0']) {
-        await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-ss', at, '-i', input, '-frames:v', '1', '-an', output], { timeout: 60_000 });
+        await run(
+          ffmpeg,
+          ['-hide_banner', '-loglevel', 'error', '-y', '-ss', at, '-i', input, '-frames:v', '1', '-an', output],
+          { timeout: 60_000 },
+        );
         const frame = await fs.readFile(output).catch(() => null);
         if (frame && frame.length > 0) return toWebp(frame);
       }
@@ -76,4 +91,4 @@ export class ThumbnailRenderer {
 
 /** FFMPEG_PATH when set, else the binary inside @ffmpeg-installer/ffmpeg (loaded only when a video needs it). */
 export const ffmpegLocator = (configured: string | undefined) => async (): Promise<string> =>
-  configured ?? ((await import('@ffmpeg-installer/ffmpeg')).default.path);
+  configured ?? (await import('@ffmpeg-installer/ffmpeg')).default.path;

@@ -24,19 +24,22 @@ interface SourceRow {
 export type ThumbnailOutcome = 'made' | 'unchanged' | 'unsupported' | 'gone';
 
 /** Every file a resource owns lives under this prefix (docs/library.md). */
-export const resourcePrefix = (organizationId: string, resourceId: string) => `orgs/${organizationId}/resources/${resourceId}/`;
+export const resourcePrefix = (organizationId: string, resourceId: string) =>
+  `orgs/${organizationId}/resources/${resourceId}/`;
 
 /** A sniff of the first bytes: the featured image's type is not stored with its key. */
 export function imageTypeOf(head: Buffer): string {
   if (head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
-  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
   if (/^(\uFEFF)?\s*</.test(head.toString('utf8'))) return 'image/svg+xml';
   return 'application/octet-stream';
 }
 
-const etagOf = (key: string, sizeBytes: number, modifiedAt: Date) => `"${createHash('sha256').update(`${key}:${sizeBytes}:${modifiedAt.getTime()}`).digest('hex').slice(0, 40)}"`;
+const etagOf = (key: string, sizeBytes: number, modifiedAt: Date) =>
+  `"${createHash('sha256').update(`${key}:${sizeBytes}:${modifiedAt.getTime()}`).digest('hex').slice(0, 40)}"`;
 
 export class ThumbnailService {
   constructor(private readonly deps: { sql: Sql; storage: FileStorage; renderer: ThumbnailRenderer; logger: Logger }) {}
@@ -64,7 +67,10 @@ export class ThumbnailService {
     const stored = await storage.stat(source.key);
     if (!stored) return 'unsupported';
     // named by what it was made from: a metadata-only change (resource.updated) finds it made already
-    const made = createHash('sha256').update(`${source.key}:${stored.sizeBytes}:${stored.modifiedAt.getTime()}`).digest('hex').slice(0, 16);
+    const made = createHash('sha256')
+      .update(`${source.key}:${stored.sizeBytes}:${stored.modifiedAt.getTime()}`)
+      .digest('hex')
+      .slice(0, 16);
     const key = `${resourcePrefix(row.organizationId, resourceId)}thumbnails/${source.name}-${made}.webp`;
     if (row.thumbnailKey === key && (await storage.stat(key))) return 'unchanged';
     const bytes = await renderer.render(source.format, () => storage.get(source.key));
@@ -88,17 +94,29 @@ export class ThumbnailService {
 
   async featuredImage(actor: Actor, resourceId: string): Promise<StoredFile> {
     const key = await this.visibleKey(actor, resourceId, 'featured_image_key');
-    const head = await (await this.deps.storage.get(key, { start: 0, end: 63 }).catch(() => Readable.from([]))).toArray();
+    const head = await (
+      await this.deps.storage.get(key, { start: 0, end: 63 }).catch(() => Readable.from([]))
+    ).toArray();
     const contentType = imageTypeOf(Buffer.concat(head as Buffer[]));
-    const extension = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/svg+xml': 'svg' }[contentType] ?? 'bin';
+    const extension =
+      { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif', 'image/svg+xml': 'svg' }[
+        contentType
+      ] ?? 'bin';
     return this.storedFile(key, contentType, `featured-image.${extension}`);
   }
 
   /** Previews are for everyone who sees the resource (the catalogue shows them), not only who may open it. */
-  private async visibleKey(actor: Actor, resourceId: string, column: 'thumbnail_key' | 'featured_image_key'): Promise<string> {
+  private async visibleKey(
+    actor: Actor,
+    resourceId: string,
+    column: 'thumbnail_key' | 'featured_image_key',
+  ): Promise<string> {
     const reader = await resolveReader(this.deps.sql, actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
-    const row = await this.deps.sql.one<{ key: string | null }>(`SELECT ${column} AS key FROM resources WHERE id = $1`, [resourceId]);
+    const row = await this.deps.sql.one<{ key: string | null }>(
+      `SELECT ${column} AS key FROM resources WHERE id = $1`,
+      [resourceId],
+    );
     if (!row?.key) throw errors.notFound(column === 'thumbnail_key' ? 'thumbnail' : 'featured image', resourceId);
     return row.key;
   }
@@ -106,6 +124,14 @@ export class ThumbnailService {
   private async storedFile(key: string, contentType: string, fileName: string): Promise<StoredFile> {
     const stat = await this.deps.storage.stat(key);
     if (!stat) throw errors.notFound('file', key);
-    return { key, sizeBytes: stat.sizeBytes, contentType, etag: etagOf(key, stat.sizeBytes, stat.modifiedAt), lastModified: stat.modifiedAt, fileName, disposition: 'inline' };
+    return {
+      key,
+      sizeBytes: stat.sizeBytes,
+      contentType,
+      etag: etagOf(key, stat.sizeBytes, stat.modifiedAt),
+      lastModified: stat.modifiedAt,
+      fileName,
+      disposition: 'inline',
+    };
   }
 }

@@ -33,9 +33,21 @@ interface FormatInfo {
 
 export const FORMATS: Record<ResourceFormat, FormatInfo> = {
   pdf: { type: 'document', contentType: 'application/pdf', extensions: ['pdf'] },
-  docx: { type: 'document', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', extensions: ['docx'] },
-  xlsx: { type: 'document', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extensions: ['xlsx'] },
-  pptx: { type: 'document', contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', extensions: ['pptx'] },
+  docx: {
+    type: 'document',
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extensions: ['docx'],
+  },
+  xlsx: {
+    type: 'document',
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extensions: ['xlsx'],
+  },
+  pptx: {
+    type: 'document',
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extensions: ['pptx'],
+  },
   mp4: { type: 'video', contentType: 'video/mp4', extensions: ['mp4', 'm4v'] },
   webm: { type: 'video', contentType: 'video/webm', extensions: ['webm'] },
   mp3: { type: 'audio', contentType: 'audio/mpeg', extensions: ['mp3'] },
@@ -47,7 +59,17 @@ export const FORMATS: Record<ResourceFormat, FormatInfo> = {
 
 /** file-type's extension -> our format. */
 const DETECTED: Readonly<Record<string, ResourceFormat>> = {
-  pdf: 'pdf', docx: 'docx', xlsx: 'xlsx', pptx: 'pptx', mp4: 'mp4', m4v: 'mp4', webm: 'webm', mp3: 'mp3', wav: 'wav', png: 'png', jpg: 'jpeg',
+  pdf: 'pdf',
+  docx: 'docx',
+  xlsx: 'xlsx',
+  pptx: 'pptx',
+  mp4: 'mp4',
+  m4v: 'mp4',
+  webm: 'webm',
+  mp3: 'mp3',
+  wav: 'wav',
+  png: 'png',
+  jpg: 'jpeg',
 };
 
 /** SVGs are parsed whole: larger ones are refused rather than parsed. */
@@ -75,7 +97,11 @@ async function sniff(storage: FileStorage, key: string): Promise<{ ext: string; 
  * (the old one is deleted). Throws 415 `unsupported_media_type` naming the detected type for anything
  * outside `allowed`, or for a name whose extension says otherwise.
  */
-export async function inspectStagedFile(storage: FileStorage, file: StagedFile, options: { field: string; allowed: readonly ResourceFormat[]; newTempKey: () => string }): Promise<InspectedFile> {
+export async function inspectStagedFile(
+  storage: FileStorage,
+  file: StagedFile,
+  options: { field: string; allowed: readonly ResourceFormat[]; newTempKey: () => string },
+): Promise<InspectedFile> {
   const detected = file.sizeBytes > 0 ? await sniff(storage, file.tempKey) : undefined;
   let format: ResourceFormat | undefined = detected ? DETECTED[detected.ext] : undefined;
   let staged = file;
@@ -91,11 +117,19 @@ export async function inspectStagedFile(storage: FileStorage, file: StagedFile, 
   const detectedType = format === 'svg' ? FORMATS.svg.contentType : (detected?.mime ?? 'unknown');
   const accepted = options.allowed.map((f) => f.toUpperCase()).join(', ');
   if (!format || !options.allowed.includes(format)) {
-    throw unsupported(options.field, detectedType, `The ${options.field} is ${detectedType === 'unknown' ? 'of an unknown type' : detectedType}; accepted: ${accepted}`);
+    throw unsupported(
+      options.field,
+      detectedType,
+      `The ${options.field} is ${detectedType === 'unknown' ? 'of an unknown type' : detectedType}; accepted: ${accepted}`,
+    );
   }
   const extension = extensionOf(file.fileName);
   if (extension && !FORMATS[format].extensions.includes(extension)) {
-    throw unsupported(options.field, detectedType, `The ${options.field}'s name ends in .${extension} but its content is ${detectedType}`);
+    throw unsupported(
+      options.field,
+      detectedType,
+      `The ${options.field}'s name ends in .${extension} but its content is ${detectedType}`,
+    );
   }
   return { ...staged, format, type: FORMATS[format].type, contentType: FORMATS[format].contentType };
 }

@@ -45,8 +45,11 @@ export interface MultipartUpload {
 
 type MulterFile = Express.Multer.File & Partial<StagedPart>;
 
-const fieldError = (field: string, message: string, status: 'validation_failed' | 'malformed_body' = 'validation_failed') =>
-  new AppError(status, `${field} ${message}`, { errors: [{ field, message }] });
+const fieldError = (
+  field: string,
+  message: string,
+  status: 'validation_failed' | 'malformed_body' = 'validation_failed',
+) => new AppError(status, `${field} ${message}`, { errors: [{ field, message }] });
 
 /** multer's and busboy's refusals as problems that name the field at fault. */
 function translate(error: unknown, limits: MultipartLimits): unknown {
@@ -56,7 +59,12 @@ function translate(error: unknown, limits: MultipartLimits): unknown {
     const field = error.field ?? 'body';
     switch (error.code) {
       case 'LIMIT_UNEXPECTED_FILE':
-        return fieldError(field, fileFields.includes(field) ? 'may be sent only once' : `is not a file field (accepted: ${fileFields.join(', ')})`);
+        return fieldError(
+          field,
+          fileFields.includes(field)
+            ? 'may be sent only once'
+            : `is not a file field (accepted: ${fileFields.join(', ')})`,
+        );
       case 'LIMIT_FILE_COUNT':
         return fieldError('file', `at most ${fileFields.length} file parts are accepted`);
       case 'LIMIT_FIELD_VALUE':
@@ -67,14 +75,18 @@ function translate(error: unknown, limits: MultipartLimits): unknown {
       case 'LIMIT_PART_COUNT':
         return fieldError('body', `has more than ${limits.fields} fields`);
       case 'LIMIT_FILE_SIZE':
-        return new AppError('payload_too_large', `The ${field} may not exceed ${limits.files[field]} bytes`, { errors: [{ field, message: 'too large' }] });
+        return new AppError('payload_too_large', `The ${field} may not exceed ${limits.files[field]} bytes`, {
+          errors: [{ field, message: 'too large' }],
+        });
       default:
         return fieldError(field, `is not acceptable (${error.message})`);
     }
   }
   const message = error instanceof Error ? error.message : String(error);
   if (/unexpected end of form|request aborted|request closed|malformed|boundary|multipart/i.test(message)) {
-    return new AppError('malformed_body', `The multipart body could not be read: ${message}`, { errors: [{ field: 'body', message }] });
+    return new AppError('malformed_body', `The multipart body could not be read: ${message}`, {
+      errors: [{ field: 'body', message }],
+    });
   }
   return error;
 }
@@ -92,7 +104,13 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
     // large buffers between the socket, busboy and the file stream: fewer, bigger writes to storage
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
-    limits: { fieldSize: limits.fieldBytes, fields: limits.fields, fieldNameSize: 100, files: fileFields.length, parts: limits.fields + fileFields.length },
+    limits: {
+      fieldSize: limits.fieldBytes,
+      fields: limits.fields,
+      fieldNameSize: 100,
+      files: fileFields.length,
+      parts: limits.fields + fileFields.length,
+    },
     // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
     streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {
       let received = 0;
@@ -100,7 +118,8 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       req.on('data', (chunk: Buffer) => {
         received += chunk.length;
         hash?.update(chunk);
-        if (received > routeBound) sessions.get(req)?.fail(new AppError('payload_too_large', `The upload may not exceed ${routeBound} bytes`));
+        if (received > routeBound)
+          sessions.get(req)?.fail(new AppError('payload_too_large', `The upload may not exceed ${routeBound} bytes`));
       });
       req.pipe(busboy);
     },
@@ -113,7 +132,9 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       const session = new UploadSession(fileParts);
       sessions.set(req, session);
       if (req.get('idempotency-key') !== undefined) hashes.set(req, createHash('sha256'));
-      const parsed = new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+      const parsed = new Promise<void>((resolve, reject) =>
+        parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
+      );
       parsed.catch(() => undefined); // a fatal failure answers first; multer settles later
       try {
         await Promise.race([parsed, session.failed]);
@@ -127,16 +148,25 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       const uploaded = (req.files ?? {}) as Record<string, MulterFile[]>;
       for (const name of fileFields) {
         const part = uploaded[name]?.[0];
-        if (part?.tempKey) files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
+        if (part?.tempKey)
+          files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
       }
       // fields and file names are stored as text (see http/text-guard.ts)
-      const refusal = unstorableTextRefusal({ ...(req.body as object), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [`${name}.filename`, file?.fileName])) });
+      const refusal = unstorableTextRefusal({
+        ...(req.body as object),
+        ...Object.fromEntries(Object.entries(files).map(([name, file]) => [`${name}.filename`, file?.fileName])),
+      });
       if (refusal) {
         await session.discard(storage);
         throw refusal;
       }
       const hash = hashes.get(req);
-      return { fields: { ...(req.body as Record<string, unknown>) }, files, session, ...(hash ? { bodySha256: hash.digest('hex') } : {}) };
+      return {
+        fields: { ...(req.body as Record<string, unknown>) },
+        files,
+        session,
+        ...(hash ? { bodySha256: hash.digest('hex') } : {}),
+      };
     },
   };
 }

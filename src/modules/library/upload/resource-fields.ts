@@ -8,7 +8,17 @@ import type { ResourceMetadataInput } from '../resource.service.ts';
 
 export const FIELD_LIMITS = { name: 200, description: 5000, tags: 50, tag: 50, categoryIds: 50 } as const;
 
-const KNOWN = new Set(['name', 'description', 'categoryIds', 'tags', 'accessLevel', 'priceAmount', 'priceCurrency', 'status', 'uploadId']);
+const KNOWN = new Set([
+  'name',
+  'description',
+  'categoryIds',
+  'tags',
+  'accessLevel',
+  'priceAmount',
+  'priceCurrency',
+  'status',
+  'uploadId',
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AMOUNT = /^\d{1,12}(\.\d{1,3})?$/;
 const CURRENCY = /^[A-Z]{3}$/;
@@ -38,7 +48,8 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
     const value = body[field];
     if (value === undefined) return undefined;
     const values = Array.isArray(value) ? value : source === 'multipart' ? [value] : undefined;
-    if (!values || values.some((item) => typeof item !== 'string')) return void fail(field, 'must be an array of strings');
+    if (!values || values.some((item) => typeof item !== 'string'))
+      return void fail(field, 'must be an array of strings');
     // multipart: `categoryIds=` (one empty value) clears the list
     return (values as string[]).filter((item) => !(source === 'multipart' && item === ''));
   };
@@ -53,21 +64,31 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
   const description = single('description', true);
   if (description !== undefined) {
     const text = description?.trim() ?? '';
-    if (text.length > FIELD_LIMITS.description) fail('description', `must be at most ${FIELD_LIMITS.description} characters`);
+    if (text.length > FIELD_LIMITS.description)
+      fail('description', `must be at most ${FIELD_LIMITS.description} characters`);
     else out.description = text || null;
   }
   const tags = list('tags');
   if (tags) {
     const clean = [...new Set(tags.map((tag) => tag.trim()).filter(Boolean))];
     if (clean.length > FIELD_LIMITS.tags) fail('tags', `at most ${FIELD_LIMITS.tags} tags`);
-    else if (clean.some((tag) => tag.length > FIELD_LIMITS.tag)) fail('tags', `each tag at most ${FIELD_LIMITS.tag} characters`);
+    else if (clean.some((tag) => tag.length > FIELD_LIMITS.tag))
+      fail('tags', `each tag at most ${FIELD_LIMITS.tag} characters`);
     else out.tags = clean;
   }
   const categoryIds = list('categoryIds');
   if (categoryIds) {
     const bad = categoryIds.filter((id) => !UUID.test(id));
-    if (bad.length) fail('categoryIds', `not category ids: ${bad.slice(0, 5).map((id) => JSON.stringify(id.slice(0, 40))).join(', ')}`);
-    else if (categoryIds.length > FIELD_LIMITS.categoryIds) fail('categoryIds', `at most ${FIELD_LIMITS.categoryIds} categories`);
+    if (bad.length)
+      fail(
+        'categoryIds',
+        `not category ids: ${bad
+          .slice(0, 5)
+          .map((id) => JSON.stringify(id.slice(0, 40)))
+          .join(', ')}`,
+      );
+    else if (categoryIds.length > FIELD_LIMITS.categoryIds)
+      fail('categoryIds', `at most ${FIELD_LIMITS.categoryIds} categories`);
     else out.categoryIds = [...new Set(categoryIds.map((id) => id.toLowerCase()))];
   }
   const level = single('accessLevel');
@@ -79,15 +100,19 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
   const amount = single('priceAmount', true);
   const currency = single('priceCurrency', true);
   if (amount !== undefined || currency !== undefined) {
-    const clearing = (amount === null || amount === '') && (currency === null || currency === '' || currency === undefined);
+    const clearing =
+      (amount === null || amount === '') && (currency === null || currency === '' || currency === undefined);
     if (clearing) out.price = null;
-    else if (typeof amount !== 'string' || !AMOUNT.test(amount)) fail('priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)');
-    else if (typeof currency !== 'string' || !CURRENCY.test(currency.toUpperCase())) fail('priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)');
+    else if (typeof amount !== 'string' || !AMOUNT.test(amount))
+      fail('priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)');
+    else if (typeof currency !== 'string' || !CURRENCY.test(currency.toUpperCase()))
+      fail('priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)');
     else out.price = { amount, currency: currency.toUpperCase() };
   }
   const status = single('status');
   if (typeof status === 'string') {
-    if (!(RESOURCE_STATUSES as readonly string[]).includes(status)) fail('status', `must be one of ${RESOURCE_STATUSES.join(', ')}`);
+    if (!(RESOURCE_STATUSES as readonly string[]).includes(status))
+      fail('status', `must be one of ${RESOURCE_STATUSES.join(', ')}`);
     else out.status = status as ResourceStatus;
   }
   const uploadId = single('uploadId');

@@ -31,7 +31,12 @@ export function streamingStorage(storage: FileStorage, sessionOf: (req: Request)
         highWaterMark: 1024 * 1024,
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
-          if (size > maxBytes) return done(new AppError('payload_too_large', `The ${file.fieldname} may not exceed ${maxBytes} bytes`, { errors: [{ field: file.fieldname, message: `exceeds ${maxBytes} bytes` }] }));
+          if (size > maxBytes)
+            return done(
+              new AppError('payload_too_large', `The ${file.fieldname} may not exceed ${maxBytes} bytes`, {
+                errors: [{ field: file.fieldname, message: `exceeds ${maxBytes} bytes` }],
+              }),
+            );
           hash.update(chunk);
           done(null, chunk);
         },
@@ -49,7 +54,11 @@ export function streamingStorage(storage: FileStorage, sessionOf: (req: Request)
             await storage.delete(key).catch(() => undefined);
             return callback(session.failure);
           }
-          callback(null, { tempKey: key, size, sha256: hash.digest('hex') } satisfies StagedPart as Partial<Express.Multer.File>);
+          callback(null, {
+            tempKey: key,
+            size,
+            sha256: hash.digest('hex'),
+          } satisfies StagedPart as Partial<Express.Multer.File>);
         },
         (error: unknown) => {
           if (error instanceof AppError && error.code === 'payload_too_large') session.fail(error);

@@ -15,7 +15,8 @@ export type SvgVerdict = { svg: true; root: string } | { svg: false; reason: str
 /** Whether `text` is an SVG document we accept (no DOCTYPE/ENTITY, root <svg> in the SVG namespace). */
 export function recogniseSvg(text: string): SvgVerdict {
   let rest = text.replace(/^\uFEFF/, '');
-  if (/<!DOCTYPE|<!ENTITY/i.test(rest)) return { svg: false, reason: 'an SVG with a DOCTYPE or ENTITY declaration is refused' };
+  if (/<!DOCTYPE|<!ENTITY/i.test(rest))
+    return { svg: false, reason: 'an SVG with a DOCTYPE or ENTITY declaration is refused' };
   // skip what may precede the root: whitespace, the XML declaration, processing instructions, comments
   for (;;) {
     const trimmed = rest.trimStart();

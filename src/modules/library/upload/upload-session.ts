@@ -32,6 +32,8 @@ export class UploadSession {
 
   /** Removes every temporary key this request wrote (idempotent). */
   async discard(storage: FileStorage, keep: ReadonlySet<string> = new Set()): Promise<void> {
-    await Promise.all([...this.tempKeys].filter((key) => !keep.has(key)).map((key) => storage.delete(key).catch(() => undefined)));
+    await Promise.all(
+      [...this.tempKeys].filter((key) => !keep.has(key)).map((key) => storage.delete(key).catch(() => undefined)),
+    );
   }
 }

@@ -28,9 +28,12 @@ function uploadLengthOf(req: Request): number {
   const header = req.get('upload-length');
   if (header === undefined) {
     // Upload-Defer-Length is not offered: the size limit is enforced before the first byte
-    throw errors.validation([{ field: 'Upload-Length', message: 'is required (Upload-Defer-Length is not supported)' }]);
+    throw errors.validation([
+      { field: 'Upload-Length', message: 'is required (Upload-Defer-Length is not supported)' },
+    ]);
   }
-  if (!/^\d{1,16}$/.test(header)) throw errors.validation([{ field: 'Upload-Length', message: 'must be a non-negative integer' }]);
+  if (!/^\d{1,16}$/.test(header))
+    throw errors.validation([{ field: 'Upload-Length', message: 'must be a non-negative integer' }]);
   return Number(header);
 }
 
@@ -44,14 +47,23 @@ function assertUploadMetadata(req: Request): void {
   try {
     Metadata.parse(header);
   } catch {
-    throw errors.validation([{ field: 'Upload-Metadata', message: 'must be comma-separated `key base64value` pairs (tus 1.0.0), each key once' }]);
+    throw errors.validation([
+      {
+        field: 'Upload-Metadata',
+        message: 'must be comma-separated `key base64value` pairs (tus 1.0.0), each key once',
+      },
+    ]);
   }
 }
 
 /** tus 1.0 requires the header on every request but OPTIONS; tus's own refusal is text/plain. */
 function assertTusResumable(req: Request): void {
   if (req.get('tus-resumable') === TUS_VERSION) return;
-  throw new AppError('tus_version_unsupported', `Send Tus-Resumable: ${TUS_VERSION} (the only version this server speaks)`, { headers: { 'Tus-Version': TUS_VERSION } });
+  throw new AppError(
+    'tus_version_unsupported',
+    `Send Tus-Resumable: ${TUS_VERSION} (the only version this server speaks)`,
+    { headers: { 'Tus-Version': TUS_VERSION } },
+  );
 }
 
 export interface TusOptions {
@@ -59,7 +71,11 @@ export interface TusOptions {
   corsOrigins: readonly string[];
 }
 
-export function createTusServer(service: UploadService, logger: Logger, options: TusOptions): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
+export function createTusServer(
+  service: UploadService,
+  logger: Logger,
+  options: TusOptions,
+): { tus: Server; calls: AsyncLocalStorage<TusCall> } {
   const calls = new AsyncLocalStorage<TusCall>();
   const current = (): TusCall => {
     const call = calls.getStore();
@@ -79,7 +95,10 @@ export function createTusServer(service: UploadService, logger: Logger, options:
     // a finished upload's bytes have moved to storage; the client must not delete them by a race
     disableTerminationForFinishedUploads: true,
     onUploadCreate: async (_req, upload) => {
-      await service.create(upload.id, current().owner, { fileName: upload.metadata?.filename, sizeBytes: upload.size ?? 0 });
+      await service.create(upload.id, current().owner, {
+        fileName: upload.metadata?.filename,
+        sizeBytes: upload.size ?? 0,
+      });
       return {};
     },
     onUploadFinish: async (_req, upload) => {
@@ -93,7 +112,13 @@ export function createTusServer(service: UploadService, logger: Logger, options:
     },
   });
   tus.on(EVENTS.POST_FINISH, (_req, _res, upload) => void service.dropTusCopy(upload.id));
-  tus.on(EVENTS.POST_TERMINATE, (_req, _res, id) => void service.discard(id).catch((error: unknown) => logger.warn({ err: error, uploadId: id }, 'could not discard a terminated upload')));
+  tus.on(
+    EVENTS.POST_TERMINATE,
+    (_req, _res, id) =>
+      void service
+        .discard(id)
+        .catch((error: unknown) => logger.warn({ err: error, uploadId: id }, 'could not discard a terminated upload')),
+  );
   return { tus, calls };
 }
 
@@ -111,31 +136,42 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger, op
       assertUploadMetadata(req);
       await handle(req, res, { uploadId: service.newId(), owner });
     });
-    uploads.resumable('/uploads/:uploadId', { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] }, async (req, res) => {
-      if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
-      assertTusResumable(req);
-      const actor = actorOf(req);
-      const uploadId = String(req.params.uploadId);
-      const upload = await service.findOwn(actor, uploadId);
-      const owner = service.ownerOf(actor);
-      if (upload.status === 'finished') {
-        // tus's copy is gone once the bytes reached storage; the upload is whole, so say so
-        if (req.method === 'HEAD') {
-          res.set({ 'Tus-Resumable': TUS_VERSION, 'Upload-Offset': String(upload.sizeBytes), 'Upload-Length': String(upload.sizeBytes), 'Cache-Control': 'no-store' });
-          return void res.status(200).end();
+    uploads.resumable(
+      '/uploads/:uploadId',
+      { maxBytes: service.maxBytes, methods: ['head', 'patch', 'delete'] },
+      async (req, res) => {
+        if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
+        assertTusResumable(req);
+        const actor = actorOf(req);
+        const uploadId = String(req.params.uploadId);
+        const upload = await service.findOwn(actor, uploadId);
+        const owner = service.ownerOf(actor);
+        if (upload.status === 'finished') {
+          // tus's copy is gone once the bytes reached storage; the upload is whole, so say so
+          if (req.method === 'HEAD') {
+            res.set({
+              'Tus-Resumable': TUS_VERSION,
+              'Upload-Offset': String(upload.sizeBytes),
+              'Upload-Length': String(upload.sizeBytes),
+              'Cache-Control': 'no-store',
+            });
+            return void res.status(200).end();
+          }
+          if (req.method === 'DELETE') {
+            await service.discard(uploadId);
+            return void res.set('Tus-Resumable', TUS_VERSION).status(204).end();
+          }
+          throw new AppError('conflict', 'The upload is already finished', {
+            headers: { 'Upload-Offset': String(upload.sizeBytes), 'Tus-Resumable': TUS_VERSION },
+          });
         }
-        if (req.method === 'DELETE') {
-          await service.discard(uploadId);
-          return void res.set('Tus-Resumable', TUS_VERSION).status(204).end();
+        await handle(req, res, { uploadId, owner });
+        if (req.method === 'PATCH') {
+          // the row's offset is informational (tus's file is the truth): record it, never fail for it
+          const stored = await service.datastore.getUpload(uploadId).catch(() => undefined);
+          if (stored) await service.recordOffset(uploadId, stored.offset).catch(() => undefined);
         }
-        throw new AppError('conflict', 'The upload is already finished', { headers: { 'Upload-Offset': String(upload.sizeBytes), 'Tus-Resumable': TUS_VERSION } });
-      }
-      await handle(req, res, { uploadId, owner });
-      if (req.method === 'PATCH') {
-        // the row's offset is informational (tus's file is the truth): record it, never fail for it
-        const stored = await service.datastore.getUpload(uploadId).catch(() => undefined);
-        if (stored) await service.recordOffset(uploadId, stored.offset).catch(() => undefined);
-      }
-    });
+      },
+    );
   };
 }

@@ -14,8 +14,10 @@ export const uploadExpiryJob = defineJob({
   payload: payloadOf<object>(),
   schedule: '*/15 * * * *',
   retry: { limit: 1, delaySeconds: 30, backoff: false },
-  handler: (uploads: UploadService) => async (_data, { logger }) => {
-    const removed = await uploads.removeExpired();
-    if (removed > 0) logger.info({ removed }, 'removed expired resumable uploads');
-  },
+  handler:
+    (uploads: UploadService) =>
+    async (_data, { logger }) => {
+      const removed = await uploads.removeExpired();
+      if (removed > 0) logger.info({ removed }, 'removed expired resumable uploads');
+    },
 });

@@ -25,10 +25,22 @@ const COLUMNS = `id, file_name AS "fileName", size_bytes::float8 AS "sizeBytes",
 export class UploadRepository {
   constructor(private readonly sql: Sql) {}
 
-  async insert(id: string, owner: UploadOwner, upload: { fileName: string; sizeBytes: number; expiresAt: Date }): Promise<void> {
+  async insert(
+    id: string,
+    owner: UploadOwner,
+    upload: { fileName: string; sizeBytes: number; expiresAt: Date },
+  ): Promise<void> {
     await this.sql.query(
       `INSERT INTO resource_uploads (id, organization_id, creator_type, creator_id, file_name, size_bytes, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [id, owner.organizationId, owner.creatorType, owner.creatorId, upload.fileName, upload.sizeBytes, upload.expiresAt],
+      [
+        id,
+        owner.organizationId,
+        owner.creatorType,
+        owner.creatorId,
+        upload.fileName,
+        upload.sizeBytes,
+        upload.expiresAt,
+      ],
     );
   }
 
@@ -40,10 +52,16 @@ export class UploadRepository {
   }
 
   async recordOffset(id: string, offsetBytes: number): Promise<void> {
-    await this.sql.query(`UPDATE resource_uploads SET offset_bytes = GREATEST(offset_bytes, $2) WHERE id = $1 AND status = 'receiving'`, [id, offsetBytes]);
+    await this.sql.query(
+      `UPDATE resource_uploads SET offset_bytes = GREATEST(offset_bytes, $2) WHERE id = $1 AND status = 'receiving'`,
+      [id, offsetBytes],
+    );
   }
 
-  async markFinished(id: string, file: { tempKey: string; sha256: string; expiresAt: Date; finishedAt: Date }): Promise<void> {
+  async markFinished(
+    id: string,
+    file: { tempKey: string; sha256: string; expiresAt: Date; finishedAt: Date },
+  ): Promise<void> {
     await this.sql.query(
       `UPDATE resource_uploads SET status = 'finished', offset_bytes = size_bytes, temp_key = $2, sha256 = $3, expires_at = $4, finished_at = $5 WHERE id = $1`,
       [id, file.tempKey, file.sha256, file.expiresAt, file.finishedAt],
@@ -63,12 +81,17 @@ export class UploadRepository {
   }
 
   async expired(now: Date, limit: number): Promise<UploadRow[]> {
-    return this.sql.rows<UploadRow>(`SELECT ${COLUMNS} FROM resource_uploads WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`, [now, limit]);
+    return this.sql.rows<UploadRow>(
+      `SELECT ${COLUMNS} FROM resource_uploads WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+      [now, limit],
+    );
   }
 
   /** Temp keys of finished uploads still waiting to be taken: the sweeper leaves them alone. */
   async pendingTempKeys(): Promise<Set<string>> {
-    const rows = await this.sql.rows<{ tempKey: string }>(`SELECT temp_key AS "tempKey" FROM resource_uploads WHERE temp_key IS NOT NULL`);
+    const rows = await this.sql.rows<{ tempKey: string }>(
+      `SELECT temp_key AS "tempKey" FROM resource_uploads WHERE temp_key IS NOT NULL`,
+    );
     return new Set(rows.map((row) => row.tempKey));
   }
 }

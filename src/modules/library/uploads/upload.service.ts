@@ -29,8 +29,12 @@ export interface UploadServiceDeps {
 
 /** A file name from the client's Upload-Metadata: only its last path segment, printable, at most 255 characters. */
 export function cleanFileName(name: string | null | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  const base = (name ?? '').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const base = (name ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return base === '' || base === '.' || base === '..' ? 'upload' : base;
 }
 
@@ -41,7 +45,10 @@ export class UploadService implements CompletedUploads {
   readonly datastore: FileStore;
 
   constructor(private readonly deps: UploadServiceDeps) {
-    this.datastore = new FileStore({ directory: deps.settings.uploadsDir, expirationPeriodInMilliseconds: deps.settings.uploadExpiryHours * HOUR_MS });
+    this.datastore = new FileStore({
+      directory: deps.settings.uploadsDir,
+      expirationPeriodInMilliseconds: deps.settings.uploadExpiryHours * HOUR_MS,
+    });
   }
 
   get maxBytes(): number {
@@ -58,13 +65,22 @@ export class UploadService implements CompletedUploads {
   /** Before tus creates an upload: may the actor, and does the announced length fit? */
   assertCanCreate(actor: Actor, uploadLength: number): UploadOwner {
     const owner = this.ownerOf(actor);
-    if (uploadLength > this.maxBytes) throw new AppError('payload_too_large', `The upload may not exceed ${this.maxBytes} bytes`);
+    if (uploadLength > this.maxBytes)
+      throw new AppError('payload_too_large', `The upload may not exceed ${this.maxBytes} bytes`);
     return owner;
   }
 
-  async create(id: string, owner: UploadOwner, upload: { fileName: string | null | undefined; sizeBytes: number }): Promise<void> {
+  async create(
+    id: string,
+    owner: UploadOwner,
+    upload: { fileName: string | null | undefined; sizeBytes: number },
+  ): Promise<void> {
     const expiresAt = new Date(this.deps.clock.now().getTime() + this.deps.settings.uploadExpiryHours * HOUR_MS);
-    await this.deps.repository.insert(id, owner, { fileName: cleanFileName(upload.fileName), sizeBytes: upload.sizeBytes, expiresAt });
+    await this.deps.repository.insert(id, owner, {
+      fileName: cleanFileName(upload.fileName),
+      sizeBytes: upload.sizeBytes,
+      expiresAt,
+    });
   }
 
   /** The actor's upload, or 404 (unknown, another tenant's or another creator's). */
@@ -108,7 +124,11 @@ export class UploadService implements CompletedUploads {
 
   /** Removes tus's copy of a finished upload; one that cannot be removed is left to the expiry job. */
   async dropTusCopy(id: string): Promise<void> {
-    await this.datastore.remove(id).catch((error: unknown) => this.deps.logger.warn({ err: error, uploadId: id }, 'could not remove a finished upload\'s tus file'));
+    await this.datastore
+      .remove(id)
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error, uploadId: id }, "could not remove a finished upload's tus file"),
+      );
   }
 
   async take(actor: Actor, uploadId: string): Promise<CompletedUpload> {
