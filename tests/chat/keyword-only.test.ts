@@ -52,7 +52,7 @@ describe('library chat without pgvector', () => {
   });
 
   it('when a member asks, then the answer comes in search mode and says retrieval was keyword-only', async () => {
-    const token = await tokenFor({ http } as TestApp, lib.users.member);
+    const token = await tokenFor({ container }, lib.users.member);
     const res = await http.post('/api/resources/chat').set(bearer(token)).send({ query: 'How long do I have to ask for a refund of my dues?' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.keywordOnly, true);

@@ -40,8 +40,31 @@ export async function buildApiKey(organizationId: string): Promise<{ apiKey: Api
   return { apiKey, secret };
 }
 
-/** Logs in through the real endpoint and returns the bearer token. */
-export async function tokenFor(t: TestApp, user: User, password = PASSWORD): Promise<string> {
+/**
+ * A bearer token with exactly the claims a password login gives (AuthService.sessionFor, no MFA),
+ * minted by the app's own token service: the login's scrypt check costs about 0.1 s of CPU a call and
+ * is tested where logging in is the subject (tests/foundation/auth.test.ts, and loginFor below).
+ * Refused as the login refuses it for an account that is not active or has MFA enabled.
+ */
+export async function tokenFor(t: Pick<TestApp, 'container'>, user: User): Promise<string> {
+  return (await mintSession(t, user, false)).token;
+}
+
+/** As a login with a valid one-time code: a session with mfaVerified true (amr pwd, otp). */
+export async function mfaVerifiedTokenFor(t: Pick<TestApp, 'container'>, user: User): Promise<string> {
+  return (await mintSession(t, user, true)).token;
+}
+
+async function mintSession(t: Pick<TestApp, 'container'>, user: User, mfaVerified: boolean) {
+  const current = await User.findByPk(user.id); // the login reads the account as it is now
+  if (!current) throw new Error(`no such user: ${user.email}`);
+  if (current.status !== 'active') throw new Error(`a login would be refused for ${user.email}: the account is ${current.status}`);
+  if (current.mfaEnabledAt && !mfaVerified) throw new Error(`a login would be refused for ${user.email}: MFA is enabled, the login needs otp`);
+  return t.container.services.auth.sessionFor(current, mfaVerified);
+}
+
+/** Logs in through the real endpoint (scrypt) and returns the bearer token. */
+export async function loginFor(t: Pick<TestApp, 'http'>, user: Pick<User, 'email'>, password = PASSWORD): Promise<string> {
   const res = await t.http.post('/api/auth/login').send({ email: user.email, password });
   if (res.status !== 200) throw new Error(`login failed for ${user.email}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.accessToken as string;

@@ -1,18 +1,15 @@
-// MFA-verified tokens through the real endpoints: enrol once per user, then log in with a current code
-// (an enrolled user's login needs it: tokenFor, password only, is refused for them).
+// MFA-verified tokens: the first for a user through the real endpoints (enrolment, then verify with a
+// current code); later ones minted with the claims a login with a valid code gives (mfaVerifiedTokenFor).
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
 import type { TestApp } from '../setup/test-app.ts';
-import { bearer, buildUser, PASSWORD, tokenFor } from './index.ts';
+import { bearer, buildUser, mfaVerifiedTokenFor, tokenFor } from './index.ts';
 
 const secrets = new Map<string, string>();
 
 export async function mfaTokenFor(t: TestApp, user: User): Promise<string> {
-  const secret = secrets.get(user.id);
-  if (secret) {
-    const res = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD, otp: totpCode(secret, t.clock.now()) });
-    if (res.status !== 200) throw new Error(`MFA login failed for ${user.email}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.accessToken as string;
+  if (secrets.has(user.id)) {
+    return mfaVerifiedTokenFor(t, user);
   }
   const token = await tokenFor(t, user);
   const enrolment = await t.http.post('/api/auth/mfa/enrollment').set(bearer(token));

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { demoLibraryDocuments } from '../../seeders/demo-library.documents.ts';
 import { seedDemo, type DemoData } from '../../seeders/demo.seeder.ts';
-import { bearer, buildUser, tokenFor } from '../factories/index.ts';
+import { bearer, buildUser, loginFor, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -105,7 +105,7 @@ describe('demo library that cannot be stored', () => {
     const demo = await seedDemo(t.container);
     assert.ok(demo, 'no demo data returned');
     assert.equal(demo.libraryDocuments, 0);
-    assert.equal((await tokenFor(t, demo.clientAdmin, demo.clientAdminPassword)).length > 0, true);
+    assert.equal((await loginFor(t, demo.clientAdmin, demo.clientAdminPassword)).length > 0, true);
     const list = await t.http.get('/api/resources').set(bearer(demo.apiKey));
     assert.equal(list.status, 200);
     assert.equal(list.body.pagination.totalItems, 0);
