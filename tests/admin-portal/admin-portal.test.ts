@@ -15,6 +15,7 @@ import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
 import { parseCsv } from '../setup/csv.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -50,8 +51,8 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     const org = await buildOrganization({ name: 'Portal Org' });
     mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@portal.test' });
     await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
-    // the first request loads AdminJS and bundles the components: pay that here, not in a test's 30 s
-    assert.equal((await fetch(`${base}/admin/login`)).status, 200);
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
     context = await browser.newContext({ acceptDownloads: true });
     await context.route(offlineOnly, (route) => route.abort());

@@ -15,6 +15,7 @@ import { totpCode } from '../../src/modules/auth/mfa.ts';
 import { buildOrganization, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { buildCategory, buildResource } from '../factories/resource-usage.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -55,6 +56,8 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await buildCategory(sequelize, acme.id, 'Handbooks', { resourceIds: [guide.id] });
     await buildCategory(sequelize, small.id, 'Archive', { archived: true });
 
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
     const context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());

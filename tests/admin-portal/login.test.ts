@@ -13,6 +13,7 @@ import { totpCode } from '../../src/modules/auth/mfa.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
 import { PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -32,7 +33,8 @@ describe('Admin Portal login form', { timeout: 240_000 }, () => {
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     ({ admin } = await buildAdmin(t, { email: 'kept.address@portal.test' }));
-    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // bundles the components once, here
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
     const context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());

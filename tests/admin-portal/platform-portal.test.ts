@@ -18,6 +18,7 @@ import { Organization } from '../../src/modules/organizations/organization.model
 import { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -60,7 +61,8 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await buildOrganization({ name: 'Small Guild', plan: 'standard' });
     mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@platform.test' });
     await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@platform.test', status: 'suspended' });
-    assert.equal((await fetch(`${base}/admin/login`)).status, 200);
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
     context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());

@@ -18,6 +18,7 @@ import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { buildApiKey, buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { launchBrowser, offlineOnly } from '../setup/browser.ts';
 import { parseCsv } from '../setup/csv.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -67,7 +68,8 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     carl = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
     paula = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', status: 'pending', firstName: 'Paula', lastName: 'Pending', email: 'paula@portal.test' });
     sam = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', status: 'suspended', firstName: 'Sam', lastName: 'Suspended', email: 'sam@portal.test' });
-    assert.equal((await fetch(`${base}/admin/login`)).status, 200);
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
     await context.route(offlineOnly, (route) => route.abort());
