@@ -10,6 +10,14 @@
 // files of one folder, at most TEST_GROUP_SIZE (8) of them; TEST_GROUP_SIZE=1 gives every file its
 // own process again. A file whose source contains the marker `test-runner: own process` always gets
 // one (the browser tests: AdminJS reads its settings once per process).
+//
+// --test-timeout=N bounds each test file (its suite in the entry file, its tests included), not the
+// process running a group: the process gets N for each of its files, plus a minute to start.
+//
+// Every test app records the requests it answered (tests/setup/request-log.ts) into a folder of this
+// run, GUILDHALL_TEST_REQUEST_LOG. A file containing the marker `test-runner: after the others` (the
+// contract coverage check, which reads those records) runs in a process of its own once all the others
+// have ended, and only in a run of the whole suite or when it is named itself.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OWN_PROCESS = 'test-runner: own process';
+const AFTER_THE_OTHERS = 'test-runner: after the others';
 const groupSize = Math.max(1, Number(process.env.TEST_GROUP_SIZE ?? 8) || 8);
 
 const targets = [];
@@ -29,6 +38,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else targets.push(path.resolve(root, arg));
 }
 if (targets.length === 0) targets.push(path.join(root, 'tests'));
+const wholeSuite = excluded.length === 0 && targets.includes(path.join(root, 'tests'));
 
 function testFilesUnder(target) {
   if (excluded.some((dir) => target === dir || target.startsWith(dir + path.sep))) return [];
@@ -49,16 +59,21 @@ if (files.length === 0) {
 }
 
 // one folder per group, in order, cut at groupSize
-const ownProcess = [];
 const groups = [];
+const afterTheOthers = [];
 for (const file of files) {
-  if (groupSize === 1 || readFileSync(file, 'utf8').includes(OWN_PROCESS)) {
-    ownProcess.push(file);
+  if (readFileSync(file, 'utf8').includes(AFTER_THE_OTHERS)) {
+    if (wholeSuite || targets.includes(file)) afterTheOthers.push(file);
+    else console.log(`# ${path.relative(root, file)} runs with the whole suite only (or when named): it checks the requests of every test file`);
     continue;
   }
   const folder = path.dirname(file);
+  if (groupSize === 1 || readFileSync(file, 'utf8').includes(OWN_PROCESS)) {
+    groups.push({ folder, files: [file], own: true });
+    continue;
+  }
   const last = groups.at(-1);
-  if (last && last.folder === folder && last.files.length < groupSize) last.files.push(file);
+  if (last && !last.own && last.folder === folder && last.files.length < groupSize) last.files.push(file);
   else groups.push({ folder, files: [file] });
 }
 
@@ -74,27 +89,40 @@ const running = (pid) => {
   }
 };
 mkdirSync(groupsRoot, { recursive: true });
-for (const old of readdirSync(groupsRoot))
-  if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
+for (const old of readdirSync(groupsRoot)) if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
 const groupDir = path.join(groupsRoot, String(process.pid));
 mkdirSync(groupDir, { recursive: true });
+const timeoutFlag = nodeTestFlags.find((flag) => flag.startsWith('--test-timeout='));
+const fileTimeout = timeoutFlag ? Number(timeoutFlag.slice('--test-timeout='.length)) : undefined;
+const suiteOptions = fileTimeout ? `{ timeout: ${fileTimeout} }, ` : '';
 const entries = groups.map((group, index) => {
   const name = `${path.relative(path.join(root, 'tests'), group.folder).replaceAll(path.sep, '-') || 'tests'}-${index + 1}.test.mjs`;
   const entry = path.join(groupDir, name);
   const suites = group.files.map((file) => {
     const label = path.relative(root, file).replaceAll(path.sep, '/');
-    return `describe(${JSON.stringify(label)}, async () => {\n  await import(${JSON.stringify(pathToFileURL(file).href)});\n});`;
+    return `describe(${JSON.stringify(label)}, ${suiteOptions}async () => {\n  await import(${JSON.stringify(pathToFileURL(file).href)});\n});`;
   });
   writeFileSync(entry, `import { describe } from 'node:test';\n\n${suites.join('\n')}\n`);
   return entry;
 });
 
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...nodeTestFlags, ...ownProcess, ...entries], {
-  cwd: root,
-  stdio: 'inherit',
-});
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  rmSync(groupDir, { recursive: true, force: true });
-  process.exit(code ?? (signal ? 1 : 0));
-});
+const requestLog = path.join(groupDir, 'requests');
+const env = { ...process.env, GUILDHALL_TEST_REQUEST_LOG: requestLog };
+let current;
+const run = (testFiles, filesPerProcess) =>
+  new Promise((resolve) => {
+    if (testFiles.length === 0) return resolve(0);
+    const flags = nodeTestFlags.map((flag) => (flag === timeoutFlag ? `--test-timeout=${fileTimeout * filesPerProcess + 60_000}` : flag));
+    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...testFiles], { cwd: root, stdio: 'inherit', env });
+    current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+let stopped = false;
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    stopped = true;
+    current?.kill(signal);
+  });
+const code = await run(entries, Math.max(1, ...groups.map((group) => group.files.length)));
+const afterCode = stopped ? 1 : await run(afterTheOthers, 1);
+rmSync(groupDir, { recursive: true, force: true });
+process.exit(code || afterCode);

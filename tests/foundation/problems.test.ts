@@ -13,7 +13,32 @@ describe('errors are RFC 7807 problem+json', () => {
   let t: TestApp;
   let token: string;
   before(async () => {
-    t = await startTestApp();
+    // test-only operations (contract fixture and routes) whose handlers fail as a service might
+    const contract = loadContract();
+    const failing = (operationId: string, status: string, response: string) => ({
+      post: { operationId, responses: { [status]: { $ref: `#/components/responses/${response}` }, '401': { $ref: '#/components/responses/Unauthorized' } } },
+    });
+    Object.assign(contract.document.paths!, {
+      '/api/test/duplicate': failing('testDuplicate', '409', 'Conflict'),
+      '/api/test/failure': failing('testFailure', '500', 'InternalError'),
+    });
+    t = await startTestApp({
+      contract,
+      routes: {
+        api: [
+          (router) => {
+            router.post('/api/test/duplicate', async () => {
+              await Organization.create({ name: 'Dup', slug: 'duplicate-slug' });
+              await Organization.create({ name: 'Dup', slug: 'duplicate-slug' });
+              throw new Error('unreachable');
+            });
+            router.post('/api/test/failure', async () => {
+              throw new Error('connection string postgres://secret@db');
+            });
+          },
+        ],
+      },
+    });
     token = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN' }));
   });
   after(() => t.close());
@@ -56,32 +81,13 @@ describe('errors are RFC 7807 problem+json', () => {
   });
 
   it('when the database refuses a duplicate, then 409 already_exists naming the field', async () => {
-    const original = t.container.services.auth.enrollMfa;
-    t.container.services.auth.enrollMfa = async () => {
-      await Organization.create({ name: 'Dup', slug: 'duplicate-slug' }).catch(() => undefined);
-      await Organization.create({ name: 'Dup', slug: 'duplicate-slug' });
-      throw new Error('unreachable');
-    };
-    try {
-      const body = expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 409, 'already_exists');
-      assert.equal(body.errors[0].field, 'slug');
-    } finally {
-      t.container.services.auth.enrollMfa = original;
-    }
+    const body = expectProblem(await t.http.post('/api/test/duplicate').set(bearer(token)), 409, 'already_exists');
+    assert.equal(body.errors[0].field, 'slug');
   });
 
   it('when something unexpected fails, then 500 with a generic detail and no internals', async () => {
-    const original = t.container.services.apiKeys.list;
-    t.container.services.apiKeys.list = async () => {
-      throw new Error('connection string postgres://secret@db');
-    };
-    try {
-      const res = await t.http.get('/api/api-keys').set(bearer(token));
-      const body = expectProblem(res, 500, 'internal_error');
-      assert.doesNotMatch(JSON.stringify(body), /secret|postgres|stack/);
-    } finally {
-      t.container.services.apiKeys.list = original;
-    }
+    const body = expectProblem(await t.http.post('/api/test/failure').set(bearer(token)), 500, 'internal_error');
+    assert.doesNotMatch(JSON.stringify(body), /secret|postgres|stack/);
   });
 
   it('when an error code is looked up, then /errors/<code> documents every code in the catalog', async () => {

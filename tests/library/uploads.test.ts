@@ -206,6 +206,10 @@ describe('resumable uploads (tus)', () => {
     assert.equal(res.headers['tus-version'], '1.0.0');
     assert.equal(res.headers['tus-max-size'], String(MAX));
     assert.match(res.headers['tus-extension'] ?? '', /creation/);
+    // the same answer at an upload's URL, whether or not the upload exists
+    const atUpload = await t.http.options('/api/uploads/00000000-0000-4000-8000-000000000000');
+    assert.equal(atUpload.status, 204);
+    for (const header of ['tus-resumable', 'tus-version', 'tus-max-size', 'tus-extension']) assert.equal(atUpload.headers[header], res.headers[header], header);
   });
 
   it('when uploads pass their expiry, then the job removes the unfinished and the untaken ones', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
 import supertest from 'supertest';
-import { createApp } from '../../src/app.ts';
+import { createApp, type AppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
 import { registerJobHandlers } from '../../src/jobs/registry.ts';
@@ -13,6 +13,7 @@ import { createLogger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
 import type { DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { recordRequests } from './request-log.ts';
 
 export interface TestApp {
   app: Express;
@@ -33,6 +34,10 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Stub DNS for webhook targets. */
   dnsLookup?: DnsLookup;
+  /** A contract of the test's own (test-only operations for `routes`). */
+  contract?: AppOptions['contract'];
+  /** Test-only routes, by surface (createApp's `routes`). */
+  routes?: AppOptions['routes'];
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,7 +61,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret!, dnsLookup: options.dnsLookup });
   registerJobHandlers(container); // so a test may start the workers later
   await container.queue.start({ workers: options.workers ?? false });
-  const app = createApp(container);
+  const app = recordRequests(createApp(container, { contract: options.contract, routes: options.routes }));
   return {
     app,
     container,
