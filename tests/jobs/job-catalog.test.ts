@@ -16,10 +16,9 @@ describe('the job catalog', () => {
     assert.equal(new Set(specs.map((s) => s.name)).size, jobTypes.length);
     const mail = specs.find((s) => s.name === 'mail.send')!;
     assert.deepEqual(mail.retry, { limit: 7, delaySeconds: 45, backoff: true });
-    const delivery = specs.find((s) => s.name === 'webhook.deliver')!;
-    assert.deepEqual([delivery.retry.limit, delivery.expireInSeconds, delivery.batchSize], [10, 60, 50]); // a nudge of the dispatcher: cheap, batched
-    const scheduled = specs.filter((s) => s.schedule).map((s) => s.name).sort();
-    assert.deepEqual(scheduled, ['domain-events.purge', 'idempotency.purge', 'impersonation.close-expired', 'ingestion.reembed', 'library.storage-sweep', 'library.uploads-expire', 'pipeline.purge', 'rate-limit.purge', 'resource-usage.rollup', 'webhook.purge']);
+    for (const type of jobTypes.filter((type) => type.retry && typeof type.retry !== 'function')) {
+      assert.deepEqual(specs.find((s) => s.name === type.name)!.retry, type.retry, type.name);
+    }
     for (const spec of specs.filter((s) => s.schedule)) assert.match(spec.schedule!, /^(\S+ ){4}\S+$/, spec.name);
   });
 
