@@ -74,9 +74,7 @@ const WORDS = [
   'summary',
 ];
 
-async function seed(
-  db: BenchDatabase,
-): Promise<{
+async function seed(db: BenchDatabase): Promise<{
   organizationId: string;
   email: string;
   password: string;

@@ -3,21 +3,9 @@
 // from which the HTTP app mounts routes and the workers bind job handlers. Typed from the module list.
 import type { Models } from './models.ts';
 import type { AppModule } from './modules.ts';
-import type {
-  ModuleContext,
-  ModuleManifest,
-  Platform,
-  ServicesOf,
-  UnionToIntersection,
-} from './shared/module-manifest.ts';
+import type { BuiltModule, Platform, ServicesOf, UnionToIntersection } from './shared/module-manifest.ts';
 
 export type AppServices = UnionToIntersection<ServicesOf<AppModule>>;
-
-/** A module from the list with the context its factories were called with. */
-export interface BuiltModule {
-  manifest: ModuleManifest;
-  context: ModuleContext<object, object>;
-}
 
 export interface AppContext extends Platform {
   models: Models;

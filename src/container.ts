@@ -3,7 +3,7 @@
 // Portal, the workers and the tests alike. Imported only by the entry points (main, worker, seeders,
 // scripts) and the test set-up.
 import { Redis } from 'ioredis';
-import type { AppContext, AppServices, BuiltModule } from './app-context.ts';
+import type { AppContext, AppServices } from './app-context.ts';
 import type { Config } from './config.ts';
 import { domainEventCatalog } from './domain-events.ts';
 import { AnthropicClient } from './integrations/anthropic/anthropic.client.ts';
@@ -21,7 +21,7 @@ import type { Database } from './shared/database.ts';
 import { systemDnsLookup, type DnsLookup } from './shared/dns-lookup.ts';
 import { DomainEvents } from './shared/domain-events/domain-events.ts';
 import type { Logger } from './shared/logger.ts';
-import type { ModuleManifest, Platform } from './shared/module-manifest.ts';
+import { buildModules, type ModuleManifest, type Platform } from './shared/module-manifest.ts';
 import { PostgresCounterStore, RateLimiter, RedisCounterStore } from './shared/rate-limiter.ts';
 import { Sql } from './shared/sql.ts';
 
@@ -89,43 +89,11 @@ function createPlatform(options: ContainerOptions, cleanups: Array<() => Promise
   };
 }
 
-/** Each module in the list's order: its services from the platform and the services of the modules it uses. */
-function buildModules(platform: Platform): { services: Record<string, unknown>; built: BuiltModule[] } {
-  const services: Record<string, unknown> = {};
-  const built: BuiltModule[] = [];
-  const servicesByModule = new Map<ModuleManifest, object>();
-  for (const manifest of modules as readonly ModuleManifest[]) {
-    const uses = Object.assign(
-      {},
-      ...(manifest.uses ?? []).map((used) => {
-        const own = servicesByModule.get(used as ModuleManifest);
-        if (!own)
-          throw new Error(
-            `Module ${manifest.name} uses ${(used as ModuleManifest).name}, which src/modules.ts lists after it`,
-          );
-        return own;
-      }),
-    ) as object;
-    const own = manifest.services?.({ platform, uses }) ?? {};
-    for (const name of Object.keys(own)) {
-      if (name in services) throw new Error(`Service ${name} is built by two modules`);
-    }
-    Object.assign(services, own);
-    servicesByModule.set(manifest, own);
-    built.push({ manifest, context: { platform, uses, services: own } });
-  }
-  // each module's reactions to other modules' events, once every module exists
-  for (const { manifest, context } of built) {
-    for (const subscriber of manifest.subscribers?.(context) ?? []) platform.domainEvents.subscribe(subscriber);
-  }
-  return { services, built };
-}
-
 export function createContainer(options: ContainerOptions): AppContext {
   const cleanups: Array<() => Promise<void> | void> = [];
   const platform = createPlatform(options, cleanups);
   const models = initModels(options.db.sequelize);
-  const { services, built } = buildModules(platform);
+  const { services, built } = buildModules(modules, platform);
   return {
     ...platform,
     models,

@@ -174,3 +174,44 @@ export const defineModule = <
 export type ModelsOf<M> = M extends { models: infer X } ? X : never;
 export type JobsOf<M> = M extends { jobs: readonly (infer J)[] } ? J : never;
 export type EventsOf<M> = M extends { events: infer E } ? E : never;
+
+/** A module of the list with the context its factories were called with. */
+export interface BuiltModule {
+  manifest: ModuleManifest;
+  context: ModuleContext<object, object>;
+}
+
+/**
+ * Builds each module in the list's order: its services from the platform and the services of the
+ * modules it uses (listed before it), then subscribes every module's subscribers once all exist.
+ */
+export function buildModules(
+  list: readonly ModuleManifest[],
+  platform: Platform,
+): { services: Record<string, unknown>; built: BuiltModule[] } {
+  const services: Record<string, unknown> = {};
+  const built: BuiltModule[] = [];
+  const servicesByModule = new Map<ModuleManifest, object>();
+  const servicesOf = (user: ModuleManifest, used: ModuleManifest): object => {
+    const own = servicesByModule.get(used);
+    if (!own) throw new Error(`Module ${user.name} uses ${used.name}, which the module list names after it`);
+    return own;
+  };
+  for (const manifest of list) {
+    const uses: object = Object.assign(
+      {},
+      ...(manifest.uses ?? []).map((used) => servicesOf(manifest, used as ModuleManifest)),
+    );
+    const own = manifest.services?.({ platform, uses }) ?? {};
+    for (const name of Object.keys(own)) {
+      if (name in services) throw new Error(`Service ${name} is built by two modules`);
+    }
+    Object.assign(services, own);
+    servicesByModule.set(manifest, own);
+    built.push({ manifest, context: { platform, uses, services: own } });
+  }
+  for (const { manifest, context } of built) {
+    for (const subscriber of manifest.subscribers?.(context) ?? []) platform.domainEvents.subscribe(subscriber);
+  }
+  return { services, built };
+}

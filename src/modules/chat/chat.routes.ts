@@ -16,13 +16,11 @@ const wantsStream = (req: Request) => (req.get('accept') ?? '').includes('text/e
 function eventStream(res: Response) {
   const send = (event: string, data: unknown) => {
     if (!res.headersSent) {
-      res
-        .status(200)
-        .set({
-          'Content-Type': 'text/event-stream; charset=utf-8',
-          'Cache-Control': 'no-cache, no-transform',
-          'X-Accel-Buffering': 'no',
-        });
+      res.status(200).set({
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-cache, no-transform',
+        'X-Accel-Buffering': 'no',
+      });
       res.flushHeaders();
     }
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
