@@ -7,9 +7,10 @@
 // module graph, compiling PGlite's WebAssembly, preparing the contract's validators), so files are
 // run in groups: each group is one generated entry file, importing its files one after the other,
 // each inside a suite named after it (a file's top-level hooks stay scoped to that file). Groups hold
-// files of one folder, at most TEST_GROUP_SIZE (8) of them; TEST_GROUP_SIZE=1 gives every file its
-// own process again. A file whose source contains the marker `test-runner: own process` always gets
-// one (the browser tests: AdminJS reads its settings once per process).
+// files in the order of their paths, folders crossed, at most TEST_GROUP_SIZE (8) of them;
+// TEST_GROUP_SIZE=1 gives every file its own process again. A file whose source contains the marker
+// `test-runner: own process` always gets one (the browser tests: AdminJS reads its settings once per
+// process).
 //
 // --test-timeout=N bounds each test file (its suite in the entry file, its tests included), not the
 // process running a group: the process gets N for each of its files, plus a minute to start.
@@ -58,8 +59,9 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// one folder per group, in order, cut at groupSize
+// in order, cut at groupSize (a group may span folders: every process saved is 7.5 s of CPU)
 const groups = [];
+let shared;
 const afterTheOthers = [];
 for (const file of files) {
   if (readFileSync(file, 'utf8').includes(AFTER_THE_OTHERS)) {
@@ -72,9 +74,8 @@ for (const file of files) {
     groups.push({ folder, files: [file], own: true });
     continue;
   }
-  const last = groups.at(-1);
-  if (last && !last.own && last.folder === folder && last.files.length < groupSize) last.files.push(file);
-  else groups.push({ folder, files: [file] });
+  if (shared && shared.files.length < groupSize) shared.files.push(file);
+  else groups.push((shared = { folder, files: [file] }));
 }
 
 // the entry files live in a folder of this run's own, removed when it ends (and, if the run was
