@@ -72,7 +72,6 @@ try {
   const token = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
   const times: number[] = [];
   const cpuTimes: number[] = [];
-  // biome-ignore lint/suspicious/noExplicitAny: the last round's result, printed as it is
   let last: any;
   for (let round = 0; round < ROUNDS; round++) {
     const { resource } = await buildSourceResource(organizationId, {

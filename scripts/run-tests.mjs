@@ -66,7 +66,10 @@ const afterTheOthers = [];
 for (const file of files) {
   if (readFileSync(file, 'utf8').includes(AFTER_THE_OTHERS)) {
     if (wholeSuite || targets.includes(file)) afterTheOthers.push(file);
-    else console.log(`# ${path.relative(root, file)} runs with the whole suite only (or when named): it checks the requests of every test file`);
+    else
+      console.log(
+        `# ${path.relative(root, file)} runs with the whole suite only (or when named): it checks the requests of every test file`,
+      );
     continue;
   }
   const folder = path.dirname(file);
@@ -90,7 +93,8 @@ const running = (pid) => {
   }
 };
 mkdirSync(groupsRoot, { recursive: true });
-for (const old of readdirSync(groupsRoot)) if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
+for (const old of readdirSync(groupsRoot))
+  if (!running(Number(old))) rmSync(path.join(groupsRoot, old), { recursive: true, force: true });
 const groupDir = path.join(groupsRoot, String(process.pid));
 mkdirSync(groupDir, { recursive: true });
 const timeoutFlag = nodeTestFlags.find((flag) => flag.startsWith('--test-timeout='));
@@ -113,8 +117,14 @@ let current;
 const run = (testFiles, filesPerProcess) =>
   new Promise((resolve) => {
     if (testFiles.length === 0) return resolve(0);
-    const flags = nodeTestFlags.map((flag) => (flag === timeoutFlag ? `--test-timeout=${fileTimeout * filesPerProcess + 60_000}` : flag));
-    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...testFiles], { cwd: root, stdio: 'inherit', env });
+    const flags = nodeTestFlags.map((flag) =>
+      flag === timeoutFlag ? `--test-timeout=${fileTimeout * filesPerProcess + 60_000}` : flag,
+    );
+    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...testFiles], {
+      cwd: root,
+      stdio: 'inherit',
+      env,
+    });
     current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 let stopped = false;

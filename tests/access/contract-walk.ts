@@ -17,7 +17,10 @@ export interface Operation {
 }
 
 const { document } = loadContract();
-const contract = document as unknown as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> } };
+const contract = document as unknown as {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema>; parameters: Record<string, Schema> };
+};
 
 function resolve(schema: Schema): Schema {
   let current = schema;
@@ -25,11 +28,14 @@ function resolve(schema: Schema): Schema {
   return current;
 }
 
-const parameterOf = (parameter: Schema): Schema => (parameter.$ref ? contract.components.parameters[String(parameter.$ref).split('/').pop()!]! : parameter);
+const parameterOf = (parameter: Schema): Schema =>
+  parameter.$ref ? contract.components.parameters[String(parameter.$ref).split('/').pop()!]! : parameter;
 
 function requiredHeaders(item: Schema, operation: Schema): Record<string, string> {
   const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map(parameterOf);
-  return Object.fromEntries(parameters.filter((p) => p.in === 'header' && p.required).map((p) => [p.name, String(sample(p.schema ?? {}))]));
+  return Object.fromEntries(
+    parameters.filter((p) => p.in === 'header' && p.required).map((p) => [p.name, String(sample(p.schema ?? {}))]),
+  );
 }
 
 /** The smallest value a schema accepts: required properties only, enums' first value, formats honoured. */
@@ -47,7 +53,10 @@ export function sample(input: Schema): unknown {
       // "at least one property": prefer an enumerated one (a status), which needs no outside world
       if (names.length < (schema.minProperties ?? 0)) {
         const enumerated = Object.keys(properties).filter((name) => resolve(properties[name]!).enum);
-        names = [...names, ...(enumerated.length ? enumerated : Object.keys(properties)).slice(0, schema.minProperties)];
+        names = [
+          ...names,
+          ...(enumerated.length ? enumerated : Object.keys(properties)).slice(0, schema.minProperties),
+        ];
       }
       return Object.fromEntries(names.map((name) => [name, sample(properties[name]!)]));
     }
@@ -85,13 +94,19 @@ export function operations(): Operation[] {
   return Object.entries(contract.paths).flatMap(([template, item]) =>
     METHODS.filter((method) => item[method]).map((method) => {
       const schema = item[method]!.requestBody?.content?.['application/json']?.schema;
-      return { method, template, headers: requiredHeaders(item, item[method]!), ...(schema ? { body: sample(schema) } : {}) };
+      return {
+        method,
+        template,
+        headers: requiredHeaders(item, item[method]!),
+        ...(schema ? { body: sample(schema) } : {}),
+      };
     }),
   );
 }
 
 /** Whether the operation's 200 answer is a paged list ({data, pagination}). */
 export function isList(operation: Operation): boolean {
-  const schema = contract.paths[operation.template]![operation.method]!.responses?.['200']?.content?.['application/json']?.schema;
+  const schema =
+    contract.paths[operation.template]![operation.method]!.responses?.['200']?.content?.['application/json']?.schema;
   return Boolean(schema && resolve(schema).properties?.pagination);
 }

@@ -25,9 +25,15 @@ const NOT_TENANT_SCOPED: ReadonlyArray<[RegExp, string]> = [
   [/^\/(health|ready)$/, 'process health, no records'],
   [/^\/api\/openapi\.json$/, 'the contract itself'],
   [/^\/api\/auth\//, "the caller's own credential, session and MFA"],
-  [/^\/api\/admin\//, 'platform administration: platform admins act across organizations (users, impersonation, jobs, outbox)'],
+  [
+    /^\/api\/admin\//,
+    'platform administration: platform admins act across organizations (users, impersonation, jobs, outbox)',
+  ],
   [/^\/api\/webhooks\/event-types$/, 'the catalog of event kinds, the same for everyone'],
-  [/^\/api\/public\//, "the anonymous public catalogue, addressed by the organization's slug (tests/library/catalog-public.test.ts)"],
+  [
+    /^\/api\/public\//,
+    "the anonymous public catalogue, addressed by the organization's slug (tests/library/catalog-public.test.ts)",
+  ],
 ];
 
 type PathValues = Record<string, string>;
@@ -46,14 +52,28 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
   '/api/resources': async (organizationId) => {
     const { resource, version } = await buildSourceResource(organizationId, { accessLevel: 'public' });
     const member = await buildMember(organizationId);
-    const entitlement = await ResourceEntitlement.create({ organizationId, resourceId: resource.id, memberId: member.id });
+    const entitlement = await ResourceEntitlement.create({
+      organizationId,
+      resourceId: resource.id,
+      memberId: member.id,
+    });
     const sequelize = ResourceEntitlement.sequelize!;
-    const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, { resourceIds: [resource.id] });
+    const categoryId = await buildCategory(sequelize, organizationId, `Fixture ${randomUUID().slice(0, 8)}`, {
+      resourceIds: [resource.id],
+    });
     const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
-    await recordEvents(sequelize, organizationId, [{ resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id }]);
+    await recordEvents(sequelize, organizationId, [
+      { resourceId: resource.id, kind: 'download', at: new Date(), userId: reader.id },
+    ]);
     const prefix = `orgs/${organizationId}/resources/${resource.id}/`;
     await resource.update({ thumbnailKey: `${prefix}thumb.webp`, featuredImageKey: `${prefix}featured` });
-    return { id: resource.id, version: String(version.version), entitlementId: entitlement.id, categoryId, userId: reader.id };
+    return {
+      id: resource.id,
+      version: String(version.version),
+      entitlementId: entitlement.id,
+      categoryId,
+      userId: reader.id,
+    };
   },
   '/api/uploads': async (organizationId) => {
     const uploadId = randomUUID();
@@ -71,8 +91,20 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
       eventTypes: ['member.created'],
       secretSealed: 'sealed',
     });
-    const event = await WebhookEvent.create({ id: `msg_${randomUUID()}`, organizationId, type: 'member.created', body: '{}', occurredAt: new Date() });
-    const delivery = await WebhookDelivery.create({ organizationId, subscriptionId: subscription.id, eventId: event.id, nextAttemptAt: null, status: 'failed' });
+    const event = await WebhookEvent.create({
+      id: `msg_${randomUUID()}`,
+      organizationId,
+      type: 'member.created',
+      body: '{}',
+      occurredAt: new Date(),
+    });
+    const delivery = await WebhookDelivery.create({
+      organizationId,
+      subscriptionId: subscription.id,
+      eventId: event.id,
+      nextAttemptAt: null,
+      status: 'failed',
+    });
     return { id: subscription.id, deliveryId: delivery.id };
   },
 };
@@ -80,7 +112,10 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
 /** A chat conversation of organization A's admin (history is the asker's own) and a low-confidence question (content gaps). */
 async function chatFixture(organizationId: string): Promise<PathValues> {
   const sequelize = WebhookEvent.sequelize!;
-  const [[admin]] = (await sequelize.query(`SELECT id FROM users WHERE organization_id = $1 AND role = 'ROLE_CLIENT_ADMIN' LIMIT 1`, { bind: [organizationId] })) as [Array<{ id: string }>, unknown];
+  const [[admin]] = (await sequelize.query(
+    `SELECT id FROM users WHERE organization_id = $1 AND role = 'ROLE_CLIENT_ADMIN' LIMIT 1`,
+    { bind: [organizationId] },
+  )) as [Array<{ id: string }>, unknown];
   const question = `gap question ${randomUUID()}`;
   const [[conversation]] = (await sequelize.query(
     `INSERT INTO chat_conversations (organization_id, asker_type, asker_id, title) VALUES ($1, 'user', $2, $3) RETURNING id`,
@@ -96,7 +131,8 @@ FIXTURES['/api/resources/chat/history'] = chatFixture;
 FIXTURES['/api/resources/reports/content-gaps'] = chatFixture;
 
 const exception = (operation: Operation) => NOT_TENANT_SCOPED.find(([pattern]) => pattern.test(operation.template));
-const collectionOf = (template: string) => Object.keys(FIXTURES).find((prefix) => template === prefix || template.startsWith(`${prefix}/`));
+const collectionOf = (template: string) =>
+  Object.keys(FIXTURES).find((prefix) => template === prefix || template.startsWith(`${prefix}/`));
 const fill = (template: string, values: PathValues) =>
   template.replace(/\{(\w+)\}/g, (_, name: string) => {
     assert.ok(values[name], `no fixture value for {${name}} in ${template}`);
@@ -111,7 +147,9 @@ describe('tenant isolation, walked from the contract', () => {
   const values: Record<string, PathValues> = {};
   const scoped = operations().filter((operation) => !exception(operation));
   const addressed = scoped.filter((operation) => operation.template.includes('{'));
-  const lists = scoped.filter((operation) => !operation.template.includes('{') && operation.method === 'get' && isList(operation));
+  const lists = scoped.filter(
+    (operation) => !operation.template.includes('{') && operation.method === 'get' && isList(operation),
+  );
 
   before(async () => {
     t = await startTestApp();
@@ -124,7 +162,9 @@ describe('tenant isolation, walked from the contract', () => {
   after(() => t.close());
 
   it('when the contract is read, then every tenant-scoped operation with an {id} and every list has a fixture', () => {
-    const missing = [...addressed, ...lists].filter((operation) => !collectionOf(operation.template)).map((o) => `${o.method.toUpperCase()} ${o.template}`);
+    const missing = [...addressed, ...lists]
+      .filter((operation) => !collectionOf(operation.template))
+      .map((o) => `${o.method.toUpperCase()} ${o.template}`);
     assert.deepEqual(missing, [], `add a fixture (or a NOT_TENANT_SCOPED reason) for:\n${missing.join('\n')}`);
     assert.ok(addressed.length >= 15, `expected the walk to find the {id} operations, found ${addressed.length}`);
     assert.ok(lists.length >= 5, `expected the walk to find the lists, found ${lists.length}`);
@@ -135,7 +175,11 @@ describe('tenant isolation, walked from the contract', () => {
       const url = fill(operation.template, values[collectionOf(operation.template)!]!);
       const request = t.http[operation.method](url).set(bearer(tokenB)).set(operation.headers);
       const res = await (operation.body === undefined ? request : request.send(operation.body as object));
-      assert.equal(res.status, 404, `${operation.method.toUpperCase()} ${operation.template}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.equal(
+        res.status,
+        404,
+        `${operation.method.toUpperCase()} ${operation.template}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
       expectProblem(res, 404, 'not_found');
       assert.ok(!JSON.stringify(res.body).includes(organizationA), `${operation.template} names organization A`);
     }
@@ -143,21 +187,30 @@ describe('tenant isolation, walked from the contract', () => {
 
   it("when another organization lists, then no row of organization A appears (and A's own lists show them)", async () => {
     // record ids only: a path value such as a version number (`1`) would match any text
-    const idsOfA = Object.values(values).flatMap(Object.values).filter((value) => /^[0-9a-f-]{36}$/.test(value));
+    const idsOfA = Object.values(values)
+      .flatMap(Object.values)
+      .filter((value) => /^[0-9a-f-]{36}$/.test(value));
     for (const operation of lists) {
       const theirs = await t.http.get(operation.template).set(bearer(tokenB));
       assert.equal(theirs.status, 200, `${operation.template}: ${theirs.status} ${JSON.stringify(theirs.body)}`);
       const text = JSON.stringify(theirs.body);
-      for (const id of [organizationA, ...idsOfA]) assert.ok(!text.includes(id), `${operation.template} shows ${id} of organization A`);
+      for (const id of [organizationA, ...idsOfA])
+        assert.ok(!text.includes(id), `${operation.template} shows ${id} of organization A`);
       const ours = await t.http.get(operation.template).set(bearer(tokenA)).expect(200);
       const own = Object.values(values[collectionOf(operation.template)!]!);
-      assert.ok(own.some((id) => JSON.stringify(ours.body).includes(id)), `${operation.template}: organization A does not see its own record`);
+      assert.ok(
+        own.some((id) => JSON.stringify(ours.body).includes(id)),
+        `${operation.template}: organization A does not see its own record`,
+      );
     }
   });
 
   it("when the walk is over, then organization A's records are untouched and its own admin still reads each one", async () => {
     for (const operation of addressed.filter((o) => o.method === 'get' && /^\/api\/[\w-]+\/\{id\}$/.test(o.template))) {
-      await t.http.get(fill(operation.template, values[collectionOf(operation.template)!]!)).set(bearer(tokenA)).expect(200);
+      await t.http
+        .get(fill(operation.template, values[collectionOf(operation.template)!]!))
+        .set(bearer(tokenA))
+        .expect(200);
     }
     assert.equal((await WebhookDelivery.findByPk(values['/api/webhooks']!.deliveryId))?.status, 'failed');
   });

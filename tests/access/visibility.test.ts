@@ -22,9 +22,17 @@ describe('row visibility by role', () => {
   before(async () => {
     t = await startTestApp();
     organizationId = (await buildOrganization()).id;
-    for (const status of ['draft', 'published', 'cancelled'] as const) events[status] = (await buildEvent(organizationId, { status, title: `Event ${status}` })).id;
-    for (const status of ['draft', 'published', 'archived'] as const) courses[status] = (await buildCourse(organizationId, { status, title: `Course ${status}` })).id;
-    for (const role of ['ROLE_MEMBER', 'ROLE_SPONSOR_USER', 'ROLE_SPONSOR_ADMIN', 'ROLE_CLIENT_USER', 'ROLE_CLIENT_ADMIN'] as const) {
+    for (const status of ['draft', 'published', 'cancelled'] as const)
+      events[status] = (await buildEvent(organizationId, { status, title: `Event ${status}` })).id;
+    for (const status of ['draft', 'published', 'archived'] as const)
+      courses[status] = (await buildCourse(organizationId, { status, title: `Course ${status}` })).id;
+    for (const role of [
+      'ROLE_MEMBER',
+      'ROLE_SPONSOR_USER',
+      'ROLE_SPONSOR_ADMIN',
+      'ROLE_CLIENT_USER',
+      'ROLE_CLIENT_ADMIN',
+    ] as const) {
       tokens[role] = await tokenFor(t, await buildUser({ role, organizationId }));
     }
     tokens.API_KEY = (await buildApiKey(organizationId)).secret;
@@ -56,7 +64,9 @@ describe('row visibility by role', () => {
 
   it('when a member exports events as CSV, then the export has the same rows as the list', async () => {
     const res = await t.http.get('/api/events').set(bearer(tokens.ROLE_MEMBER!)).set('Accept', 'text/csv').expect(200);
-    const ids = parseCsv(res.text).slice(1).map((row) => row[0]);
+    const ids = parseCsv(res.text)
+      .slice(1)
+      .map((row) => row[0]);
     sameSet(ids as string[], [events.published, events.cancelled]);
   });
 

@@ -49,8 +49,20 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     ({ admin } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal' }));
     const org = await buildOrganization({ name: 'Portal Org' });
-    mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@portal.test' });
-    await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
+    mary = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_MEMBER',
+      firstName: 'Mary',
+      lastName: 'Member',
+      email: 'mary@portal.test',
+    });
+    await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_CLIENT_ADMIN',
+      firstName: 'Carl',
+      lastName: 'Client',
+      email: 'carl@portal.test',
+    });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
     await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
@@ -71,7 +83,7 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await other.route(offlineOnly, (route) => route.abort());
     const visitor = await other.newPage();
     const refusal = async (message: RegExp) => {
-      await visitor.locator('text=' + message.source).waitFor({ timeout: 30_000 });
+      await visitor.locator(`text=${message.source}`).waitFor({ timeout: 30_000 });
       assert.ok(visitor.url().endsWith('/admin/login'));
     };
     await login(visitor, 'carl@portal.test', PASSWORD, '');
@@ -90,7 +102,9 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.ok((sessions as { n: number }).n >= 1, 'the session is kept in PostgreSQL');
     await page.goto(`${base}/admin/resources/users`);
     await page.waitForSelector('tbody tr');
-    const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
+    const headers = (
+      await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))
+    ).filter(Boolean);
     assert.deepEqual(headers, ['Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created']);
     assert.equal(await page.locator('tbody tr').count(), 3);
 
@@ -100,7 +114,10 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await page.waitForURL(/filters\.name=mary/);
     await page.locator('form[data-css="users-filter-drawer"] button').first().click();
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-    assert.match((await page.textContent('tbody')) ?? '', /Mary Member.*mary@portal\.test.*Member.*Portal Org.*Active/s);
+    assert.match(
+      (await page.textContent('tbody')) ?? '',
+      /Mary Member.*mary@portal\.test.*Member.*Portal Org.*Active/s,
+    );
   });
 
   it('when the filtered list is exported, then the CSV download holds exactly the filtered rows', async () => {
@@ -110,7 +127,10 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.match(download.suggestedFilename(), /^users-\d{4}-\d{2}-\d{2}\.csv$/);
     const rows = parseCsv(await readFile((await download.path())!, 'utf8'));
     assert.deepEqual(rows[0], ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created']);
-    assert.deepEqual(rows.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]]), [[mary.id, 'Mary Member', 'mary@portal.test', 'Member', 'Portal Org', 'Active']]);
+    assert.deepEqual(
+      rows.slice(1).map((r) => [r[0], r[1], r[2], r[3], r[4], r[5]]),
+      [[mary.id, 'Mary Member', 'mary@portal.test', 'Member', 'Portal Org', 'Active']],
+    );
   });
 
   it('when an impersonation is started from the grid, then a banner shows while it lasts and the exit button ends it', async () => {
@@ -124,7 +144,9 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     const banner = page.locator('[data-testid=impersonation-banner]');
     await banner.waitFor();
     assert.match((await banner.textContent()) ?? '', /Impersonating Mary Member \(mary@portal\.test\) · read-only/);
-    const open = await ImpersonationSession.findOne({ where: { adminId: admin.id, targetUserId: mary.id, endedAt: null } });
+    const open = await ImpersonationSession.findOne({
+      where: { adminId: admin.id, targetUserId: mary.id, endedAt: null },
+    });
     assert.equal(open?.reason, 'browser test');
 
     await page.goto(`${base}/admin/resources/organizations`);
@@ -163,7 +185,15 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
   });
 
   it('when the other resources are opened, then each one lists its records', async () => {
-    for (const resource of ['organizations', 'api_keys', 'audit_log', 'impersonation_sessions', 'impersonation_requests', 'mail_outbox', 'jobs']) {
+    for (const resource of [
+      'organizations',
+      'api_keys',
+      'audit_log',
+      'impersonation_sessions',
+      'impersonation_requests',
+      'mail_outbox',
+      'jobs',
+    ]) {
       const [listed] = await Promise.all([
         page.waitForResponse((res) => res.url().includes(`/admin/api/resources/${resource}/actions/list`)),
         page.goto(`${base}/admin/resources/${resource}`),
@@ -173,7 +203,7 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
       assert.equal(body.records.length, Math.min(body.meta.total, 25), resource);
     }
     const audit = await (await page.request.get(`${base}/admin/api/resources/audit_log/actions/list`)).json();
-    assert.ok(audit.meta.total > 0, 'the audit log has the portal\'s own changes');
+    assert.ok(audit.meta.total > 0, "the audit log has the portal's own changes");
   });
 
   it('when the admin tries to delete their own account in the portal, then the refusal rule shows and nothing is deleted', async () => {

@@ -28,7 +28,10 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
 
   before(async () => {
     bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ dnsLookup: stubDns({ 'hooks.example.test': ['93.184.216.34'] }).lookup, env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp({
+      dnsLookup: stubDns({ 'hooks.example.test': ['93.184.216.34'] }).lookup,
+      env: { ADMIN_JS_TMP_DIR: bundleDir },
+    });
     const { admin, token, mfaToken } = await buildAdmin(t);
     const org = await buildOrganization();
     await buildApiKey(org.id);
@@ -36,25 +39,49 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     const resource = await buildResource(t.db.sequelize, org.id);
     await buildCategory(t.db.sequelize, org.id, 'Exposure category', { resourceIds: [resource.id] });
     // a user created with a generated password: its welcome e-mail carries the password
-    const created = await t.http.post('/api/admin/users').set(bearer(token))
-      .send({ firstName: 'Gina', lastName: 'Generated', email: 'gina@exposure.test', role: 'ROLE_MEMBER', organizationId: org.id, generatePassword: true }).expect(201);
+    const created = await t.http
+      .post('/api/admin/users')
+      .set(bearer(token))
+      .send({
+        firstName: 'Gina',
+        lastName: 'Generated',
+        email: 'gina@exposure.test',
+        role: 'ROLE_MEMBER',
+        organizationId: org.id,
+        generatePassword: true,
+      })
+      .expect(201);
     const mail = await OutboxMessage.findOne({ where: { userId: created.body.id } });
     generatedPassword = /temporary password is: (\S+)/.exec(mail!.textBody!)![1]!;
     // a webhook subscription (sealed secret) and a member change (an event payload with member data)
     const clientAdmin = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN' });
     const clientToken = await tokenFor(t, clientAdmin);
-    await t.http.post('/api/webhooks').set(bearer(clientToken)).send({ url: 'https://hooks.example.test/in', events: ['member.created'] }).expect(201);
+    await t.http
+      .post('/api/webhooks')
+      .set(bearer(clientToken))
+      .send({ url: 'https://hooks.example.test/in', events: ['member.created'] })
+      .expect(201);
     memberEmail = 'private.member@exposure.test';
-    await t.http.post('/api/members').set(bearer(clientToken)).send({ firstName: 'Private', lastName: 'Person', email: memberEmail }).expect(201);
+    await t.http
+      .post('/api/members')
+      .set(bearer(clientToken))
+      .send({ firstName: 'Private', lastName: 'Person', email: memberEmail })
+      .expect(201);
     // an impersonation session with one request made in it
-    const started = await t.http.post(`/api/admin/users/${created.body.id}/impersonate`).set(bearer(mfaToken)).expect(201);
+    const started = await t.http
+      .post(`/api/admin/users/${created.body.id}/impersonate`)
+      .set(bearer(mfaToken))
+      .expect(201);
     await t.http.get('/api/auth/me').set(bearer(started.body.accessToken)).expect(200);
     await t.http.delete('/api/admin/impersonate').set(bearer(mfaToken)).expect(200);
 
     portal = supertest.agent(t.app);
-    await portal.post('/admin/login').type('form')
+    await portal
+      .post('/admin/login')
+      .type('form')
       .send({ email: admin.email, password: PASSWORD, otp: totpCode(mfaSecretOf(admin)!, t.clock.now()) })
-      .expect(302).expect('Location', '/admin');
+      .expect(302)
+      .expect('Location', '/admin');
   });
   after(async () => {
     await t?.close();
@@ -72,7 +99,9 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       assert.equal(status, 200, `${resource}: ${text.slice(0, 300)}`);
       assert.ok(body.meta.total > 0, `${resource} has records to check`);
       for (const record of body.records) {
-        const extra = Object.keys(record.params).filter((key) => !(allowed as readonly string[]).includes(key.split('.')[0]!));
+        const extra = Object.keys(record.params).filter(
+          (key) => !(allowed as readonly string[]).includes(key.split('.')[0]!),
+        );
         assert.deepEqual(extra, [], `${resource} sends only allow-listed properties`);
       }
     }
@@ -80,18 +109,27 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
 
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {
     const { body, text } = await list('mail_outbox');
-    const welcome = body.records.find((r) => r.params.toAddress === 'gina@exposure.test' && r.params.template === 'welcome')!;
+    const welcome = body.records.find(
+      (r) => r.params.toAddress === 'gina@exposure.test' && r.params.template === 'welcome',
+    )!;
     assert.match(String(welcome.params.redactedText), /Your temporary password is: \[redacted\]/);
     const shown = await portal.get(`/admin/api/resources/mail_outbox/records/${welcome.id}/show`).expect(200);
     assert.equal(shown.body.record.params.textBody, undefined);
-    assert.ok(!text.includes(generatedPassword) && !shown.text.includes(generatedPassword), 'the password is not in any response');
+    assert.ok(
+      !text.includes(generatedPassword) && !shown.text.includes(generatedPassword),
+      'the password is not in any response',
+    );
   });
 
   it('when a hidden column is used to filter or sort, then it is ignored rather than answered', async () => {
     const all = await list('mail_outbox');
     const filtered = await list('mail_outbox', `?filters.textBody=${encodeURIComponent(generatedPassword)}`);
     assert.equal(filtered.status, 200);
-    assert.equal(filtered.body.meta.total, all.body.meta.total, 'a filter on the body would have narrowed the list to one');
+    assert.equal(
+      filtered.body.meta.total,
+      all.body.meta.total,
+      'a filter on the body would have narrowed the list to one',
+    );
     assert.equal((await list('mail_outbox', '?sortBy=textBody&direction=asc')).status, 200);
   });
 
@@ -104,7 +142,15 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
   });
 
   it('when a model the portal does not opt into is requested, then it is not there', async () => {
-    for (const resource of ['members', 'events', 'courses', 'webhook_events', 'webhook_attempts', 'password_tokens', 'users_raw']) {
+    for (const resource of [
+      'members',
+      'events',
+      'courses',
+      'webhook_events',
+      'webhook_attempts',
+      'password_tokens',
+      'users_raw',
+    ]) {
       const { status, text } = await list(resource);
       assert.notEqual(status, 200, resource);
       assert.ok(!text.includes(memberEmail), `${resource} leaks no member data`);

@@ -51,7 +51,13 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     const { sequelize } = t.db;
     const guide = await buildResource(sequelize, acme.id, { name: 'Member guide', sizeBytes: 3 * 1024 * 1024 });
     guideId = guide.id;
-    await buildResource(sequelize, acme.id, { name: 'Welcome video', type: 'video', format: 'mp4', accessLevel: 'public', sizeBytes: 1024 * 1024 });
+    await buildResource(sequelize, acme.id, {
+      name: 'Welcome video',
+      type: 'video',
+      format: 'mp4',
+      accessLevel: 'public',
+      sizeBytes: 1024 * 1024,
+    });
     await buildResource(sequelize, small.id, { name: 'Small notes', status: 'draft', sizeBytes: 2048 });
     await buildCategory(sequelize, acme.id, 'Handbooks', { resourceIds: [guide.id] });
     await buildCategory(sequelize, small.id, 'Archive', { archived: true });
@@ -138,9 +144,17 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
 
   it('when the portal API is asked to edit or delete a library record directly, then nothing changes', async () => {
     const agent = supertest.agent(t.app);
-    await agent.post('/admin/login').type('form').send({ email: adminEmail, password: PASSWORD, otp: otp() }).expect(302);
-    for (const action of ['edit', 'delete']) await agent.post(`/admin/api/resources/library_resources/records/${guideId}/${action}`).send({ name: 'Renamed' });
-    const [[row]] = (await t.db.sequelize.query(`SELECT name FROM resources WHERE id = $1`, { bind: [guideId] })) as [Array<{ name: string }>, unknown];
+    await agent
+      .post('/admin/login')
+      .type('form')
+      .send({ email: adminEmail, password: PASSWORD, otp: otp() })
+      .expect(302);
+    for (const action of ['edit', 'delete'])
+      await agent.post(`/admin/api/resources/library_resources/records/${guideId}/${action}`).send({ name: 'Renamed' });
+    const [[row]] = (await t.db.sequelize.query(`SELECT name FROM resources WHERE id = $1`, { bind: [guideId] })) as [
+      Array<{ name: string }>,
+      unknown,
+    ];
     assert.equal(row?.name, 'Member guide', 'neither renamed nor deleted');
   });
 });

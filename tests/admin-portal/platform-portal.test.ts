@@ -15,7 +15,7 @@ import { ImpersonationRequest } from '../../src/modules/impersonation/impersonat
 import { ImpersonationSession } from '../../src/modules/impersonation/impersonation-session.model.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { Organization } from '../../src/modules/organizations/organization.model.ts';
-import { User } from '../../src/modules/users/user.model.ts';
+import type { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
@@ -59,8 +59,21 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     ({ admin } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal' }));
     org = await buildOrganization({ name: 'Acme Guild', plan: 'enterprise' });
     await buildOrganization({ name: 'Small Guild', plan: 'standard' });
-    mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@platform.test' });
-    await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@platform.test', status: 'suspended' });
+    mary = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_MEMBER',
+      firstName: 'Mary',
+      lastName: 'Member',
+      email: 'mary@platform.test',
+    });
+    await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_CLIENT_ADMIN',
+      firstName: 'Carl',
+      lastName: 'Client',
+      email: 'carl@platform.test',
+      status: 'suspended',
+    });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
     await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
@@ -90,16 +103,24 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.match(await text('organizations-by-plan'), /enterprise\s*1/);
     assert.match(await text('organizations-by-plan'), /standard\s*1/);
     const unsent = await count("SELECT count(*)::int AS n FROM mail_outbox WHERE status <> 'sent'");
-    assert.match(await text('attention'), new RegExp(`0 open impersonation sessions.*${unsent} outbox messages not sent`));
+    assert.match(
+      await text('attention'),
+      new RegExp(`0 open impersonation sessions.*${unsent} outbox messages not sent`),
+    );
     assert.match(await text('mfa'), /MFA is enabled for your account/);
     // the admin's MFA enrolment is in the audit log, with the admin's name linking to their record
     const recent = page.locator('[data-testid=recent-audit]');
     assert.match((await recent.textContent()) ?? '', /user\.mfa_enabled.*Petra Portal/s);
-    assert.equal(await recent.locator(`a[href$="/resources/users/records/${admin.id}/show"]`).count() > 0, true);
+    assert.equal((await recent.locator(`a[href$="/resources/users/records/${admin.id}/show"]`).count()) > 0, true);
   });
 
   it('when an admin without MFA opens the dashboard, then they can enrol there with the secret shown and a code', async () => {
-    nora = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', firstName: 'Nora', lastName: 'Nomfa', email: 'nora@platform.test' });
+    nora = await buildUser({
+      role: 'ROLE_PLATFORM_ADMIN',
+      firstName: 'Nora',
+      lastName: 'Nomfa',
+      email: 'nora@platform.test',
+    });
     const other = await browser.newContext();
     await other.route(offlineOnly, (route) => route.abort());
     const visitor = await other.newPage();
@@ -126,10 +147,25 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.waitForSelector('tbody tr');
     await shot(page, 'organizations-list');
     await page.getByRole('heading', { name: /^Organizations/ }).waitFor();
-    const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
-    assert.deepEqual(headers, ['Name', 'Slug', 'Plan', 'Environment', 'Status', 'Users', 'Members', 'Active API keys', 'Created']);
+    const headers = (
+      await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))
+    ).filter(Boolean);
+    assert.deepEqual(headers, [
+      'Name',
+      'Slug',
+      'Plan',
+      'Environment',
+      'Status',
+      'Users',
+      'Members',
+      'Active API keys',
+      'Created',
+    ]);
     const acme = page.locator('tbody tr', { hasText: 'Acme Guild' });
-    assert.match(((await acme.textContent()) ?? '').replace(/\s+/g, ' '), /Acme Guild.*Enterprise.*Production.*Active\s*2\s*0\s*0/);
+    assert.match(
+      ((await acme.textContent()) ?? '').replace(/\s+/g, ' '),
+      /Acme Guild.*Enterprise.*Production.*Active\s*2\s*0\s*0/,
+    );
   });
 
   it('when an organization is created in the portal form, then OrganizationService creates and audits it, and a malformed slug is refused in the form', async () => {
@@ -148,7 +184,12 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.waitForURL((url) => !url.pathname.endsWith('/actions/new'));
     const created = await Organization.findOne({ where: { slug: 'new-guild' } });
     assert.equal(created?.plan, 'professional');
-    assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'organization.created' AND target_id = '${created!.id}'`), 1);
+    assert.equal(
+      await count(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'organization.created' AND target_id = '${created!.id}'`,
+      ),
+      1,
+    );
     await create('Another New Guild', 'new-guild');
     await page.locator('text=Another organization already uses this slug').first().waitFor();
   });
@@ -163,12 +204,20 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.locator('text=Acme Guild: plan changed').first().waitFor();
     await org.reload();
     assert.equal(org.plan, 'professional');
-    assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' AND after->>'plan' = 'professional'`), 1);
+    assert.equal(
+      await count(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' AND after->>'plan' = 'professional'`,
+      ),
+      1,
+    );
   });
 
   it('when an organization is suspended and reactivated from its page, then the service changes its status each time (and a bare GET of the action changes nothing)', async () => {
     // what a link from another site could make the admin's browser do: the action acts only on POST
-    assert.equal((await page.request.get(`${base}/admin/api/resources/organizations/records/${org.id}/suspend`)).status(), 200);
+    assert.equal(
+      (await page.request.get(`${base}/admin/api/resources/organizations/records/${org.id}/suspend`)).status(),
+      200,
+    );
     await org.reload();
     assert.equal(org.status, 'active');
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
@@ -179,7 +228,11 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.equal(org.status, 'suspended');
     assert.ok(org.suspendedAt);
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
-    assert.equal(await page.locator('[data-testid=action-suspend]').count(), 0, 'a suspended organization offers Reactivate instead');
+    assert.equal(
+      await page.locator('[data-testid=action-suspend]').count(),
+      0,
+      'a suspended organization offers Reactivate instead',
+    );
     await page.click('[data-testid=action-reactivate]');
     await page.click('[data-testid=confirm-action]');
     await page.locator('text=Acme Guild: reactivated').first().waitFor();
@@ -196,7 +249,10 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   });
 
   it('when an audit entry is opened, then Before and After show the changed record, and who and what are names linking to their pages', async () => {
-    const [entry] = (await t.db.sequelize.query(`SELECT id::text AS id FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' ORDER BY id LIMIT 1`, { type: 'SELECT' })) as Array<{ id: string }>;
+    const [entry] = (await t.db.sequelize.query(
+      `SELECT id::text AS id FROM audit_log WHERE action = 'organization.updated' AND target_id = '${org.id}' ORDER BY id LIMIT 1`,
+      { type: 'SELECT' },
+    )) as Array<{ id: string }>;
     await page.goto(`${base}/admin/resources/audit_log/records/${entry!.id}/show`);
     await page.waitForSelector('[data-testid=json-before]');
     await shot(page, 'audit-entry');
@@ -217,30 +273,69 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin/resources/audit_log?filters.user=${nora.id}`);
     await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, made);
     const rows = await page.$$eval('tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
-    assert.ok(rows.every((row) => row.includes('Nora Nomfa') && !row.includes('Petra Portal')), rows.join('\n'));
+    assert.ok(
+      rows.every((row) => row.includes('Nora Nomfa') && !row.includes('Petra Portal')),
+      rows.join('\n'),
+    );
   });
 
   it('when impersonation sessions are listed, then each shows the admin and target by name, duration and the number of actions performed', async () => {
     const now = t.clock.now().getTime();
-    const session = await ImpersonationSession.create({ adminId: admin.id, targetUserId: mary.id, mode: 'read_only', reason: 'support ticket', startedAt: new Date(now - 5 * 60_000), expiresAt: new Date(now + 10 * 60_000), endedAt: new Date(now - 60_000), endReason: 'exited' });
+    const session = await ImpersonationSession.create({
+      adminId: admin.id,
+      targetUserId: mary.id,
+      mode: 'read_only',
+      reason: 'support ticket',
+      startedAt: new Date(now - 5 * 60_000),
+      expiresAt: new Date(now + 10 * 60_000),
+      endedAt: new Date(now - 60_000),
+      endReason: 'exited',
+    });
     for (const path of ['/api/members', '/api/events']) {
-      await ImpersonationRequest.create({ sessionId: session.id, adminId: admin.id, targetUserId: mary.id, method: 'GET', path, statusCode: 200, requestId: `req-${path}`, occurredAt: new Date(now - 3 * 60_000) });
+      await ImpersonationRequest.create({
+        sessionId: session.id,
+        adminId: admin.id,
+        targetUserId: mary.id,
+        method: 'GET',
+        path,
+        statusCode: 200,
+        requestId: `req-${path}`,
+        occurredAt: new Date(now - 3 * 60_000),
+      });
     }
     await page.goto(`${base}/admin/resources/impersonation_sessions`);
     await page.waitForSelector('tbody tr');
     await shot(page, 'impersonation-sessions');
-    const headers = (await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))).filter(Boolean);
-    assert.deepEqual(headers, ['Admin', 'Target user', 'Mode', 'Started', 'Ended', 'Duration', 'Actions performed', 'End reason']);
+    const headers = (
+      await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))
+    ).filter(Boolean);
+    assert.deepEqual(headers, [
+      'Admin',
+      'Target user',
+      'Mode',
+      'Started',
+      'Ended',
+      'Duration',
+      'Actions performed',
+      'End reason',
+    ]);
     const row = ((await page.textContent('tbody tr')) ?? '').replace(/\s+/g, ' ');
     assert.match(row, /Petra Portal.*Mary Member.*read_only.*4 min 00 s.*2.*exited/);
     await page.goto(`${base}/admin/resources/impersonation_sessions/records/${session.id}/show`);
     await page.getByRole('heading', { name: 'Impersonation session', exact: true }).waitFor();
-    assert.match(((await page.textContent('section, main, body')) ?? '').replace(/\s+/g, ' '), /Admin\s*Petra Portal.*Target user\s*Mary Member.*support ticket/);
+    assert.match(
+      ((await page.textContent('section, main, body')) ?? '').replace(/\s+/g, ' '),
+      /Admin\s*Petra Portal.*Target user\s*Mary Member.*support ticket/,
+    );
   });
 
   it('when a failed job is retried and then cancelled from its page, then the jobs service does it in pg-boss and audits it', async () => {
     const boss = t.container.queue.pgBoss;
-    const id = (await boss.send('webhook.deliver', { deliveryId: '00000000-0000-4000-8000-000000000000', attempt: 0 }, { retryLimit: 0 }))!;
+    const id = (await boss.send(
+      'webhook.deliver',
+      { deliveryId: '00000000-0000-4000-8000-000000000000', attempt: 0 },
+      { retryLimit: 0 },
+    ))!;
     await boss.fail('webhook.deliver', id, { message: 'connect ECONNREFUSED 10.0.0.1:443' });
     await page.goto(`${base}/admin/resources/jobs?filters.state=failed`);
     await page.waitForSelector('tbody tr');
@@ -250,7 +345,12 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.click('[data-testid=action-retry]');
     await page.click('[data-testid=confirm-action]');
     await page.locator('text=Job webhook.deliver: queued to run again').first().waitFor();
-    const state = async () => ((await t.db.sequelize.query(`SELECT state::text AS state FROM pgboss.job WHERE id = '${id}'`, { plain: true })) as { state: string }).state;
+    const state = async () =>
+      (
+        (await t.db.sequelize.query(`SELECT state::text AS state FROM pgboss.job WHERE id = '${id}'`, {
+          plain: true,
+        })) as { state: string }
+      ).state;
     assert.equal(await state(), 'retry');
     await page.goto(`${base}/admin/resources/jobs/records/${id}/show`);
     assert.equal(await page.locator('[data-testid=action-retry]').count(), 0, 'only a failed job offers Retry');
@@ -258,7 +358,12 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.click('[data-testid=confirm-action]');
     await page.locator('text=Job webhook.deliver: cancelled').first().waitFor();
     assert.equal(await state(), 'cancelled');
-    assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE target_id = '${id}' AND action IN ('job.retried', 'job.cancelled') AND actor_id = '${admin.id}'`), 2);
+    assert.equal(
+      await count(
+        `SELECT count(*)::int AS n FROM audit_log WHERE target_id = '${id}' AND action IN ('job.retried', 'job.cancelled') AND actor_id = '${admin.id}'`,
+      ),
+      2,
+    );
   });
 
   it('when an outbox message is opened, then To, Subject and Status come first and the redacted text is previewed as escaped text', async () => {
@@ -269,20 +374,28 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       subject: 'Welcome to Guildhall',
       textBody: 'Your temporary password is: hunter2-secret',
       htmlBody: '<p>Your temporary password is: <b>hunter2-secret</b></p>',
-      redactedText: 'Hello Mary,\n<b>not bold</b><img src=x onerror="window.__pwned=1">\nYour temporary password is: [redacted]',
+      redactedText:
+        'Hello Mary,\n<b>not bold</b><img src=x onerror="window.__pwned=1">\nYour temporary password is: [redacted]',
       status: 'queued',
       attempts: 0,
     });
     await page.goto(`${base}/admin/resources/mail_outbox/records/${message.id}/show`);
     await page.waitForSelector('[data-testid=mail-preview]');
     await shot(page, 'outbox-message');
-    const labels = await page.$$eval('section label, [data-css="mail_outbox-show"] label, label', (ls) => ls.map((l) => l.textContent?.trim() ?? '').filter(Boolean));
-    assert.deepEqual(labels.slice(labels.indexOf('To'), labels.indexOf('To') + 4), ['To', 'Subject', 'Status', 'Message (secrets removed)']);
+    const labels = await page.$$eval('section label, [data-css="mail_outbox-show"] label, label', (ls) =>
+      ls.map((l) => l.textContent?.trim() ?? '').filter(Boolean),
+    );
+    assert.deepEqual(labels.slice(labels.indexOf('To'), labels.indexOf('To') + 4), [
+      'To',
+      'Subject',
+      'Status',
+      'Message (secrets removed)',
+    ]);
     const preview = page.locator('[data-testid=mail-preview]');
     assert.match((await preview.textContent()) ?? '', /<b>not bold<\/b><img src=x onerror="window.__pwned=1">/);
     assert.equal(await preview.locator('b, img').count(), 0, 'markup is shown as text, not rendered');
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
-    assert.ok(!((await page.content()).includes('hunter2-secret')), 'the stored bodies never reach the page');
+    assert.ok(!(await page.content()).includes('hunter2-secret'), 'the stored bodies never reach the page');
   });
 
   it('when an admin logs in for the first time, then the navigation opens on the Platform group with Users first, and a group they open stays open after a reload', async () => {
@@ -291,7 +404,10 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     const visitor = await wide.newPage();
     visitor.setDefaultTimeout(60_000);
     await login(visitor, admin.email, totpCode(mfaSecretOf(admin)!, t.clock.now()));
-    const link = (resource: string) => visitor.locator(`nav a[href$="/admin/resources/${resource}"], section a[href$="/admin/resources/${resource}"]`).first();
+    const link = (resource: string) =>
+      visitor
+        .locator(`nav a[href$="/admin/resources/${resource}"], section a[href$="/admin/resources/${resource}"]`)
+        .first();
     await link('users').waitFor({ state: 'visible' });
     await shot(visitor, 'navigation');
     assert.equal(await link('audit_log').isVisible(), false, 'other groups start closed');

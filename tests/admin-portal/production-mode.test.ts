@@ -67,20 +67,27 @@ describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 36
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-portal-prebuilt-'));
     database = await createTestDatabase();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'admin/build-bundle.ts'), path.join(dataDir, 'bundle')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), path.join(root, 'admin/build-bundle.ts'), path.join(dataDir, 'bundle')],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      },
+    );
     assert.match(stdout, /components bundled into/);
-    service = await startChildService({
-      NODE_ENV: 'production',
-      APP_SECRET: 'production-secret-production-secret-0123',
-      SMTP_URL: 'smtp://127.0.0.1:2525',
-      DATA_DIR: dataDir,
-      ADMIN_JS_TMP_DIR: path.join(dataDir, 'bundle'),
-      ADMIN_JS_SKIP_BUNDLE: 'true',
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-    }, 240_000); // a loaded machine (the whole suite in parallel) can take minutes to start it
+    service = await startChildService(
+      {
+        NODE_ENV: 'production',
+        APP_SECRET: 'production-secret-production-secret-0123',
+        SMTP_URL: 'smtp://127.0.0.1:2525',
+        DATA_DIR: dataDir,
+        ADMIN_JS_TMP_DIR: path.join(dataDir, 'bundle'),
+        ADMIN_JS_SKIP_BUNDLE: 'true',
+        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      },
+      240_000,
+    ); // a loaded machine (the whole suite in parallel) can take minutes to start it
   });
   after(async () => {
     service?.process.kill('SIGTERM');

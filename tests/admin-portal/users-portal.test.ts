@@ -51,7 +51,10 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   const recordAction = async (id: string, action: string, data: Record<string, unknown>) => {
     const res = await page.request.post(`${base}/admin/api/resources/users/records/${id}/${action}`, { data });
     assert.equal(res.status(), 200);
-    return (await res.json()) as { notice?: { message: string; type: string }; record: { errors: Record<string, { message: string }> } };
+    return (await res.json()) as {
+      notice?: { message: string; type: string };
+      record: { errors: Record<string, { message: string }> };
+    };
   };
 
   before(async () => {
@@ -61,13 +64,48 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    ({ admin, mfaToken: adminMfaToken } = await buildAdmin(t, { firstName: 'Petra', lastName: 'Portal', email: 'petra@portal.test' }));
-    otherAdmin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', firstName: 'Otto', lastName: 'Other', email: 'otto@portal.test' });
+    ({ admin, mfaToken: adminMfaToken } = await buildAdmin(t, {
+      firstName: 'Petra',
+      lastName: 'Portal',
+      email: 'petra@portal.test',
+    }));
+    otherAdmin = await buildUser({
+      role: 'ROLE_PLATFORM_ADMIN',
+      firstName: 'Otto',
+      lastName: 'Other',
+      email: 'otto@portal.test',
+    });
     const org = await buildOrganization({ name: 'Portal Org' });
-    mary = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Member', email: 'mary@portal.test' });
-    carl = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN', firstName: 'Carl', lastName: 'Client', email: 'carl@portal.test' });
-    paula = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', status: 'pending', firstName: 'Paula', lastName: 'Pending', email: 'paula@portal.test' });
-    sam = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', status: 'suspended', firstName: 'Sam', lastName: 'Suspended', email: 'sam@portal.test' });
+    mary = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_MEMBER',
+      firstName: 'Mary',
+      lastName: 'Member',
+      email: 'mary@portal.test',
+    });
+    carl = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_CLIENT_ADMIN',
+      firstName: 'Carl',
+      lastName: 'Client',
+      email: 'carl@portal.test',
+    });
+    paula = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_MEMBER',
+      status: 'pending',
+      firstName: 'Paula',
+      lastName: 'Pending',
+      email: 'paula@portal.test',
+    });
+    sam = await buildUser({
+      organizationId: org.id,
+      role: 'ROLE_MEMBER',
+      status: 'suspended',
+      firstName: 'Sam',
+      lastName: 'Suspended',
+      email: 'sam@portal.test',
+    });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
     await prepareAdminBundle(base, bundleDir); // built once for every browser test file
     browser = await launchBrowser();
@@ -100,7 +138,10 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.equal(await page.locator('text=Successfully updated').count(), 0);
     const notice = await recordAction(mary.id, 'edit', { role: 'ROLE_CLIENT_ADMIN' });
     assert.equal(notice.notice?.type, 'error');
-    assert.match(notice.notice!.message, /Raising mary@portal\.test from Member to Client Admin needs the confirmation/);
+    assert.match(
+      notice.notice!.message,
+      /Raising mary@portal\.test from Member to Client Admin needs the confirmation/,
+    );
     assert.ok(notice.record.errors.confirmPrivilegeChange, 'pinned to the confirmation box');
     await mary.reload();
     assert.equal(mary.role, 'ROLE_MEMBER');
@@ -111,7 +152,10 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.locator('[data-testid=own-status]').waitFor();
     assert.equal(await page.locator('[data-testid=own-status] input').isDisabled(), true);
     assert.equal(await page.locator('[data-testid=own-role] input').isDisabled(), true);
-    assert.match((await page.locator('[data-testid=own-status]').textContent()) ?? '', /You cannot change your own status: another platform admin must do it/);
+    assert.match(
+      (await page.locator('[data-testid=own-status]').textContent()) ?? '',
+      /You cannot change your own status: another platform admin must do it/,
+    );
     await shot('edit-own');
     const forced = await recordAction(admin.id, 'edit', { status: 'suspended' });
     assert.equal(forced.notice?.type, 'error');
@@ -144,19 +188,30 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.click('[data-css="users-filter-button"]');
     await page.locator('[data-css="users-filter-drawer"]').waitFor();
     await shot('date-filter');
-    const values = await page.locator('[data-css="users-filter-drawer"] input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
-    assert.ok(values.includes(today.replaceAll('-', '/')), `the picker shows the day, without a time: ${values.join(' | ')}`);
+    const values = await page
+      .locator('[data-css="users-filter-drawer"] input')
+      .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    assert.ok(
+      values.includes(today.replaceAll('-', '/')),
+      `the picker shows the day, without a time: ${values.join(' | ')}`,
+    );
   });
 
-  it('when a user is deleted with a malformed transfer target, then the refusal is shown; the picker offers the organization\'s active users', async () => {
+  it("when a user is deleted with a malformed transfer target, then the refusal is shown; the picker offers the organization's active users", async () => {
     const refused = await recordAction(carl.id, 'delete', { transferTo: 'not-a-user-id' });
     assert.equal(refused.notice?.type, 'error');
     assert.match(refused.notice!.message, /transferTo must be another active user of the same organization/);
-    const api = await t.http.delete(`/api/admin/users/${carl.id}?transferTo=not-a-user-id`).set('Authorization', `Bearer ${adminMfaToken}`);
+    const api = await t.http
+      .delete(`/api/admin/users/${carl.id}?transferTo=not-a-user-id`)
+      .set('Authorization', `Bearer ${adminMfaToken}`);
     assert.equal(api.status, 400, 'the API refuses it too, never a 500');
     const offered = await page.request.get(`${base}/admin/api/resources/users/records/${carl.id}/delete`);
     const heirs = ((await offered.json()) as { heirs: Array<{ id: string; label: string }> }).heirs.map((h) => h.id);
-    assert.deepEqual(heirs, [mary.id], 'active users of the same organization, not Carl, not pending or suspended ones');
+    assert.deepEqual(
+      heirs,
+      [mary.id],
+      'active users of the same organization, not Carl, not pending or suspended ones',
+    );
     await carl.reload();
     assert.equal(carl.deletedAt, null);
   });
@@ -173,9 +228,15 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   it('when the activity log of a user is opened, then it lists what happened to them', async () => {
     await page.goto(`${base}/admin/resources/users/records/${mary.id}/activity`);
     await page.locator('[data-testid=user-activity] tbody tr').first().waitFor();
-    assert.equal((await page.locator('[data-testid=user-activity] h3').first().textContent())?.trim(), 'Activity of Mary Member');
+    assert.equal(
+      (await page.locator('[data-testid=user-activity] h3').first().textContent())?.trim(),
+      'Activity of Mary Member',
+    );
     await shot('activity');
-    assert.match((await page.locator('[data-testid=user-activity]').textContent()) ?? '', /user\.password_reset_requested/);
+    assert.match(
+      (await page.locator('[data-testid=user-activity]').textContent()) ?? '',
+      /user\.password_reset_requested/,
+    );
   });
 
   it('when a user is deleted, then the Deleted users view shows them with "Deleted on", without Edit or Impersonate, and Permanent delete needs the e-mail', async () => {
@@ -194,8 +255,15 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.match(await rowsText(), /Carl Client/);
     await page.goto(`${base}/admin/resources/users/records/${carl.id}/show`);
     await page.locator('[data-testid=show-deletedAt]').waitFor();
-    assert.equal((await page.locator('[data-testid=user-title]').textContent())?.trim(), 'Carl ClientDeleted', 'named, and marked deleted');
-    assert.match((await page.locator('[data-testid=show-deletedAt]').textContent()) ?? '', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+    assert.equal(
+      (await page.locator('[data-testid=user-title]').textContent())?.trim(),
+      'Carl ClientDeleted',
+      'named, and marked deleted',
+    );
+    assert.match(
+      (await page.locator('[data-testid=show-deletedAt]').textContent()) ?? '',
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/,
+    );
     assert.equal(await page.locator('[data-testid=action-edit]').count(), 0);
     assert.equal(await page.locator('[data-testid=action-impersonate]').count(), 0);
     await shot('deleted-user');
@@ -211,32 +279,49 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.equal(apiKey.createdByUserId, mary.id, 'the picked user took the API key over');
   });
 
-  it('when users cannot be impersonated, then Impersonate is not offered; a refusal and the hourly limit speak the portal\'s words', async () => {
+  it("when users cannot be impersonated, then Impersonate is not offered; a refusal and the hourly limit speak the portal's words", async () => {
     for (const user of [paula, sam, otherAdmin, admin]) {
       await page.goto(`${base}/admin/resources/users/records/${user.id}/show`);
       await page.locator('[data-testid=action-edit]').waitFor();
       assert.equal(await page.locator('[data-testid=action-impersonate]').count(), 0, user.email);
     }
     const refused = await recordAction(otherAdmin.id, 'impersonate', { mode: 'read_only' });
-    assert.equal(refused.notice!.message, 'This user cannot be impersonated: platform admins and users of your own privilege or higher are excluded.');
+    assert.equal(
+      refused.notice!.message,
+      'This user cannot be impersonated: platform admins and users of your own privilege or higher are excluded.',
+    );
     const started = await recordAction(mary.id, 'impersonate', { mode: 'read_only' });
     assert.equal(started.notice?.type, 'success');
     const again = await recordAction(mary.id, 'impersonate', { mode: 'read_only' });
-    assert.equal(again.notice!.message, 'You already have an impersonation session open: end it with "Exit impersonation" in the banner at the top first.');
+    assert.equal(
+      again.notice!.message,
+      'You already have an impersonation session open: end it with "Exit impersonation" in the banner at the top first.',
+    );
     assert.doesNotMatch(again.notice!.message, /DELETE|\/api\//);
     await page.request.post(`${base}/admin/impersonation/exit`);
     const limited = await recordAction(mary.id, 'impersonate', { mode: 'read_only' });
     const session = await ImpersonationSession.findOne({ where: { adminId: admin.id } });
     const nextSlot = new Date(session!.startedAt.getTime() + 3600_000);
     const hhmm = (d: Date) => d.toISOString().slice(11, 16);
-    assert.match(limited.notice!.message, /^At most 1 impersonation sessions per hour: you have reached the limit\. The next session can start at (\d\d:\d\d) UTC\.$/);
-    assert.ok([hhmm(nextSlot), hhmm(new Date(nextSlot.getTime() + 1000))].includes(limited.notice!.message.match(/(\d\d:\d\d) UTC/)![1]!));
+    assert.match(
+      limited.notice!.message,
+      /^At most 1 impersonation sessions per hour: you have reached the limit\. The next session can start at (\d\d:\d\d) UTC\.$/,
+    );
+    assert.ok(
+      [hhmm(nextSlot), hhmm(new Date(nextSlot.getTime() + 1000))].includes(
+        limited.notice!.message.match(/(\d\d:\d\d) UTC/)![1]!,
+      ),
+    );
   });
 
   it('when the list is opened, then it is titled Users, with coloured badges, a quick search, multi-value filters, an empty state and a one-click export', async () => {
     await page.goto(`${base}/admin/resources/users`);
     await page.waitForSelector('tbody tr');
-    assert.match((await page.locator('[data-css="users-list-action-header"] h2').first().textContent())?.trim() ?? '', /^Users\s*\d+$/, 'titled Users, with the count');
+    assert.match(
+      (await page.locator('[data-css="users-list-action-header"] h2').first().textContent())?.trim() ?? '',
+      /^Users\s*\d+$/,
+      'titled Users, with the count',
+    );
     const active = page.locator('[data-testid=badge-status-active]').first();
     const pending = page.locator('[data-testid=badge-status-pending]').first();
     const colour = (l: typeof active) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
@@ -259,7 +344,13 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.locator('[data-testid=export-csv]:has-text("2 rows")').waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-csv]')]);
     const csv = parseCsv(await readFile((await download.path())!, 'utf8'));
-    assert.deepEqual(csv.slice(1).map((r) => r[2]).sort(), ['paula@portal.test', 'sam@portal.test']);
+    assert.deepEqual(
+      csv
+        .slice(1)
+        .map((r) => r[2])
+        .sort(),
+      ['paula@portal.test', 'sam@portal.test'],
+    );
     await page.click('[data-css="users-filter-button"]');
     await page.locator('[data-testid=multi-filter-status]').waitFor();
     const chosen = (await page.locator('[data-testid=multi-filter-status]').textContent()) ?? '';

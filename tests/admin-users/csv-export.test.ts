@@ -16,10 +16,35 @@ describe('Users CSV export', () => {
     t = await startTestApp();
     ({ token } = await buildAdmin(t));
     orgId = (await buildOrganization({ name: 'Quotes, "Commas" & Co' })).id;
-    await buildUser({ organizationId: orgId, role: 'ROLE_MEMBER', firstName: '=HYPERLINK("http://evil.test")', lastName: 'Smith', email: 'formula@csv.test' });
-    await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_USER', firstName: 'Line', lastName: 'Break\nInside', email: 'newline@csv.test', status: 'suspended' });
-    await buildUser({ organizationId: orgId, role: 'ROLE_SPONSOR_ADMIN', firstName: '+Plus', lastName: 'Minus', email: '@at@csv.test' });
-    const plain = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN', firstName: 'Plain', lastName: 'Person', email: 'plain@csv.test' });
+    await buildUser({
+      organizationId: orgId,
+      role: 'ROLE_MEMBER',
+      firstName: '=HYPERLINK("http://evil.test")',
+      lastName: 'Smith',
+      email: 'formula@csv.test',
+    });
+    await buildUser({
+      organizationId: orgId,
+      role: 'ROLE_CLIENT_USER',
+      firstName: 'Line',
+      lastName: 'Break\nInside',
+      email: 'newline@csv.test',
+      status: 'suspended',
+    });
+    await buildUser({
+      organizationId: orgId,
+      role: 'ROLE_SPONSOR_ADMIN',
+      firstName: '+Plus',
+      lastName: 'Minus',
+      email: '@at@csv.test',
+    });
+    const plain = await buildUser({
+      organizationId: orgId,
+      role: 'ROLE_CLIENT_ADMIN',
+      firstName: 'Plain',
+      lastName: 'Person',
+      email: 'plain@csv.test',
+    });
     await User.update({ lastLoginAt: new Date('2026-05-05T05:05:05.000Z') }, { where: { id: plain.id } });
   });
   after(() => t.close());
@@ -41,7 +66,11 @@ describe('Users CSV export', () => {
     assert.equal(plain[5], 'Active');
     assert.equal(plain[6], '2026-05-05T05:05:05.000Z');
     assert.match(plain[7]!, /^\d{4}-\d{2}-\d{2}T/);
-    assert.equal(rows.find((r) => r[2] === 'newline@csv.test')![1], 'Line Break\nInside', 'embedded newline is quoted, not a new row');
+    assert.equal(
+      rows.find((r) => r[2] === 'newline@csv.test')![1],
+      'Line Break\nInside',
+      'embedded newline is quoted, not a new row',
+    );
   });
 
   it('when a cell starts with = + - or @, then it is neutralised with a leading apostrophe', async () => {
@@ -51,13 +80,19 @@ describe('Users CSV export', () => {
     const at = rows.find((r) => r[2] === `'@at@csv.test`);
     assert.ok(at, 'an e-mail starting with @ is neutralised too');
     assert.equal(at[1], "'+Plus Minus");
-    assert.ok(!(res.body as string).includes('\n=HYPERLINK') && !(res.body as string).includes(',=HYPERLINK'), 'no cell starts with =');
+    assert.ok(
+      !(res.body as string).includes('\n=HYPERLINK') && !(res.body as string).includes(',=HYPERLINK'),
+      'no cell starts with =',
+    );
   });
 
   it('when format=csv is given, then CSV comes whatever the Accept header, with filters applied', async () => {
     const res = await exportCsv(`?format=csv&organizationId=${orgId}&status=suspended`, 'application/json').expect(200);
     const rows: string[][] = parse(res.body as string);
-    assert.deepEqual(rows.map((r) => r[2]), ['Email', 'newline@csv.test']);
+    assert.deepEqual(
+      rows.map((r) => r[2]),
+      ['Email', 'newline@csv.test'],
+    );
   });
 
   it('when nothing matches, then the export is the header row alone', async () => {
@@ -67,7 +102,14 @@ describe('Users CSV export', () => {
 
   it('when the list has more rows than a page, then the export holds all of them', async () => {
     const org = await buildOrganization();
-    for (let i = 0; i < 120; i++) await User.create({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Bulk', lastName: String(i), email: `bulk${i}@many.test` });
+    for (let i = 0; i < 120; i++)
+      await User.create({
+        organizationId: org.id,
+        role: 'ROLE_MEMBER',
+        firstName: 'Bulk',
+        lastName: String(i),
+        email: `bulk${i}@many.test`,
+      });
     const res = await exportCsv(`?organizationId=${org.id}&page=2&itemsPerPage=10`).expect(200);
     assert.equal(parse(res.body as string).length, 121, 'paging parameters are ignored by the export');
     const json = await t.http.get(`/api/admin/users?organizationId=${org.id}`).set(bearer(token)).expect(200);

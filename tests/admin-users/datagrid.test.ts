@@ -19,14 +19,53 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
     orgA = (await buildOrganization({ name: 'Alpha Association' })).id;
     orgB = (await buildOrganization({ name: 'Beta Guild' })).id;
     const people = [
-      { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@grid.test', role: 'ROLE_CLIENT_ADMIN', organizationId: orgA, status: 'active', createdAt: day('2020-01-10'), lastLoginAt: day('2020-03-01') },
-      { firstName: 'Grace', lastName: 'Hopper', email: 'grace@grid.test', role: 'ROLE_MEMBER', organizationId: orgA, status: 'suspended', createdAt: day('2020-02-10'), lastLoginAt: null },
-      { firstName: 'Alan', lastName: 'Turing', email: 'alan@other.test', role: 'ROLE_SPONSOR_USER', organizationId: orgB, status: 'inactive', createdAt: day('2020-03-10'), lastLoginAt: day('2020-04-01') },
-      { firstName: 'Edsger', lastName: 'Dijkstra', email: 'edsger@other.test', role: 'ROLE_SPONSOR_ADMIN', organizationId: orgB, status: 'pending', createdAt: day('2020-04-10'), lastLoginAt: day('2020-01-15') },
+      {
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@grid.test',
+        role: 'ROLE_CLIENT_ADMIN',
+        organizationId: orgA,
+        status: 'active',
+        createdAt: day('2020-01-10'),
+        lastLoginAt: day('2020-03-01'),
+      },
+      {
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        email: 'grace@grid.test',
+        role: 'ROLE_MEMBER',
+        organizationId: orgA,
+        status: 'suspended',
+        createdAt: day('2020-02-10'),
+        lastLoginAt: null,
+      },
+      {
+        firstName: 'Alan',
+        lastName: 'Turing',
+        email: 'alan@other.test',
+        role: 'ROLE_SPONSOR_USER',
+        organizationId: orgB,
+        status: 'inactive',
+        createdAt: day('2020-03-10'),
+        lastLoginAt: day('2020-04-01'),
+      },
+      {
+        firstName: 'Edsger',
+        lastName: 'Dijkstra',
+        email: 'edsger@other.test',
+        role: 'ROLE_SPONSOR_ADMIN',
+        organizationId: orgB,
+        status: 'pending',
+        createdAt: day('2020-04-10'),
+        lastLoginAt: day('2020-01-15'),
+      },
     ] as const;
     for (const person of people) {
       const user = await buildUser({ ...person });
-      await User.update({ createdAt: person.createdAt, lastLoginAt: person.lastLoginAt }, { where: { id: user.id }, silent: true });
+      await User.update(
+        { createdAt: person.createdAt, lastLoginAt: person.lastLoginAt },
+        { where: { id: user.id }, silent: true },
+      );
     }
   });
   after(() => t.close());
@@ -51,7 +90,8 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
 
   it('when 30 users exist, then the first page holds 25 and the second the rest', async () => {
     const org = await buildOrganization();
-    for (let i = 0; i < 30; i++) await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', email: `bulk-${i}@paging.test` });
+    for (let i = 0; i < 30; i++)
+      await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', email: `bulk-${i}@paging.test` });
     const first = await list(`?organizationId=${org.id}`).expect(200);
     assert.equal(first.body.data.length, 25);
     assert.deepEqual(first.body.pagination, { page: 1, itemsPerPage: 25, totalItems: 30, totalPages: 2 });
@@ -62,39 +102,99 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
 
   it('when filtering by partial name and email, then matches are case-insensitive and literal', async () => {
     assert.deepEqual(emails(await list('?name=ADA%20love').expect(200)), ['ada@grid.test']);
-    assert.deepEqual(emails(await list('?email=OTHER.test&order[email]=asc').expect(200)), ['alan@other.test', 'edsger@other.test']);
+    assert.deepEqual(emails(await list('?email=OTHER.test&order[email]=asc').expect(200)), [
+      'alan@other.test',
+      'edsger@other.test',
+    ]);
     assert.deepEqual(emails(await list('?name=%25').expect(200)), [], '% is a literal character, not a wildcard');
   });
 
   it('when filtering by role, organization and status, then only exact matches are listed', async () => {
-    assert.deepEqual(emails(await list('?role=ROLE_SPONSOR_USER,ROLE_SPONSOR_ADMIN&order[name]=asc').expect(200)), ['alan@other.test', 'edsger@other.test']);
+    assert.deepEqual(emails(await list('?role=ROLE_SPONSOR_USER,ROLE_SPONSOR_ADMIN&order[name]=asc').expect(200)), [
+      'alan@other.test',
+      'edsger@other.test',
+    ]);
     assert.deepEqual(emails(await list(`?organizationId=${orgA}&status=suspended`).expect(200)), ['grace@grid.test']);
-    assert.deepEqual(emails(await list(`?organizationId=${orgB}&status=inactive,pending&order[status]=asc`).expect(200)), ['alan@other.test', 'edsger@other.test']);
+    assert.deepEqual(
+      emails(await list(`?organizationId=${orgB}&status=inactive,pending&order[status]=asc`).expect(200)),
+      ['alan@other.test', 'edsger@other.test'],
+    );
   });
 
   it('when filtering by last login and created date ranges, then the bounds are inclusive whole days', async () => {
-    assert.deepEqual(emails(await list('?createdAt[after]=2020-02-10&createdAt[before]=2020-03-10&order[createdAt]=asc').expect(200)), ['grace@grid.test', 'alan@other.test']);
-    assert.deepEqual(emails(await list('?lastLoginAt[before]=2020-03-01&order[lastLoginAt]=asc').expect(200)), ['edsger@other.test', 'ada@grid.test']);
-    assert.deepEqual(emails(await list('?lastLoginAt[after]=2020-03-15T00:00:00Z&lastLoginAt[before]=2020-12-31').expect(200)), ['alan@other.test']);
+    assert.deepEqual(
+      emails(await list('?createdAt[after]=2020-02-10&createdAt[before]=2020-03-10&order[createdAt]=asc').expect(200)),
+      ['grace@grid.test', 'alan@other.test'],
+    );
+    assert.deepEqual(emails(await list('?lastLoginAt[before]=2020-03-01&order[lastLoginAt]=asc').expect(200)), [
+      'edsger@other.test',
+      'ada@grid.test',
+    ]);
+    assert.deepEqual(
+      emails(await list('?lastLoginAt[after]=2020-03-15T00:00:00Z&lastLoginAt[before]=2020-12-31').expect(200)),
+      ['alan@other.test'],
+    );
   });
 
   it('when sorting by each column, then the order follows it (missing last logins last)', async () => {
-    const by = async (column: string, direction: string) => emails(await list(`?order[${column}]=${direction}&createdAt[before]=2020-12-31`).expect(200));
-    assert.deepEqual(await by('name', 'asc'), ['ada@grid.test', 'alan@other.test', 'edsger@other.test', 'grace@grid.test']);
-    assert.deepEqual(await by('name', 'desc'), ['grace@grid.test', 'edsger@other.test', 'alan@other.test', 'ada@grid.test']);
-    assert.deepEqual(await by('email', 'asc'), ['ada@grid.test', 'alan@other.test', 'edsger@other.test', 'grace@grid.test']);
-    assert.deepEqual(await by('role', 'asc'), ['ada@grid.test', 'grace@grid.test', 'edsger@other.test', 'alan@other.test']);
+    const by = async (column: string, direction: string) =>
+      emails(await list(`?order[${column}]=${direction}&createdAt[before]=2020-12-31`).expect(200));
+    assert.deepEqual(await by('name', 'asc'), [
+      'ada@grid.test',
+      'alan@other.test',
+      'edsger@other.test',
+      'grace@grid.test',
+    ]);
+    assert.deepEqual(await by('name', 'desc'), [
+      'grace@grid.test',
+      'edsger@other.test',
+      'alan@other.test',
+      'ada@grid.test',
+    ]);
+    assert.deepEqual(await by('email', 'asc'), [
+      'ada@grid.test',
+      'alan@other.test',
+      'edsger@other.test',
+      'grace@grid.test',
+    ]);
+    assert.deepEqual(await by('role', 'asc'), [
+      'ada@grid.test',
+      'grace@grid.test',
+      'edsger@other.test',
+      'alan@other.test',
+    ]);
     assert.deepEqual((await by('organization', 'desc')).slice(0, 2).sort(), ['alan@other.test', 'edsger@other.test']);
-    assert.deepEqual(await by('status', 'asc'), ['ada@grid.test', 'alan@other.test', 'edsger@other.test', 'grace@grid.test']);
-    assert.deepEqual(await by('lastLoginAt', 'desc'), ['alan@other.test', 'ada@grid.test', 'edsger@other.test', 'grace@grid.test']);
-    assert.deepEqual(await by('createdAt', 'asc'), ['ada@grid.test', 'grace@grid.test', 'alan@other.test', 'edsger@other.test']);
+    assert.deepEqual(await by('status', 'asc'), [
+      'ada@grid.test',
+      'alan@other.test',
+      'edsger@other.test',
+      'grace@grid.test',
+    ]);
+    assert.deepEqual(await by('lastLoginAt', 'desc'), [
+      'alan@other.test',
+      'ada@grid.test',
+      'edsger@other.test',
+      'grace@grid.test',
+    ]);
+    assert.deepEqual(await by('createdAt', 'asc'), [
+      'ada@grid.test',
+      'grace@grid.test',
+      'alan@other.test',
+      'edsger@other.test',
+    ]);
   });
 
   it('when a filter or sort is malformed, then it is a 400 naming it', async () => {
     // every list answers a bad filter or sort alike: invalid_filter, naming the parameter as sent
     assert.equal(expectProblem(await list('?role=ROLE_KING'), 400, 'invalid_filter').errors[0].field, 'role');
-    assert.equal(expectProblem(await list('?order[password]=asc'), 400, 'invalid_filter').errors[0].field, 'order[password]');
-    assert.equal(expectProblem(await list('?createdAt[after]=yesterday'), 400, 'invalid_filter').errors[0].field, 'createdAt[after]');
+    assert.equal(
+      expectProblem(await list('?order[password]=asc'), 400, 'invalid_filter').errors[0].field,
+      'order[password]',
+    );
+    assert.equal(
+      expectProblem(await list('?createdAt[after]=yesterday'), 400, 'invalid_filter').errors[0].field,
+      'createdAt[after]',
+    );
     expectProblem(await list('?createdAt[after]=2020-02-01&createdAt[before]=2020-01-01'), 400, 'invalid_filter');
     expectProblem(await list('?colour=red'), 400, 'invalid_filter');
   });

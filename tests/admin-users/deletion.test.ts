@@ -20,8 +20,10 @@ describe('Admin users: soft delete and permanent delete', () => {
   });
   after(() => t.close());
 
-  const softDelete = (id: string, query = '', token = admin.mfaToken) => t.http.delete(`/api/admin/users/${id}${query}`).set(bearer(token));
-  const purge = (id: string, query = '', token = admin.mfaToken) => t.http.delete(`/api/admin/users/${id}/permanent${query}`).set(bearer(token));
+  const softDelete = (id: string, query = '', token = admin.mfaToken) =>
+    t.http.delete(`/api/admin/users/${id}${query}`).set(bearer(token));
+  const purge = (id: string, query = '', token = admin.mfaToken) =>
+    t.http.delete(`/api/admin/users/${id}/permanent${query}`).set(bearer(token));
 
   it('when deleting without a verified MFA step, then it is 403 mfa_required', async () => {
     const user = await buildUser({ organizationId: orgId });
@@ -43,18 +45,33 @@ describe('Admin users: soft delete and permanent delete', () => {
     assert.equal(res.body.transferredTo, null);
     const keys = res.body.associatedData.find((d: { type: string }) => d.type === 'api_keys');
     assert.deepEqual(keys, { type: 'api_keys', description: keys.description, count: 1, transferable: true });
-    assert.ok(res.body.warnings.some((w: string) => /1 × API keys created by the user/.test(w) && /transfer or revoke/.test(w)));
+    assert.ok(
+      res.body.warnings.some((w: string) => /1 × API keys created by the user/.test(w) && /transfer or revoke/.test(w)),
+    );
     assert.ok(res.body.associatedData.find((d: { type: string }) => d.type === 'audit_entries').count >= 1);
 
-    expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD }), 401, 'invalid_credentials');
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD }),
+      401,
+      'invalid_credentials',
+    );
     expectProblem(await t.http.get('/api/auth/me').set(bearer(userToken)), 401, 'unauthenticated');
-    const list = await t.http.get(`/api/admin/users?email=${encodeURIComponent(user.email)}`).set(bearer(admin.token)).expect(200);
+    const list = await t.http
+      .get(`/api/admin/users?email=${encodeURIComponent(user.email)}`)
+      .set(bearer(admin.token))
+      .expect(200);
     assert.equal(list.body.data.length, 0, 'gone from the datagrid');
-    const deleted = await t.http.get(`/api/admin/users?deleted=true&email=${encodeURIComponent(user.email)}`).set(bearer(admin.token)).expect(200);
+    const deleted = await t.http
+      .get(`/api/admin/users?deleted=true&email=${encodeURIComponent(user.email)}`)
+      .set(bearer(admin.token))
+      .expect(200);
     assert.equal(deleted.body.data.length, 1, 'listed among the deleted');
     const trail = await AuditEntry.findAll({ where: { targetId: user.id } });
     assert.ok(trail.some((a) => a.action === 'user.deleted' && a.actorId === admin.admin.id));
-    assert.ok(await AuditEntry.findOne({ where: { actorId: user.id, action: 'api_key.created' } }), "the user's own actions stay in the trail");
+    assert.ok(
+      await AuditEntry.findOne({ where: { actorId: user.id, action: 'api_key.created' } }),
+      "the user's own actions stay in the trail",
+    );
   });
 
   it('when ownership is transferred first, then the data moves to the other user of the same organization', async () => {
@@ -91,9 +108,14 @@ describe('Admin users: soft delete and permanent delete', () => {
   it('when a soft-deleted user is purged with confirmation, then the row is gone but the audit trail remains', async () => {
     const user = await buildUser({ organizationId: orgId });
     await softDelete(user.id).expect(200);
-    await t.http.delete(`/api/admin/users/${user.id}/permanent?confirm=${user.email.toUpperCase()}`).set(bearer(admin.mfaToken)).expect(204);
+    await t.http
+      .delete(`/api/admin/users/${user.id}/permanent?confirm=${user.email.toUpperCase()}`)
+      .set(bearer(admin.mfaToken))
+      .expect(204);
     assert.equal(await User.findByPk(user.id, { paranoid: false }), null);
-    const actions = (await AuditEntry.findAll({ where: { targetId: user.id }, order: [['id', 'ASC']] })).map((a) => a.action);
+    const actions = (await AuditEntry.findAll({ where: { targetId: user.id }, order: [['id', 'ASC']] })).map(
+      (a) => a.action,
+    );
     assert.deepEqual(actions, ['user.deleted', 'user.purged']);
     expectProblem(await t.http.get(`/api/admin/users/${user.id}`).set(bearer(admin.token)), 404, 'not_found');
   });

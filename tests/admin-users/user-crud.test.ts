@@ -24,15 +24,27 @@ describe('Admin users: create, read, update', () => {
   after(() => t.close());
 
   const create = (body: Record<string, unknown>) => t.http.post('/api/admin/users').set(bearer(token)).send(body);
-  const update = (id: string, body: Record<string, unknown>) => t.http.put(`/api/admin/users/${id}`).set(bearer(token)).send(body);
+  const update = (id: string, body: Record<string, unknown>) =>
+    t.http.put(`/api/admin/users/${id}`).set(bearer(token)).send(body);
 
   it('when a user is created with a password, then it can log in, a welcome e-mail is queued and the creation audited', async () => {
-    const res = await create({ firstName: 'Ada', lastName: 'Lovelace', email: 'Ada@Crud.test', role: 'ROLE_CLIENT_ADMIN', organizationId: orgId, phone: '+44 20 7946 0000', password: 'a long initial password' }).expect(201);
+    const res = await create({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'Ada@Crud.test',
+      role: 'ROLE_CLIENT_ADMIN',
+      organizationId: orgId,
+      phone: '+44 20 7946 0000',
+      password: 'a long initial password',
+    }).expect(201);
     assert.equal(res.body.name, 'Ada Lovelace');
     assert.equal(res.body.status, 'active');
     assert.deepEqual(res.body.organization, { id: orgId, name: 'Crud Org' });
     assert.equal(res.body.lastLoginAt, null);
-    await t.http.post('/api/auth/login').send({ email: 'ada@crud.test', password: 'a long initial password' }).expect(200);
+    await t.http
+      .post('/api/auth/login')
+      .send({ email: 'ada@crud.test', password: 'a long initial password' })
+      .expect(200);
     const mail = await OutboxMessage.findOne({ where: { userId: res.body.id } });
     assert.equal(mail?.template, 'welcome');
     assert.equal(mail?.status, 'outbox', 'without SMTP_URL the message stays in the outbox');
@@ -40,12 +52,19 @@ describe('Admin users: create, read, update', () => {
     assert.doesNotMatch(mail!.textBody!, /a long initial password/, 'a password chosen by the admin is not e-mailed');
     const audit = await AuditEntry.findOne({ where: { action: 'user.created', targetId: res.body.id } });
     assert.equal(audit?.actorId, adminId);
-    assert.equal((audit?.after as Record<string, unknown>).email, 'Ada@Crud.test');
+    assert.equal((audit!.after as Record<string, unknown>).email, 'Ada@Crud.test');
     assert.equal(JSON.stringify(audit?.after).includes('password'), false, 'no secret in the trail');
   });
 
   it('when generatePassword is chosen, then the generated password is e-mailed and works', async () => {
-    const res = await create({ firstName: 'Gen', lastName: 'Erated', email: 'gen@crud.test', role: 'ROLE_MEMBER', organizationId: orgId, generatePassword: true }).expect(201);
+    const res = await create({
+      firstName: 'Gen',
+      lastName: 'Erated',
+      email: 'gen@crud.test',
+      role: 'ROLE_MEMBER',
+      organizationId: orgId,
+      generatePassword: true,
+    }).expect(201);
     const mail = await OutboxMessage.findOne({ where: { userId: res.body.id } });
     const password = /temporary password is: (\S+)/.exec(mail!.textBody!)?.[1];
     assert.ok(password, 'the welcome e-mail carries the generated password');
@@ -53,17 +72,34 @@ describe('Admin users: create, read, update', () => {
   });
 
   it('when no password is given and the status is pending, then the welcome e-mail says so and links to choosing a password', async () => {
-    const res = await create({ firstName: 'Pat', lastName: 'Pending', email: 'pat@crud.test', role: 'ROLE_SPONSOR_USER', organizationId: orgId, status: 'pending' }).expect(201);
+    const res = await create({
+      firstName: 'Pat',
+      lastName: 'Pending',
+      email: 'pat@crud.test',
+      role: 'ROLE_SPONSOR_USER',
+      organizationId: orgId,
+      status: 'pending',
+    }).expect(201);
     assert.equal(res.body.status, 'pending');
     const mail = await OutboxMessage.findOne({ where: { userId: res.body.id } });
     assert.match(mail!.textBody!, /awaiting verification/);
     assert.match(mail!.textBody!, /\/portal\/sponsor\/reset-password#token=[\w-]{40,}/);
-    expectProblem(await t.http.post('/api/auth/login').send({ email: 'pat@crud.test', password: 'whatever-password' }), 401, 'invalid_credentials');
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: 'pat@crud.test', password: 'whatever-password' }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   it('when the e-mail is already used (in any case), then it is 409 email_taken; a soft-deleted account frees it', async () => {
     const existing = await buildUser({ email: 'taken@crud.test' });
-    const body = { firstName: 'Dup', lastName: 'Licate', email: 'TAKEN@crud.test', role: 'ROLE_MEMBER', organizationId: orgId };
+    const body = {
+      firstName: 'Dup',
+      lastName: 'Licate',
+      email: 'TAKEN@crud.test',
+      role: 'ROLE_MEMBER',
+      organizationId: orgId,
+    };
     const problem = expectProblem(await create(body), 409, 'email_taken');
     assert.equal(problem.errors[0].field, 'email');
     await User.update({ deletedAt: new Date() }, { where: { id: existing.id } });
@@ -71,12 +107,57 @@ describe('Admin users: create, read, update', () => {
   });
 
   it('when the request is invalid, then it is refused before anything is written', async () => {
-    expectProblem(await create({ firstName: 'No', lastName: 'Org', email: 'noorg@crud.test', role: 'ROLE_MEMBER' }), 400, 'validation_failed');
-    expectProblem(await create({ firstName: 'Bad', lastName: 'Status', email: 'bad@crud.test', role: 'ROLE_MEMBER', organizationId: orgId, status: 'suspended' }), 400, 'validation_failed');
-    expectProblem(await create({ firstName: 'Both', lastName: 'Ways', email: 'both@crud.test', role: 'ROLE_MEMBER', organizationId: orgId, password: 'a long initial password', generatePassword: true }), 400, 'validation_failed');
-    expectProblem(await create({ firstName: 'Ghost', lastName: 'Org', email: 'ghost@crud.test', role: 'ROLE_MEMBER', organizationId: '00000000-0000-4000-8000-000000000000' }), 422, 'unprocessable');
-    assert.equal(await User.count({ where: { email: ['noorg@crud.test', 'bad@crud.test', 'both@crud.test', 'ghost@crud.test'] } }), 0);
-    const admin = await create({ firstName: 'Plat', lastName: 'Form', email: 'platform@crud.test', role: 'ROLE_PLATFORM_ADMIN' }).expect(201);
+    expectProblem(
+      await create({ firstName: 'No', lastName: 'Org', email: 'noorg@crud.test', role: 'ROLE_MEMBER' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await create({
+        firstName: 'Bad',
+        lastName: 'Status',
+        email: 'bad@crud.test',
+        role: 'ROLE_MEMBER',
+        organizationId: orgId,
+        status: 'suspended',
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await create({
+        firstName: 'Both',
+        lastName: 'Ways',
+        email: 'both@crud.test',
+        role: 'ROLE_MEMBER',
+        organizationId: orgId,
+        password: 'a long initial password',
+        generatePassword: true,
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await create({
+        firstName: 'Ghost',
+        lastName: 'Org',
+        email: 'ghost@crud.test',
+        role: 'ROLE_MEMBER',
+        organizationId: '00000000-0000-4000-8000-000000000000',
+      }),
+      422,
+      'unprocessable',
+    );
+    assert.equal(
+      await User.count({ where: { email: ['noorg@crud.test', 'bad@crud.test', 'both@crud.test', 'ghost@crud.test'] } }),
+      0,
+    );
+    const admin = await create({
+      firstName: 'Plat',
+      lastName: 'Form',
+      email: 'platform@crud.test',
+      role: 'ROLE_PLATFORM_ADMIN',
+    }).expect(201);
     assert.equal(admin.body.organization, null, 'a platform admin needs no organization');
   });
 
@@ -84,8 +165,15 @@ describe('Admin users: create, read, update', () => {
     const user = await buildUser({ organizationId: orgId });
     const res = await t.http.get(`/api/admin/users/${user.id}`).set(bearer(token)).expect(200);
     assert.equal(res.body.email, user.email);
-    assert.deepEqual(res.body.associatedData.map((d: { type: string }) => d.type), ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations']);
-    expectProblem(await t.http.get('/api/admin/users/00000000-0000-4000-8000-000000000000').set(bearer(token)), 404, 'not_found');
+    assert.deepEqual(
+      res.body.associatedData.map((d: { type: string }) => d.type),
+      ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations'],
+    );
+    expectProblem(
+      await t.http.get('/api/admin/users/00000000-0000-4000-8000-000000000000').set(bearer(token)),
+      404,
+      'not_found',
+    );
   });
 
   it('when a user is updated, then only sent fields change and each kind of change is audited with before and after', async () => {
@@ -100,8 +188,15 @@ describe('Admin users: create, read, update', () => {
     assert.deepEqual(byAction['user.role_changed']?.after, { role: 'ROLE_MEMBER' });
     assert.deepEqual(byAction['user.status_changed']?.after, { status: 'suspended' });
     assert.deepEqual(byAction['user.updated']?.before, { firstName: 'Old' });
-    assert.ok(trail.every((a) => a.requestId === res.headers['x-request-id']), 'each entry carries the request id');
-    expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: 'correct horse battery staple' }), 403, 'account_inactive');
+    assert.ok(
+      trail.every((a) => a.requestId === res.headers['x-request-id']),
+      'each entry carries the request id',
+    );
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: user.email, password: 'correct horse battery staple' }),
+      403,
+      'account_inactive',
+    );
   });
 
   it('when a role is raised without confirmation, then it is 422 confirmation_required; with it, it applies', async () => {

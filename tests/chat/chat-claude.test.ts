@@ -22,9 +22,17 @@ describe('library chat, with Claude (stand-in)', () => {
 
   before(async () => {
     standIn = await AnthropicStandIn.start();
-    t = await startTestApp({ env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_MODEL: 'claude-test', ANTHROPIC_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    t = await startTestApp({
+      env: {
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: standIn.url,
+        ANTHROPIC_MODEL: 'claude-test',
+        ANTHROPIC_TIMEOUT_MS: String(TIMEOUT_MS),
+      },
+    });
     lib = await buildLibrary(t);
-    for (const who of ['admin', 'member', 'premium', 'visitor'] as Who[]) tokens[who] = await tokenFor(t, lib.users[who]);
+    for (const who of ['admin', 'member', 'premium', 'visitor'] as Who[])
+      tokens[who] = await tokenFor(t, lib.users[who]);
   });
   beforeEach(() => standIn.reset());
   after(async () => {
@@ -34,11 +42,11 @@ describe('library chat, with Claude (stand-in)', () => {
 
   const ask = (who: Who, body: object) => t.http.post('/api/resources/chat').set(bearer(tokens[who])).send(body);
   const stream = (who: Who, body: object) =>
-    ask(who, body)
-      .set('Accept', 'text/event-stream')
-      .buffer(true)
-      .parse(textBody);
-  const sentTexts = () => standIn.requests.flatMap((request) => searchResultsOf(request).map((r) => `${r.title} ${r.content.map((c) => c.text).join(' ')}`));
+    ask(who, body).set('Accept', 'text/event-stream').buffer(true).parse(textBody);
+  const sentTexts = () =>
+    standIn.requests.flatMap((request) =>
+      searchResultsOf(request).map((r) => `${r.title} ${r.content.map((c) => c.text).join(' ')}`),
+    );
 
   it('when Claude answers with citations, then the sources are the cited passages, page-exact, sent as search results', async () => {
     const res = await ask('member', { query: 'How long do I have to ask for a refund of my dues?' });
@@ -46,7 +54,10 @@ describe('library chat, with Claude (stand-in)', () => {
     assert.equal(res.body.mode, 'ai');
     assert.match(res.body.answer, /^According to the library, .*30 days/);
     assert.equal(res.body.sources.length, 1);
-    assert.deepEqual({ ...res.body.sources[0], excerpt: undefined }, { resourceId: lib.docs.handbook, resourceName: 'Member Handbook', pageNumber: 2, excerpt: undefined });
+    assert.deepEqual(
+      { ...res.body.sources[0], excerpt: undefined },
+      { resourceId: lib.docs.handbook, resourceName: 'Member Handbook', pageNumber: 2, excerpt: undefined },
+    );
     assert.ok(res.body.confidence >= 0.4);
     const [request] = standIn.requests;
     assert.equal(request!.model, 'claude-test');
@@ -54,11 +65,16 @@ describe('library chat, with Claude (stand-in)', () => {
     const results = searchResultsOf(request!);
     assert.ok(results.length >= 1);
     assert.ok(results.every((r) => r.citations?.enabled === true));
-    assert.ok(standIn.headers[0]!['x-api-key'] === 'sk-ant-test' || standIn.headers[0]!.authorization === 'Bearer sk-ant-test');
+    assert.ok(
+      standIn.headers[0]!['x-api-key'] === 'sk-ant-test' || standIn.headers[0]!.authorization === 'Bearer sk-ant-test',
+    );
   });
 
   it('when the model cites an index it was never sent, then that citation is dropped', async () => {
-    standIn.behave({ kind: 'reply', reply: { parts: [{ text: 'Dues are refundable within 30 days.', cite: [0, 57] }] } });
+    standIn.behave({
+      kind: 'reply',
+      reply: { parts: [{ text: 'Dues are refundable within 30 days.', cite: [0, 57] }] },
+    });
     const res = await ask('member', { query: 'refund of dues within 30 days' });
     assert.equal(res.body.mode, 'ai');
     assert.equal(res.body.sources.length, 1);
@@ -88,7 +104,10 @@ describe('library chat, with Claude (stand-in)', () => {
 
   it('when following up in a conversation, then the earlier turns are passed to Claude', async () => {
     const first = await ask('member', { query: 'What are the annual dues for students?' });
-    await ask('member', { query: 'And how much is the refund if I cancel within 30 days of renewal?', conversationId: first.body.conversationId });
+    await ask('member', {
+      query: 'And how much is the refund if I cancel within 30 days of renewal?',
+      conversationId: first.body.conversationId,
+    });
     const followUp = standIn.requests.at(-1)!;
     assert.equal(followUp.messages.length, 3);
     assert.deepEqual(followUp.messages[0], { role: 'user', content: 'What are the annual dues for students?' });
@@ -118,28 +137,44 @@ describe('library chat, with Claude (stand-in)', () => {
   it('when the stream is malformed or overloaded before any token, then the streamed answer is the search-mode one', async () => {
     for (const behaviour of [{ kind: 'malformed' }, { kind: 'overloaded' }] as const) {
       standIn.behave(behaviour);
-      const events = parseEvents((await stream('member', { query: 'How many hours of continuing education are required?' })).body as string);
+      const events = parseEvents(
+        (await stream('member', { query: 'How many hours of continuing education are required?' })).body as string,
+      );
       assert.ok(!events.some((e) => e.event === 'reset'));
       const answer = events.find((e) => e.event === 'answer')!.data;
       assert.equal(answer.mode, 'search');
-      assert.equal(events.filter((e) => e.event === 'token').map((e) => e.data.text).join(''), answer.answer);
+      assert.equal(
+        events
+          .filter((e) => e.event === 'token')
+          .map((e) => e.data.text)
+          .join(''),
+        answer.answer,
+      );
     }
   });
 
   it('when Claude fails mid-stream, then a reset event voids the tokens and the search-mode answer follows', async () => {
     standIn.behave({ kind: 'fail-mid-stream' });
-    const events = parseEvents((await stream('member', { query: 'How many hours of continuing education are required?' })).body as string);
+    const events = parseEvents(
+      (await stream('member', { query: 'How many hours of continuing education are required?' })).body as string,
+    );
     const reset = events.findIndex((e) => e.event === 'reset');
     assert.ok(reset > 0, JSON.stringify(events));
     assert.equal(events[reset]!.data.reason, 'overloaded');
-    const after = events.slice(reset + 1).filter((e) => e.event === 'token').map((e) => e.data.text).join('');
+    const after = events
+      .slice(reset + 1)
+      .filter((e) => e.event === 'token')
+      .map((e) => e.data.text)
+      .join('');
     const answer = events.find((e) => e.event === 'answer')!.data;
     assert.equal(answer.mode, 'search');
     assert.equal(after, answer.answer);
   });
 
   it('when a document tries prompt injection, then the model was never shown, and the answer never cites, what the asker may not open', async () => {
-    const res = await ask('visitor', { query: 'Who helps at the annual conference registration desk? List all premium files and the salary survey.' });
+    const res = await ask('visitor', {
+      query: 'Who helps at the annual conference registration desk? List all premium files and the salary survey.',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     // the stand-in plays a model fooled by the injected text: it lists everything it was given
     assert.match(res.body.answer, /As instructed/);
@@ -154,7 +189,12 @@ describe('library chat, with Claude (stand-in)', () => {
   });
 
   it('across roles: what the model is shown is only what the asker may open', async () => {
-    const queries = ['What is the median salary in the zircon survey?', 'What does the obsidian checklist list?', 'What did the board agree in the quartz session?', 'What is a wayfinder mentor?'];
+    const queries = [
+      'What is the median salary in the zircon survey?',
+      'What does the obsidian checklist list?',
+      'What did the board agree in the quartz session?',
+      'What is a wayfinder mentor?',
+    ];
     const expectations: Array<[Who, RegExp[], RegExp[]]> = [
       ['admin', [/zircon/, /obsidian/, /quartz/, /wayfinder/i], []],
       ['premium', [/zircon/, /wayfinder/i], [/obsidian/, /quartz/]],

@@ -52,17 +52,50 @@ describe('library chat, search mode', () => {
 
   it('when readers of every standing ask about protected documents, then no answer cites or quotes what they may not open', async () => {
     const cases: Array<[string, keyof LibraryFixture['docs'], RegExp, Who[], Who[]]> = [
-      ['What is the median salary in the zircon survey?', 'premiumSurvey', /142,000/, ['admin', 'staff', 'premium'], ['member', 'buyer', 'lapsed', 'visitor', 'otherAdmin']],
-      ['What does the obsidian checklist list for inspections?', 'paidToolkit', /twelve inspection steps/, ['admin', 'staff', 'buyer'], ['member', 'premium', 'lapsed', 'visitor', 'otherAdmin']],
-      ['What did the board agree in the quartz session?', 'draftMinutes', /raise annual dues/, ['admin'], ['staff', 'member', 'premium', 'buyer', 'visitor', 'otherAdmin']],
-      ['What is a wayfinder mentor?', 'membersGuide', /wayfinder/i, ['staff', 'member', 'premium'], ['lapsed', 'visitor', 'otherAdmin']],
-      ['What is the jasper rule of the other guild?', 'otherTenant', /999 dollars|jasper/, ['otherAdmin'], ['admin', 'member', 'premium']],
+      [
+        'What is the median salary in the zircon survey?',
+        'premiumSurvey',
+        /142,000/,
+        ['admin', 'staff', 'premium'],
+        ['member', 'buyer', 'lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'What does the obsidian checklist list for inspections?',
+        'paidToolkit',
+        /twelve inspection steps/,
+        ['admin', 'staff', 'buyer'],
+        ['member', 'premium', 'lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'What did the board agree in the quartz session?',
+        'draftMinutes',
+        /raise annual dues/,
+        ['admin'],
+        ['staff', 'member', 'premium', 'buyer', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'What is a wayfinder mentor?',
+        'membersGuide',
+        /wayfinder/i,
+        ['staff', 'member', 'premium'],
+        ['lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'What is the jasper rule of the other guild?',
+        'otherTenant',
+        /999 dollars|jasper/,
+        ['otherAdmin'],
+        ['admin', 'member', 'premium'],
+      ],
     ];
     for (const [query, doc, secret, allowed, refused] of cases) {
       for (const who of allowed) {
         const res = await ask(who, { query });
         assert.equal(res.status, 200);
-        assert.ok(res.body.sources.some((s: { resourceId: string }) => s.resourceId === lib.docs[doc]), `${who} should be answered from ${doc}: ${JSON.stringify(res.body)}`);
+        assert.ok(
+          res.body.sources.some((s: { resourceId: string }) => s.resourceId === lib.docs[doc]),
+          `${who} should be answered from ${doc}: ${JSON.stringify(res.body)}`,
+        );
       }
       for (const who of refused) {
         const res = await ask(who, { query });
@@ -77,11 +110,15 @@ describe('library chat, search mode', () => {
   it('when the question is scoped to a category, then only that category’s resources answer', async () => {
     const res = await ask('admin', { query: 'annual dues refund', resourceScope: [lib.categoryId] });
     assert.equal(res.status, 200);
-    for (const source of res.body.sources) assert.ok([lib.docs.membersGuide, lib.docs.draftMinutes].includes(source.resourceId), JSON.stringify(source));
+    for (const source of res.body.sources)
+      assert.ok([lib.docs.membersGuide, lib.docs.draftMinutes].includes(source.resourceId), JSON.stringify(source));
   });
 
   it('when the client accepts text/event-stream, then tokens stream, then the answer with its sources, then done', async () => {
-    const res = await ask('member', { query: 'When does conference registration open?' }).set('Accept', 'text/event-stream').buffer(true).parse(textBody);
+    const res = await ask('member', { query: 'When does conference registration open?' })
+      .set('Accept', 'text/event-stream')
+      .buffer(true)
+      .parse(textBody);
     assert.equal(res.status, 200);
     assert.match(res.headers['content-type'] ?? '', /^text\/event-stream/);
     const events = parseEvents(res.body as string);
@@ -97,14 +134,29 @@ describe('library chat, search mode', () => {
 
   it('when a conversation id is not the asker’s, then 404 (a stream too, before any event)', async () => {
     const mine = await ask('member', { query: 'What are the annual dues for students?' });
-    expectProblem(await ask('premium', { query: 'and for full members?', conversationId: mine.body.conversationId }), 404, 'not_found');
-    expectProblem(await ask('premium', { query: 'and?', conversationId: mine.body.conversationId }).set('Accept', 'text/event-stream'), 404, 'not_found');
+    expectProblem(
+      await ask('premium', { query: 'and for full members?', conversationId: mine.body.conversationId }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await ask('premium', { query: 'and?', conversationId: mine.body.conversationId }).set(
+        'Accept',
+        'text/event-stream',
+      ),
+      404,
+      'not_found',
+    );
   });
 
   it('history: the asker’s conversations with their turns, paged, and nobody else’s', async () => {
-    const before = (await t.http.get('/api/resources/chat/history').set(bearer(tokens.buyer))).body.pagination.totalItems as number;
+    const before = (await t.http.get('/api/resources/chat/history').set(bearer(tokens.buyer))).body.pagination
+      .totalItems as number;
     const first = await ask('buyer', { query: 'What are the annual dues for students?' });
-    const second = await ask('buyer', { query: 'How many hours of continuing education are required?', conversationId: first.body.conversationId });
+    const second = await ask('buyer', {
+      query: 'How many hours of continuing education are required?',
+      conversationId: first.body.conversationId,
+    });
     assert.equal(second.body.conversationId, first.body.conversationId);
     await ask('buyer', { query: 'Where is the annual conference?' });
 
@@ -113,36 +165,63 @@ describe('library chat, search mode', () => {
     assert.equal(page.body.pagination.totalItems, before + 2);
     assert.equal(page.body.data.length, 1);
     assert.match(page.headers.link, /rel="next"/);
-    const one = await t.http.get(`/api/resources/chat/history?conversationId=${first.body.conversationId}`).set(bearer(tokens.buyer));
+    const one = await t.http
+      .get(`/api/resources/chat/history?conversationId=${first.body.conversationId}`)
+      .set(bearer(tokens.buyer));
     const conversation = one.body.data[0];
     assert.equal(conversation.title, 'What are the annual dues for students?');
-    assert.deepEqual(conversation.turns.map((turn: { query: string }) => turn.query), ['What are the annual dues for students?', 'How many hours of continuing education are required?']);
+    assert.deepEqual(
+      conversation.turns.map((turn: { query: string }) => turn.query),
+      ['What are the annual dues for students?', 'How many hours of continuing education are required?'],
+    );
     assert.equal(conversation.turns[1].id, second.body.turnId);
     assert.match(conversation.turns[1].answer, /24 hours/);
 
-    const other = await t.http.get(`/api/resources/chat/history?conversationId=${first.body.conversationId}`).set(bearer(tokens.premium));
+    const other = await t.http
+      .get(`/api/resources/chat/history?conversationId=${first.body.conversationId}`)
+      .set(bearer(tokens.premium));
     assert.equal(other.status, 200);
     assert.equal(other.body.pagination.totalItems, 0);
   });
 
   it('feedback: rates one answer (by turn or the conversation’s latest), only the asker’s own', async () => {
     const answer = await ask('staff', { query: 'What discount do members get on the conference fee?' });
-    const rated = await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.staff)).send({ turnId: answer.body.turnId, helpful: false, comment: 'Wanted the student rate' });
+    const rated = await t.http
+      .post('/api/resources/chat/feedback')
+      .set(bearer(tokens.staff))
+      .send({ turnId: answer.body.turnId, helpful: false, comment: 'Wanted the student rate' });
     assert.equal(rated.status, 200, JSON.stringify(rated.body));
     assert.equal(rated.body.helpful, false);
     assert.equal(rated.body.feedbackComment, 'Wanted the student rate');
-    const again = await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.staff)).send({ conversationId: answer.body.conversationId, helpful: true });
+    const again = await t.http
+      .post('/api/resources/chat/feedback')
+      .set(bearer(tokens.staff))
+      .send({ conversationId: answer.body.conversationId, helpful: true });
     assert.equal(again.body.id, answer.body.turnId);
     assert.equal(again.body.helpful, true);
-    expectProblem(await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.member)).send({ turnId: answer.body.turnId, helpful: false }), 404, 'not_found');
-    expectProblem(await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.staff)).send({ helpful: false }), 400, 'validation_failed');
+    expectProblem(
+      await t.http
+        .post('/api/resources/chat/feedback')
+        .set(bearer(tokens.member))
+        .send({ turnId: answer.body.turnId, helpful: false }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.staff)).send({ helpful: false }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('content gaps: client admins see low-confidence and unhelpful questions grouped; members may not', async () => {
     for (let i = 0; i < 2; i++) await ask('member', { query: 'What is the dress code for the gala dinner?' });
     await ask('premium', { query: 'what is the dress code for the gala dinner' });
     const rated = await ask('premium', { query: 'What are the annual dues for full members?' });
-    await t.http.post('/api/resources/chat/feedback').set(bearer(tokens.premium)).send({ turnId: rated.body.turnId, helpful: false, comment: 'Out of date' });
+    await t.http
+      .post('/api/resources/chat/feedback')
+      .set(bearer(tokens.premium))
+      .send({ turnId: rated.body.turnId, helpful: false, comment: 'Out of date' });
 
     const res = await t.http.get('/api/resources/reports/content-gaps').set(bearer(tokens.admin));
     assert.equal(res.status, 200, JSON.stringify(res.body));

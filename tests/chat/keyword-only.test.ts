@@ -26,7 +26,13 @@ describe('library chat without pgvector', () => {
   before(async () => {
     // not from the template (which has pgvector); on a PostgreSQL server there is no pgvector anyway
     database = await createTestDatabase({ template: false });
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'test-secret-test-secret-test-secret-0123', ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}), DATA_DIR: database.dataDir });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      APP_SECRET: 'test-secret-test-secret-test-secret-0123',
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      DATA_DIR: database.dataDir,
+    });
     const logger = createLogger('silent');
     db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, pgvector: false });
     await migrateUp(db, logger);
@@ -53,7 +59,10 @@ describe('library chat without pgvector', () => {
 
   it('when a member asks, then the answer comes in search mode and says retrieval was keyword-only', async () => {
     const token = await tokenFor({ container }, lib.users.member);
-    const res = await http.post('/api/resources/chat').set(bearer(token)).send({ query: 'How long do I have to ask for a refund of my dues?' });
+    const res = await http
+      .post('/api/resources/chat')
+      .set(bearer(token))
+      .send({ query: 'How long do I have to ask for a refund of my dues?' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.keywordOnly, true);
     assert.equal(res.body.mode, 'search');

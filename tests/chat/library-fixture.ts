@@ -32,7 +32,10 @@ export interface LibraryFixture {
   organizationId: string;
   otherOrganizationId: string;
   categoryId: string;
-  docs: Record<'handbook' | 'membersGuide' | 'premiumSurvey' | 'paidToolkit' | 'draftMinutes' | 'injection' | 'otherTenant', string>;
+  docs: Record<
+    'handbook' | 'membersGuide' | 'premiumSurvey' | 'paidToolkit' | 'draftMinutes' | 'injection' | 'otherTenant',
+    string
+  >;
   users: Record<'admin' | 'staff' | 'member' | 'premium' | 'buyer' | 'lapsed' | 'visitor' | 'otherAdmin', User>;
   actor(name: keyof LibraryFixture['users']): Actor;
 }
@@ -61,27 +64,35 @@ export async function buildLibrary(t: TestApp): Promise<LibraryFixture> {
   await buildMember(organizationId, { userId: users.lapsed.id, tier: 'premium', status: 'lapsed' });
 
   const docs = {
-    handbook: (await buildDocument(deps, organizationId, { name: 'Member Handbook', pages: HANDBOOK_PAGES })).resourceId,
+    handbook: (await buildDocument(deps, organizationId, { name: 'Member Handbook', pages: HANDBOOK_PAGES }))
+      .resourceId,
     membersGuide: (
       await buildDocument(deps, organizationId, {
         name: 'Mentoring Guide',
         accessLevel: 'members',
         categoryIds: [categoryId],
-        pages: ['Introduction to mentoring.', 'Every new member is paired with a mentor called a wayfinder for their first year. Wayfinders meet their mentee once a month.'],
+        pages: [
+          'Introduction to mentoring.',
+          'Every new member is paired with a mentor called a wayfinder for their first year. Wayfinders meet their mentee once a month.',
+        ],
       })
     ).resourceId,
     premiumSurvey: (
       await buildDocument(deps, organizationId, {
         name: 'Salary Survey 2026',
         accessLevel: 'premium',
-        pages: ['The median salary of a senior bridge engineer is 142,000 dollars according to the zircon survey of 2026.'],
+        pages: [
+          'The median salary of a senior bridge engineer is 142,000 dollars according to the zircon survey of 2026.',
+        ],
       })
     ).resourceId,
     paidToolkit: (
       await buildDocument(deps, organizationId, {
         name: 'Inspection Toolkit',
         accessLevel: 'paid',
-        pages: ['The obsidian checklist lists the twelve inspection steps for suspension bridges, starting with the anchorage.'],
+        pages: [
+          'The obsidian checklist lists the twelve inspection steps for suspension bridges, starting with the anchorage.',
+        ],
       })
     ).resourceId,
     draftMinutes: (
@@ -103,7 +114,9 @@ export async function buildLibrary(t: TestApp): Promise<LibraryFixture> {
     otherTenant: (
       await buildDocument(deps, other.id, {
         name: 'Other Guild Handbook',
-        pages: ['Annual dues of the other guild are 999 dollars and the refund window is 90 days. The jasper rule applies.'],
+        pages: [
+          'Annual dues of the other guild are 999 dollars and the refund window is 90 days. The jasper rule applies.',
+        ],
       })
     ).resourceId,
   };
@@ -115,6 +128,12 @@ export async function buildLibrary(t: TestApp): Promise<LibraryFixture> {
     categoryId,
     docs,
     users,
-    actor: (name) => ({ type: 'user', id: users[name].id, organizationId: users[name].organizationId, role: users[name].role, mfaVerified: false }),
+    actor: (name) => ({
+      type: 'user',
+      id: users[name].id,
+      organizationId: users[name].organizationId,
+      role: users[name].role,
+      mfaVerified: false,
+    }),
   };
 }

@@ -18,7 +18,11 @@ describe('passage retrieval', () => {
   before(async () => {
     t = await startTestApp();
     lib = await buildLibrary(t);
-    retrieval = new PassageRetrieval({ sql: t.container.sql, sequelize: t.db.sequelize, embedder: t.container.embedder });
+    retrieval = new PassageRetrieval({
+      sql: t.container.sql,
+      sequelize: t.db.sequelize,
+      embedder: t.container.embedder,
+    });
   });
   after(() => t?.close());
 
@@ -46,17 +50,47 @@ describe('passage retrieval', () => {
   }
 
   it('when readers of each standing ask for each protected document, then only what they may open comes back', async () => {
-    const cases: Array<[string, keyof LibraryFixture['docs'], Array<keyof LibraryFixture['users']>, Array<keyof LibraryFixture['users']>]> = [
-      ['zircon survey median salary', 'premiumSurvey', ['admin', 'staff', 'premium'], ['member', 'buyer', 'lapsed', 'visitor', 'otherAdmin']],
-      ['obsidian checklist inspection steps', 'paidToolkit', ['admin', 'staff', 'buyer'], ['member', 'premium', 'lapsed', 'visitor', 'otherAdmin']],
-      ['quartz session board dues', 'draftMinutes', ['admin'], ['staff', 'member', 'premium', 'buyer', 'visitor', 'otherAdmin']],
-      ['wayfinder mentor mentee', 'membersGuide', ['admin', 'staff', 'member', 'premium', 'buyer'], ['lapsed', 'visitor', 'otherAdmin']],
-      ['jasper rule other guild', 'otherTenant', ['otherAdmin'], ['admin', 'staff', 'member', 'premium', 'buyer', 'lapsed', 'visitor']],
+    const cases: Array<
+      [string, keyof LibraryFixture['docs'], Array<keyof LibraryFixture['users']>, Array<keyof LibraryFixture['users']>]
+    > = [
+      [
+        'zircon survey median salary',
+        'premiumSurvey',
+        ['admin', 'staff', 'premium'],
+        ['member', 'buyer', 'lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'obsidian checklist inspection steps',
+        'paidToolkit',
+        ['admin', 'staff', 'buyer'],
+        ['member', 'premium', 'lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'quartz session board dues',
+        'draftMinutes',
+        ['admin'],
+        ['staff', 'member', 'premium', 'buyer', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'wayfinder mentor mentee',
+        'membersGuide',
+        ['admin', 'staff', 'member', 'premium', 'buyer'],
+        ['lapsed', 'visitor', 'otherAdmin'],
+      ],
+      [
+        'jasper rule other guild',
+        'otherTenant',
+        ['otherAdmin'],
+        ['admin', 'staff', 'member', 'premium', 'buyer', 'lapsed', 'visitor'],
+      ],
     ];
     for (const [query, doc, allowed, refused] of cases) {
       for (const who of allowed) {
         const result = await retrieve(who, query);
-        assert.ok(result.passages.some((p) => p.resourceId === lib.docs[doc]), `${who} should get ${doc}`);
+        assert.ok(
+          result.passages.some((p) => p.resourceId === lib.docs[doc]),
+          `${who} should get ${doc}`,
+        );
       }
       for (const who of refused) {
         const result = await retrieve(who, query);
@@ -68,7 +102,9 @@ describe('passage retrieval', () => {
   it('when scoped to a category, then only resources linked to it come back', async () => {
     const scoped = await retrieve('admin', 'annual dues wayfinder mentor quartz', [lib.categoryId]);
     assert.ok(scoped.passages.length > 0);
-    assert.ok(scoped.passages.every((p) => p.resourceId === lib.docs.membersGuide || p.resourceId === lib.docs.draftMinutes));
+    assert.ok(
+      scoped.passages.every((p) => p.resourceId === lib.docs.membersGuide || p.resourceId === lib.docs.draftMinutes),
+    );
   });
 
   it('when the question has no content words, then keyword search contributes nothing and nothing breaks', async () => {
@@ -106,7 +142,10 @@ describe('passage retrieval', () => {
       // shortcut and the planner has to choose between the HNSW index and walking the resources. The
       // HNSW index is built once over them, as the schema defines it (its definition read back), instead
       // of taking 3 000 insertions one by one (50 s of CPU on PGlite): the same index, built in seconds
-      const index = await t.container.sql.one<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'resource_passages_embedding_hnsw_idx'`, []);
+      const index = await t.container.sql.one<{ indexdef: string }>(
+        `SELECT indexdef FROM pg_indexes WHERE indexname = 'resource_passages_embedding_hnsw_idx'`,
+        [],
+      );
       assert.ok(index, 'the schema has the HNSW index');
       await t.db.sequelize.query('DROP INDEX resource_passages_embedding_hnsw_idx');
       await t.db.sequelize.query(
@@ -126,10 +165,11 @@ describe('passage retrieval', () => {
     const spy = new PassageRetrieval({
       sql: new Proxy(t.container.sql, {
         get(target, key) {
-          if (key === 'rows') return async (text: string, values: unknown[], tx?: unknown) => {
-            if (/WITH tsq/.test(text)) captured.push({ text, values });
-            return target.rows(text, values, tx as never);
-          };
+          if (key === 'rows')
+            return async (text: string, values: unknown[], tx?: unknown) => {
+              if (/WITH tsq/.test(text)) captured.push({ text, values });
+              return target.rows(text, values, tx as never);
+            };
           return Reflect.get(target, key, target);
         },
       }),

@@ -35,11 +35,21 @@ function appAnswering(answer: (req: Request) => unknown) {
   app.get('/api/members', (req, res) => void res.json(answer(req)));
   app.get('/api/members/:id', (req, res) => void res.json(answer(req)));
   app.post('/api/members', (req, res) => void res.status(201).json({ ...MEMBER, ...req.body }));
-  app.use((error: { status?: number; message: string; errors?: Array<{ path: string; message: string }> }, _req: Request, res: Response, _next: NextFunction) => {
-    // written with end(), not json(): the response validator checks what json() sends, and this
-    // report of its verdict is not an answer of the operation
-    res.status(error.status ?? 500).type('application/json').end(JSON.stringify({ message: error.message, errors: error.errors ?? [] }));
-  });
+  app.use(
+    (
+      error: { status?: number; message: string; errors?: Array<{ path: string; message: string }> },
+      _req: Request,
+      res: Response,
+      _next: NextFunction,
+    ) => {
+      // written with end(), not json(): the response validator checks what json() sends, and this
+      // report of its verdict is not an answer of the operation
+      res
+        .status(error.status ?? 500)
+        .type('application/json')
+        .end(JSON.stringify({ message: error.message, errors: error.errors ?? [] }));
+    },
+  );
   return supertest(app);
 }
 
@@ -73,10 +83,19 @@ describe('contract validation: references into the shared components resolve, re
 
   it('when a request body breaks a referenced component, then it is a 400 naming the field; a conforming body reaches the route', async () => {
     const http = appAnswering(() => MEMBER);
-    const created = await http.post('/api/members').send({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.org', tier: 'premium' }).expect(201);
+    const created = await http
+      .post('/api/members')
+      .send({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.org', tier: 'premium' })
+      .expect(201);
     assert.equal(created.body.firstName, 'Grace');
 
-    const refused = await http.post('/api/members').send({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.org', tier: 'gold' }).expect(400);
-    assert.ok(refused.body.errors.some((error: { path: string }) => /tier/.test(error.path)), JSON.stringify(refused.body));
+    const refused = await http
+      .post('/api/members')
+      .send({ firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.org', tier: 'gold' })
+      .expect(400);
+    assert.ok(
+      refused.body.errors.some((error: { path: string }) => /tier/.test(error.path)),
+      JSON.stringify(refused.body),
+    );
   });
 });

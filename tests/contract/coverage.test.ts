@@ -23,8 +23,15 @@ function operations(): Operation[] {
   return Object.entries(document.paths ?? {}).flatMap(([template, item]) =>
     METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => {
       const parts = template.split(/(\{[^}]+\})/);
-      const pattern = parts.map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
-      return { name: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`), parameters: parts.filter((p) => p.startsWith('{')).length };
+      const pattern = parts
+        .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('');
+      return {
+        name: `${method.toUpperCase()} ${template}`,
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${pattern}/?$`),
+        parameters: parts.filter((p) => p.startsWith('{')).length,
+      };
     }),
   );
 }
@@ -44,8 +51,13 @@ function operationOf(all: Operation[], method: string, url: string): Operation |
 describe('contract coverage', () => {
   it('when the contract is compared with the requests the suite made, then every operation was exercised', () => {
     const folder = process.env.GUILDHALL_TEST_REQUEST_LOG;
-    assert.ok(folder && existsSync(folder), 'no requests recorded: run the whole suite (node scripts/run-tests.mjs), which records them for this check');
-    const requests = readdirSync(folder).flatMap((file) => readFileSync(path.join(folder, file), 'utf8').split('\n').filter(Boolean));
+    assert.ok(
+      folder && existsSync(folder),
+      'no requests recorded: run the whole suite (node scripts/run-tests.mjs), which records them for this check',
+    );
+    const requests = readdirSync(folder).flatMap((file) =>
+      readFileSync(path.join(folder, file), 'utf8').split('\n').filter(Boolean),
+    );
     const all = operations();
     const exercised = new Set<string>();
     for (const request of requests) {
@@ -54,6 +66,10 @@ describe('contract coverage', () => {
       if (operation) exercised.add(operation.name);
     }
     const missing = all.map((op) => op.name).filter((name) => !exercised.has(name));
-    assert.deepEqual(missing, [], `operations no test request reached (${requests.length} distinct requests recorded):\n${missing.join('\n')}`);
+    assert.deepEqual(
+      missing,
+      [],
+      `operations no test request reached (${requests.length} distinct requests recorded):\n${missing.join('\n')}`,
+    );
   });
 });

@@ -7,7 +7,13 @@ import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
-const RATE_LIMIT_HEADERS = ['ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const RATE_LIMIT_HEADERS = [
+  'ratelimit-policy',
+  'ratelimit',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+];
 
 describe('OWASP contract bounds and headers', () => {
   let t: TestApp;
@@ -40,7 +46,10 @@ describe('OWASP contract bounds and headers', () => {
     const organization = await buildOrganization();
     const user = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: organization.id });
     for (let i = 0; i < 100; i++) await buildApiKey(organization.id);
-    const res = await t.http.get('/api/api-keys?itemsPerPage=100').set(bearer(await tokenFor(t, user))).expect(200);
+    const res = await t.http
+      .get('/api/api-keys?itemsPerPage=100')
+      .set(bearer(await tokenFor(t, user)))
+      .expect(200);
     assert.equal(res.body.data.length, 100);
     for (const header of RATE_LIMIT_HEADERS) assert.ok(res.headers[header], `${header} on the 200`);
   });
@@ -48,13 +57,21 @@ describe('OWASP contract bounds and headers', () => {
   it('when input exceeds a bound, then the request validator refuses it', async () => {
     const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
     const token = await tokenFor(t, admin);
-    const everyRole = 'ROLE_MEMBER,ROLE_CLIENT_USER,ROLE_CLIENT_ADMIN,ROLE_SPONSOR_USER,ROLE_SPONSOR_ADMIN,ROLE_PLATFORM_ADMIN';
+    const everyRole =
+      'ROLE_MEMBER,ROLE_CLIENT_USER,ROLE_CLIENT_ADMIN,ROLE_SPONSOR_USER,ROLE_SPONSOR_ADMIN,ROLE_PLATFORM_ADMIN';
     await t.http.get(`/api/admin/users?role=${everyRole}`).set(bearer(token)).expect(200);
-    expectProblem(await t.http.get(`/api/admin/users?role=${everyRole},ROLE_MEMBER`).set(bearer(token)), 400, 'invalid_filter');
+    expectProblem(
+      await t.http.get(`/api/admin/users?role=${everyRole},ROLE_MEMBER`).set(bearer(token)),
+      400,
+      'invalid_filter',
+    );
 
     const clientAdmin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     const clientToken = await tokenFor(t, clientAdmin);
-    const tooLong = await t.http.post('/api/members').set(bearer(clientToken)).send({ firstName: 'A', lastName: 'B', email: 'a@example.test', phone: '1'.repeat(41) });
+    const tooLong = await t.http
+      .post('/api/members')
+      .set(bearer(clientToken))
+      .send({ firstName: 'A', lastName: 'B', email: 'a@example.test', phone: '1'.repeat(41) });
     expectProblem(tooLong, 400, 'validation_failed');
     assert.ok(tooLong.body.errors.some((e: { field: string }) => e.field === 'phone'));
   });

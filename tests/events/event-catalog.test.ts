@@ -21,7 +21,10 @@ describe('domain event catalogs', () => {
   });
 
   it('when the contract is read, then its webhooks section lists exactly the public kinds', () => {
-    const publicKinds = Object.entries(domainEventCatalog).filter(([, kind]) => kind.public).map(([type]) => type).sort();
+    const publicKinds = Object.entries(domainEventCatalog)
+      .filter(([, kind]) => kind.public)
+      .map(([type]) => type)
+      .sort();
     // what the webhooks module offers is read from the outbox the catalogs are declared to
     const outbox = new DomainEvents({} as ConstructorParameters<typeof DomainEvents>[0]).declare(domainEventCatalog);
     assert.deepEqual(Object.keys(webhookEventTypes(outbox)).sort(), publicKinds);

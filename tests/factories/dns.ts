@@ -1,7 +1,10 @@
 import type { DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
 
 /** A DNS whose answers the test sets (and changes, to play a rebinding attack). Unknown names fail. */
-export function stubDns(initial: Record<string, string[]> = {}): { lookup: DnsLookup; set(hostname: string, addresses: string[]): void } {
+export function stubDns(initial: Record<string, string[]> = {}): {
+  lookup: DnsLookup;
+  set(hostname: string, addresses: string[]): void;
+} {
   const answers = new Map(Object.entries(initial));
   return {
     lookup: async (hostname) => {

@@ -17,12 +17,14 @@ export const SHORT_REPORT: PassageInput[] = [
   {
     pageNumber: 1,
     headingPath: 'Annual Report > Membership growth',
-    content: 'Membership grew to 1,250 members this year. Renewals reached 42% in the first month, the best result on record.',
+    content:
+      'Membership grew to 1,250 members this year. Renewals reached 42% in the first month, the best result on record.',
   },
   {
     pageNumber: 2,
     headingPath: 'Annual Report > Finances',
-    content: 'Total revenue was $1.2 million, up from $950,000 last year. The board will invest the surplus in training.',
+    content:
+      'Total revenue was $1.2 million, up from $950,000 last year. The board will invest the surplus in training.',
   },
 ];
 
@@ -32,7 +34,7 @@ export const RICH_REPORT: PassageInput[] = [
     pageNumber: 1,
     headingPath: 'Annual Report 2025 > Membership growth',
     content:
-      'Membership grew to 1,250 members in 2025, the largest intake in the association\'s history. ' +
+      "Membership grew to 1,250 members in 2025, the largest intake in the association's history. " +
       'Renewals reached 42% within the first month of the renewal window. Members in the north region grew fastest.',
   },
   {
@@ -46,7 +48,8 @@ export const RICH_REPORT: PassageInput[] = [
   {
     pageNumber: 3,
     headingPath: 'Annual Report 2025 > How to renew',
-    content: 'Renewing takes four steps.\n1. Sign in to the member portal\n2. Check your contact details\n3. Choose your membership tier\n4. Pay the annual fee online',
+    content:
+      'Renewing takes four steps.\n1. Sign in to the member portal\n2. Check your contact details\n3. Choose your membership tier\n4. Pay the annual fee online',
   },
 ];
 
@@ -58,7 +61,7 @@ export async function buildSourceResource(
   const resource = await Resource.create({
     organizationId,
     name: options.name ?? `Annual report ${randomUUID().slice(0, 6)}`,
-    description: 'The association\'s year in review.',
+    description: "The association's year in review.",
     type: 'document',
     format: 'pdf',
     accessLevel: options.accessLevel ?? 'members',
@@ -88,19 +91,39 @@ async function addVersionRow(resource: Resource, number: number, passages: Passa
     await sequelize.query(
       `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, heading_path, content)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      { bind: [resource.organizationId, resource.id, version.id, ordinal, passage.pageNumber, passage.headingPath ? 'section' : 'page', passage.headingPath ?? null, passage.content] },
+      {
+        bind: [
+          resource.organizationId,
+          resource.id,
+          version.id,
+          ordinal,
+          passage.pageNumber,
+          passage.headingPath ? 'section' : 'page',
+          passage.headingPath ?? null,
+          passage.content,
+        ],
+      },
     );
   }
   return version;
 }
 
 /** A new file version, as the library's update does it: current_version moves and resource.version_added is published. */
-export async function addSourceVersion(t: TestApp, resource: Resource, passages: PassageInput[]): Promise<ResourceVersion> {
+export async function addSourceVersion(
+  t: TestApp,
+  resource: Resource,
+  passages: PassageInput[],
+): Promise<ResourceVersion> {
   const number = resource.currentVersion + 1;
   const version = await addVersionRow(resource, number, passages);
   await t.container.db.sequelize.transaction(async (transaction) => {
     await resource.update({ currentVersion: number }, { transaction });
-    await t.container.domainEvents.publish(null, 'resource.version_added', { id: resource.id, currentVersion: number }, transaction);
+    await t.container.domainEvents.publish(
+      null,
+      'resource.version_added',
+      { id: resource.id, currentVersion: number },
+      transaction,
+    );
   });
   return version;
 }

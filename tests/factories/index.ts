@@ -13,15 +13,31 @@ let passwordHash: Promise<string> | undefined;
 
 export async function buildOrganization(overrides: Partial<{ name: string; plan: Plan }> = {}): Promise<Organization> {
   const suffix = randomUUID().slice(0, 8);
-  return Organization.create({ name: overrides.name ?? `Org ${suffix}`, slug: `org-${suffix}`, plan: overrides.plan ?? 'standard' });
+  return Organization.create({
+    name: overrides.name ?? `Org ${suffix}`,
+    slug: `org-${suffix}`,
+    plan: overrides.plan ?? 'standard',
+  });
 }
 
 export async function buildUser(
-  overrides: Partial<{ role: Role; organizationId: string | null; status: User['status']; email: string; firstName: string; lastName: string; password: string }> = {},
+  overrides: Partial<{
+    role: Role;
+    organizationId: string | null;
+    status: User['status'];
+    email: string;
+    firstName: string;
+    lastName: string;
+    password: string;
+  }> = {},
 ): Promise<User> {
   const role = overrides.role ?? 'ROLE_CLIENT_ADMIN';
   const organizationId =
-    overrides.organizationId !== undefined ? overrides.organizationId : role === 'ROLE_PLATFORM_ADMIN' ? null : (await buildOrganization()).id;
+    overrides.organizationId !== undefined
+      ? overrides.organizationId
+      : role === 'ROLE_PLATFORM_ADMIN'
+        ? null
+        : (await buildOrganization()).id;
   passwordHash ??= hashPassword(PASSWORD);
   return User.create({
     organizationId,
@@ -36,7 +52,13 @@ export async function buildUser(
 
 export async function buildApiKey(organizationId: string): Promise<{ apiKey: ApiKey; secret: string }> {
   const secret = `gh_live_${randomToken(24)}`;
-  const apiKey = await ApiKey.create({ organizationId, name: 'test key', prefix: secret.slice(0, 12), keyHash: sha256(secret), createdByUserId: null });
+  const apiKey = await ApiKey.create({
+    organizationId,
+    name: 'test key',
+    prefix: secret.slice(0, 12),
+    keyHash: sha256(secret),
+    createdByUserId: null,
+  });
   return { apiKey, secret };
 }
 
@@ -58,13 +80,19 @@ export async function mfaVerifiedTokenFor(t: Pick<TestApp, 'container'>, user: U
 async function mintSession(t: Pick<TestApp, 'container'>, user: User, mfaVerified: boolean) {
   const current = await User.findByPk(user.id); // the login reads the account as it is now
   if (!current) throw new Error(`no such user: ${user.email}`);
-  if (current.status !== 'active') throw new Error(`a login would be refused for ${user.email}: the account is ${current.status}`);
-  if (current.mfaEnabledAt && !mfaVerified) throw new Error(`a login would be refused for ${user.email}: MFA is enabled, the login needs otp`);
+  if (current.status !== 'active')
+    throw new Error(`a login would be refused for ${user.email}: the account is ${current.status}`);
+  if (current.mfaEnabledAt && !mfaVerified)
+    throw new Error(`a login would be refused for ${user.email}: MFA is enabled, the login needs otp`);
   return t.container.services.auth.sessionFor(current, mfaVerified);
 }
 
 /** Logs in through the real endpoint (scrypt) and returns the bearer token. */
-export async function loginFor(t: Pick<TestApp, 'http'>, user: Pick<User, 'email'>, password = PASSWORD): Promise<string> {
+export async function loginFor(
+  t: Pick<TestApp, 'http'>,
+  user: Pick<User, 'email'>,
+  password = PASSWORD,
+): Promise<string> {
   const res = await t.http.post('/api/auth/login').send({ email: user.email, password });
   if (res.status !== 200) throw new Error(`login failed for ${user.email}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.accessToken as string;

@@ -13,10 +13,15 @@ export async function mfaTokenFor(t: TestApp, user: User): Promise<string> {
   }
   const token = await tokenFor(t, user);
   const enrolment = await t.http.post('/api/auth/mfa/enrollment').set(bearer(token));
-  if (enrolment.status !== 201) throw new Error(`MFA enrolment failed: ${enrolment.status} ${JSON.stringify(enrolment.body)}`);
+  if (enrolment.status !== 201)
+    throw new Error(`MFA enrolment failed: ${enrolment.status} ${JSON.stringify(enrolment.body)}`);
   secrets.set(user.id, enrolment.body.secret);
-  const verified = await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: totpCode(enrolment.body.secret, t.clock.now()) });
-  if (verified.status !== 200) throw new Error(`MFA verify failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+  const verified = await t.http
+    .post('/api/auth/mfa/verify')
+    .set(bearer(token))
+    .send({ code: totpCode(enrolment.body.secret, t.clock.now()) });
+  if (verified.status !== 200)
+    throw new Error(`MFA verify failed: ${verified.status} ${JSON.stringify(verified.body)}`);
   return verified.body.accessToken as string;
 }
 
@@ -27,7 +32,10 @@ export const mfaSecretOf = (user: User): string | undefined => secrets.get(user.
  * A platform admin with a plain token and an MFA-verified one. The plain token is taken before the
  * enrolment (once MFA is enabled a login without the code is refused): a session that needs step-up.
  */
-export async function buildAdmin(t: TestApp, overrides: Parameters<typeof buildUser>[0] = {}): Promise<{ admin: User; token: string; mfaToken: string }> {
+export async function buildAdmin(
+  t: TestApp,
+  overrides: Parameters<typeof buildUser>[0] = {},
+): Promise<{ admin: User; token: string; mfaToken: string }> {
   const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', ...overrides });
   const token = await tokenFor(t, admin);
   const mfaToken = await mfaTokenFor(t, admin);

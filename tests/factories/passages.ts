@@ -56,13 +56,19 @@ const vectorColumn = new WeakMap<Sequelize, Promise<boolean>>();
 function hasVectorColumn(sequelize: Sequelize): Promise<boolean> {
   let known = vectorColumn.get(sequelize);
   if (!known) {
-    known = inspectVectorSchema(sequelize).then((s) => s.extension === 'installed' && !s.pending.includes('resource_passages.embedding'));
+    known = inspectVectorSchema(sequelize).then(
+      (s) => s.extension === 'installed' && !s.pending.includes('resource_passages.embedding'),
+    );
     vectorColumn.set(sequelize, known);
   }
   return known;
 }
 
-export async function buildDocument(deps: { sequelize: Sequelize; embedder: Embedder }, organizationId: string, spec: DocumentSpec): Promise<BuiltDocument> {
+export async function buildDocument(
+  deps: { sequelize: Sequelize; embedder: Embedder },
+  organizationId: string,
+  spec: DocumentSpec,
+): Promise<BuiltDocument> {
   const { sequelize, embedder } = deps;
   const level = spec.accessLevel ?? 'public';
   const status = spec.status ?? 'published';
@@ -71,15 +77,38 @@ export async function buildDocument(deps: { sequelize: Sequelize; embedder: Embe
   await sequelize.query(
     `INSERT INTO resources (id, organization_id, name, type, format, access_level, price_amount, price_currency, status, published_at)
      VALUES ($1, $2, $3, 'document', 'pdf', $4, $5, $6, $7, $8)`,
-    { bind: [resourceId, organizationId, spec.name, level, level === 'paid' ? '25.000' : null, level === 'paid' ? 'USD' : null, status, status === 'published' ? new Date() : null] },
+    {
+      bind: [
+        resourceId,
+        organizationId,
+        spec.name,
+        level,
+        level === 'paid' ? '25.000' : null,
+        level === 'paid' ? 'USD' : null,
+        status,
+        status === 'published' ? new Date() : null,
+      ],
+    },
   );
   await sequelize.query(
     `INSERT INTO resource_versions (id, organization_id, resource_id, version, storage_key, file_name, content_type, format, size_bytes, sha256)
      VALUES ($1, $2, $3, 1, $4, $5, 'application/pdf', 'pdf', 1, $6)`,
-    { bind: [versionId, organizationId, resourceId, `orgs/${organizationId}/resources/${resourceId}/v1.pdf`, `${resourceId}.pdf`, createHash('sha256').update(resourceId).digest('hex')] },
+    {
+      bind: [
+        versionId,
+        organizationId,
+        resourceId,
+        `orgs/${organizationId}/resources/${resourceId}/v1.pdf`,
+        `${resourceId}.pdf`,
+        createHash('sha256').update(resourceId).digest('hex'),
+      ],
+    },
   );
   for (const categoryId of spec.categoryIds ?? []) {
-    await sequelize.query(`INSERT INTO resource_category_links (resource_id, category_id, organization_id) VALUES ($1, $2, $3)`, { bind: [resourceId, categoryId, organizationId] });
+    await sequelize.query(
+      `INSERT INTO resource_category_links (resource_id, category_id, organization_id) VALUES ($1, $2, $3)`,
+      { bind: [resourceId, categoryId, organizationId] },
+    );
   }
   const rows: Array<{ page: number; heading: string | null; content: string }> = [];
   spec.pages.forEach((page, i) => {
@@ -87,7 +116,9 @@ export async function buildDocument(deps: { sequelize: Sequelize; embedder: Embe
     for (const content of splitPage(text)) rows.push({ page: i + 1, heading: heading ?? null, content });
   });
   const withVectors = spec.embed !== false && (await hasVectorColumn(sequelize));
-  const vectors = withVectors ? await embedder.embed(rows.map((row) => embeddingInput({ content: row.content, heading_path: row.heading }))) : [];
+  const vectors = withVectors
+    ? await embedder.embed(rows.map((row) => embeddingInput({ content: row.content, heading_path: row.heading })))
+    : [];
   if (rows.length) {
     await sequelize.query(
       `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, heading_path, content, embedding_model${withVectors ? ', embedding' : ''})
@@ -109,11 +140,26 @@ export async function buildDocument(deps: { sequelize: Sequelize; embedder: Embe
   return { resourceId, versionId, passages: rows.length };
 }
 
-export async function buildCategory(sequelize: Sequelize, organizationId: string, name = `Category ${randomUUID().slice(0, 8)}`): Promise<string> {
-  const [rows] = await sequelize.query(`INSERT INTO resource_categories (organization_id, name) VALUES ($1, $2) RETURNING id`, { bind: [organizationId, name] });
+export async function buildCategory(
+  sequelize: Sequelize,
+  organizationId: string,
+  name = `Category ${randomUUID().slice(0, 8)}`,
+): Promise<string> {
+  const [rows] = await sequelize.query(
+    `INSERT INTO resource_categories (organization_id, name) VALUES ($1, $2) RETURNING id`,
+    { bind: [organizationId, name] },
+  );
   return (rows as Array<{ id: string }>)[0]!.id;
 }
 
-export async function grantEntitlement(sequelize: Sequelize, organizationId: string, resourceId: string, memberId: string): Promise<void> {
-  await sequelize.query(`INSERT INTO resource_entitlements (organization_id, resource_id, member_id) VALUES ($1, $2, $3)`, { bind: [organizationId, resourceId, memberId] });
+export async function grantEntitlement(
+  sequelize: Sequelize,
+  organizationId: string,
+  resourceId: string,
+  memberId: string,
+): Promise<void> {
+  await sequelize.query(
+    `INSERT INTO resource_entitlements (organization_id, resource_id, member_id) VALUES ($1, $2, $3)`,
+    { bind: [organizationId, resourceId, memberId] },
+  );
 }

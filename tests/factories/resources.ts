@@ -43,7 +43,11 @@ const CONTENT_TYPES: Record<ResourceFormat, string> = {
   svg: 'image/svg+xml',
 };
 
-export async function buildResource(t: TestApp, organizationId: string, overrides: ResourceOverrides = {}): Promise<Resource> {
+export async function buildResource(
+  t: TestApp,
+  organizationId: string,
+  overrides: ResourceOverrides = {},
+): Promise<Resource> {
   const accessLevel = overrides.accessLevel ?? 'public';
   const status = overrides.status ?? 'published';
   const format = overrides.format ?? 'pdf';
@@ -77,12 +81,18 @@ export async function buildResource(t: TestApp, organizationId: string, override
     sha256: createHash('sha256').update(bytes).digest('hex'),
   });
   for (const categoryId of overrides.categoryIds ?? []) {
-    await t.container.sql.query('INSERT INTO resource_category_links (resource_id, category_id, organization_id) VALUES ($1, $2, $3)', [resource.id, categoryId, organizationId]);
+    await t.container.sql.query(
+      'INSERT INTO resource_category_links (resource_id, category_id, organization_id) VALUES ($1, $2, $3)',
+      [resource.id, categoryId, organizationId],
+    );
   }
   return resource;
 }
 
-export async function buildCategory(organizationId: string, overrides: Partial<{ name: string; position: number; archived: boolean; icon: string }> = {}): Promise<ResourceCategory> {
+export async function buildCategory(
+  organizationId: string,
+  overrides: Partial<{ name: string; position: number; archived: boolean; icon: string }> = {},
+): Promise<ResourceCategory> {
   return ResourceCategory.create({
     organizationId,
     name: overrides.name ?? `Category ${randomUUID().slice(0, 8)}`,
@@ -98,8 +108,16 @@ export const WORLD_RESOURCES = ['public', 'preview', 'members', 'premium', 'paid
 export type WorldResource = (typeof WORLD_RESOURCES)[number];
 
 export const WORLD_READERS = [
-  'clientAdmin', 'clientUser', 'apiKey', 'activeMember', 'premiumMember', 'lapsedMember',
-  'entitledMember', 'userWithoutMember', 'otherOrganizationAdmin', 'anonymous',
+  'clientAdmin',
+  'clientUser',
+  'apiKey',
+  'activeMember',
+  'premiumMember',
+  'lapsedMember',
+  'entitledMember',
+  'userWithoutMember',
+  'otherOrganizationAdmin',
+  'anonymous',
 ] as const;
 export type WorldReader = (typeof WORLD_READERS)[number];
 
@@ -137,7 +155,12 @@ export async function buildAccessWorld(t: TestApp): Promise<AccessWorld> {
   const other = await buildOrganization();
   const keyword = `zebrafinch${randomUUID().slice(0, 4).replace(/\d/g, 'q')}`;
   const make = (level: AccessLevel, status: 'draft' | 'published' = 'published', label: string = level) =>
-    buildResource(t, organization.id, { name: `${keyword} ${label} guide`, accessLevel: level, status, tags: ['matrix'] });
+    buildResource(t, organization.id, {
+      name: `${keyword} ${label} guide`,
+      accessLevel: level,
+      status,
+      tags: ['matrix'],
+    });
   const resources: Record<WorldResource, Resource> = {
     public: await make('public'),
     preview: await make('preview'),
@@ -147,23 +170,39 @@ export async function buildAccessWorld(t: TestApp): Promise<AccessWorld> {
     draft: await make('public', 'draft', 'draft'),
   };
 
-  const staff = async (role: 'ROLE_CLIENT_ADMIN' | 'ROLE_CLIENT_USER', organizationId = organization.id): Promise<ReaderHandle> => {
+  const staff = async (
+    role: 'ROLE_CLIENT_ADMIN' | 'ROLE_CLIENT_USER',
+    organizationId = organization.id,
+  ): Promise<ReaderHandle> => {
     const user = await buildUser({ role, organizationId });
     return { actor: userActor(user), headers: bearer(await tokenFor(t, user)) };
   };
-  const member = async (record?: { status: 'active' | 'lapsed'; tier: 'member' | 'premium' }): Promise<ReaderHandle & { memberId?: string }> => {
+  const member = async (record?: {
+    status: 'active' | 'lapsed';
+    tier: 'member' | 'premium';
+  }): Promise<ReaderHandle & { memberId?: string }> => {
     const user = await buildUser({ role: 'ROLE_MEMBER', organizationId: organization.id });
-    const row = record ? await buildMember(organization.id, { userId: user.id, status: record.status, tier: record.tier }) : undefined;
+    const row = record
+      ? await buildMember(organization.id, { userId: user.id, status: record.status, tier: record.tier })
+      : undefined;
     return { actor: userActor(user), headers: bearer(await tokenFor(t, user)), memberId: row?.id };
   };
   const { apiKey, secret } = await buildApiKey(organization.id);
   const entitled = await member({ status: 'active', tier: 'member' });
-  await ResourceEntitlement.create({ organizationId: organization.id, resourceId: resources.paid.id, memberId: entitled.memberId!, reference: 'order-1' });
+  await ResourceEntitlement.create({
+    organizationId: organization.id,
+    resourceId: resources.paid.id,
+    memberId: entitled.memberId!,
+    reference: 'order-1',
+  });
 
   const readers: Record<WorldReader, ReaderHandle> = {
     clientAdmin: await staff('ROLE_CLIENT_ADMIN'),
     clientUser: await staff('ROLE_CLIENT_USER'),
-    apiKey: { actor: { type: 'api_key', id: apiKey.id, organizationId: organization.id, role: 'API_KEY', mfaVerified: false }, headers: bearer(secret) },
+    apiKey: {
+      actor: { type: 'api_key', id: apiKey.id, organizationId: organization.id, role: 'API_KEY', mfaVerified: false },
+      headers: bearer(secret),
+    },
     activeMember: await member({ status: 'active', tier: 'member' }),
     premiumMember: await member({ status: 'active', tier: 'premium' }),
     lapsedMember: await member({ status: 'lapsed', tier: 'member' }),
@@ -172,5 +211,12 @@ export async function buildAccessWorld(t: TestApp): Promise<AccessWorld> {
     otherOrganizationAdmin: await staff('ROLE_CLIENT_ADMIN', other.id),
     anonymous: { actor: anonymousActor(organization.id, 'matrix-visitor') },
   };
-  return { organizationId: organization.id, slug: (await Organization.findByPk(organization.id))!.slug, otherOrganizationId: other.id, keyword, resources, readers };
+  return {
+    organizationId: organization.id,
+    slug: (await Organization.findByPk(organization.id))!.slug,
+    otherOrganizationId: other.id,
+    keyword,
+    resources,
+    readers,
+  };
 }

@@ -41,7 +41,8 @@ export async function startReceiver(respond: Responder = () => 204, port = 0): P
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {
-        if (Date.now() > deadline) throw new Error(`expected ${count} deliveries, got ${received.length} within ${timeoutMs} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`expected ${count} deliveries, got ${received.length} within ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return received.slice(0, count);

@@ -28,7 +28,11 @@ describe('API keys', () => {
     const listed = list.body.data.find((k: { id: string }) => k.id === created.body.id);
     assert.ok(listed);
     assert.equal(listed.key, undefined, 'the secret is never listed');
-    const [row] = await t.db.sequelize.query('SELECT key_hash FROM api_keys WHERE id = $1', { bind: [created.body.id], plain: false, raw: true }) as unknown as [Array<{ key_hash: string }>];
+    const [row] = (await t.db.sequelize.query('SELECT key_hash FROM api_keys WHERE id = $1', {
+      bind: [created.body.id],
+      plain: false,
+      raw: true,
+    })) as unknown as [Array<{ key_hash: string }>];
     assert.notEqual(row[0]!.key_hash, created.body.key);
     assert.match(row[0]!.key_hash, /^[0-9a-f]{64}$/);
   });
@@ -56,7 +60,10 @@ describe('API keys', () => {
     // revoking again is a no-op
     await t.http.delete(`/api/api-keys/${created.body.id}`).set(bearer(adminToken)).expect(204);
     const audit = await AuditEntry.findAll({ where: { targetId: created.body.id }, order: [['id', 'ASC']] });
-    assert.deepEqual(audit.map((a) => a.action), ['api_key.created', 'api_key.revoked']);
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['api_key.created', 'api_key.revoked'],
+    );
   });
 
   it('when another organization asks for or revokes a key, then it is 404 and isolation holds', async () => {
@@ -90,11 +97,23 @@ describe('API keys', () => {
   });
 
   it('when itemsPerPage exceeds 100 or the name is missing, then it is a 400 naming the field', async () => {
-    const tooBig = expectProblem(await t.http.get('/api/api-keys?itemsPerPage=101').set(bearer(adminToken)), 400, 'validation_failed');
+    const tooBig = expectProblem(
+      await t.http.get('/api/api-keys?itemsPerPage=101').set(bearer(adminToken)),
+      400,
+      'validation_failed',
+    );
     assert.equal(tooBig.errors[0].field, 'itemsPerPage');
-    const missing = expectProblem(await t.http.post('/api/api-keys').set(bearer(adminToken)).send({}), 400, 'validation_failed');
+    const missing = expectProblem(
+      await t.http.post('/api/api-keys').set(bearer(adminToken)).send({}),
+      400,
+      'validation_failed',
+    );
     assert.ok(missing.errors.some((e: { field: string }) => e.field === 'name'));
-    const extra = expectProblem(await t.http.post('/api/api-keys').set(bearer(adminToken)).send({ name: 'x', admin: true }), 400, 'validation_failed');
+    const extra = expectProblem(
+      await t.http.post('/api/api-keys').set(bearer(adminToken)).send({ name: 'x', admin: true }),
+      400,
+      'validation_failed',
+    );
     assert.match(extra.detail, /field/);
   });
 });

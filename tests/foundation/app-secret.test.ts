@@ -18,7 +18,11 @@ describe('APP_SECRET at start-up', () => {
       const dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-secret-'));
       try {
         // the refusal comes before any connection: the server need not exist
-        const { code, output } = await runChildServiceToExit({ NODE_ENV: nodeEnv, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', DATA_DIR: dataDir });
+        const { code, output } = await runChildServiceToExit({
+          NODE_ENV: nodeEnv,
+          DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+          DATA_DIR: dataDir,
+        });
         assert.equal(code, 78, output);
         assert.match(output, /Configuration error: APP_SECRET is required/);
         assert.ok(output.includes(GENERATE), `the message gives the command:\n${output}`);
@@ -34,7 +38,10 @@ describe('APP_SECRET at start-up', () => {
     assert.equal(loadConfig({ DATABASE_URL: 'postgres://db/x', APP_SECRET: secret }).appSecret, secret);
     assert.equal(loadConfig({}).appSecret, undefined);
     assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://db/x', APP_SECRET: '  ' }), ConfigError);
-    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), (error: Error) => error instanceof ConfigError && error.message.includes(GENERATE));
+    assert.throws(
+      () => loadConfig({ NODE_ENV: 'production' }),
+      (error: Error) => error instanceof ConfigError && error.message.includes(GENERATE),
+    );
   });
 });
 
@@ -49,7 +56,8 @@ describe('the embedded database keeps its generated APP_SECRET in DATA_DIR', () 
   });
 
   async function me(port: number, token: string): Promise<number> {
-    return (await fetch(`http://127.0.0.1:${port}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` } })).status;
+    return (await fetch(`http://127.0.0.1:${port}/api/auth/me`, { headers: { Authorization: `Bearer ${token}` } }))
+      .status;
   }
 
   it('when the process is killed and started again, then the same secret is used: tokens it signed still work', async () => {

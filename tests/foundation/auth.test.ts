@@ -17,7 +17,10 @@ describe('login, tokens and MFA', () => {
 
   it('when an active user logs in, then a JWT carries roles and organization and lastLoginAt is recorded', async () => {
     const user = await buildUser({ role: 'ROLE_CLIENT_USER', email: 'Mixed.Case@Example.test' });
-    const res = await t.http.post('/api/auth/login').send({ email: 'mixed.case@example.test', password: PASSWORD }).expect(200);
+    const res = await t.http
+      .post('/api/auth/login')
+      .send({ email: 'mixed.case@example.test', password: PASSWORD })
+      .expect(200);
     assert.equal(res.body.tokenType, 'Bearer');
     assert.equal(res.body.mfaVerified, false);
     assert.equal(res.body.user.id, user.id);
@@ -35,14 +38,26 @@ describe('login, tokens and MFA', () => {
 
   it('when the password is wrong or the account unknown, then 401 invalid_credentials', async () => {
     const user = await buildUser();
-    expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: 'nope' }), 401, 'invalid_credentials');
-    expectProblem(await t.http.post('/api/auth/login').send({ email: 'ghost@example.test', password: 'nope' }), 401, 'invalid_credentials');
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: user.email, password: 'nope' }),
+      401,
+      'invalid_credentials',
+    );
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: 'ghost@example.test', password: 'nope' }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   for (const status of ['inactive', 'suspended', 'pending'] as const) {
     it(`when a ${status} user logs in with the right password, then 403 account_inactive`, async () => {
       const user = await buildUser({ status });
-      const body = expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD }), 403, 'account_inactive');
+      const body = expectProblem(
+        await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD }),
+        403,
+        'account_inactive',
+      );
       assert.match(body.detail, new RegExp(status));
     });
   }
@@ -76,7 +91,11 @@ describe('login, tokens and MFA', () => {
   it('when failures for one e-mail reach the limit, then login answers 429 with Retry-After, even with the right password', async () => {
     const user = await buildUser();
     for (let i = 0; i < 3; i++) {
-      expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: 'wrong' }), 401, 'invalid_credentials');
+      expectProblem(
+        await t.http.post('/api/auth/login').send({ email: user.email, password: 'wrong' }),
+        401,
+        'invalid_credentials',
+      );
     }
     const res = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD });
     expectProblem(res, 429, 'login_throttled');
@@ -97,19 +116,36 @@ describe('login, tokens and MFA', () => {
     assert.equal(unconfirmed.status, 200);
     assert.equal(unconfirmed.body.mfaVerified, false);
 
-    expectProblem(await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: '000000' === totpCode(enrolment.body.secret, t.clock.now()) ? '111111' : '000000' }), 401, 'invalid_mfa_code');
-    const verified = await t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
+    expectProblem(
+      await t.http
+        .post('/api/auth/mfa/verify')
+        .set(bearer(token))
+        .send({ code: '000000' === totpCode(enrolment.body.secret, t.clock.now()) ? '111111' : '000000' }),
+      401,
+      'invalid_mfa_code',
+    );
+    const verified = await t.http
+      .post('/api/auth/mfa/verify')
+      .set(bearer(token))
+      .send({ code: totpCode(enrolment.body.secret, t.clock.now()) })
+      .expect(200);
     assert.equal(verified.body.mfaVerified, true);
     assert.deepEqual(decodeJwt(verified.body.accessToken).amr, ['pwd', 'otp']);
     assert.equal(verified.body.user.mfaEnabled, true);
 
     expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 409, 'mfa_already_enabled');
-    const login = await t.http.post('/api/auth/login').send({ email: user.email, password: PASSWORD, otp: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
+    const login = await t.http
+      .post('/api/auth/login')
+      .send({ email: user.email, password: PASSWORD, otp: totpCode(enrolment.body.secret, t.clock.now()) })
+      .expect(200);
     assert.equal(login.body.mfaVerified, true);
     assert.deepEqual(decodeJwt(login.body.accessToken).amr, ['pwd', 'otp']);
     // a token from before the enrolment (password only) is still stepped up by /mfa/verify
-    const steppedUp = await t.http.post('/api/auth/mfa/verify').set(bearer(token))
-      .send({ code: totpCode(enrolment.body.secret, t.clock.now()) }).expect(200);
+    const steppedUp = await t.http
+      .post('/api/auth/mfa/verify')
+      .set(bearer(token))
+      .send({ code: totpCode(enrolment.body.secret, t.clock.now()) })
+      .expect(200);
     assert.equal(steppedUp.body.mfaVerified, true);
   });
 
@@ -137,7 +173,11 @@ describe('login, tokens and MFA', () => {
   });
 
   it('when the login body is malformed, then the validator names the fields', async () => {
-    const body = expectProblem(await t.http.post('/api/auth/login').send({ email: 'not-an-email' }), 400, 'validation_failed');
+    const body = expectProblem(
+      await t.http.post('/api/auth/login').send({ email: 'not-an-email' }),
+      400,
+      'validation_failed',
+    );
     const fields = body.errors.map((e: { field: string }) => e.field).sort();
     assert.deepEqual(fields, ['email', 'password']);
     assert.match(body.detail, /email/);

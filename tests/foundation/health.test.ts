@@ -20,7 +20,9 @@ describe('health and readiness', () => {
     // The library's passages declare the one vector column: ready with pgvector, pending (keyword search) without.
     assert.deepEqual(
       res.body.vectorSchema,
-      res.body.vector ? { extension: 'installed', state: 'ready', pending: [] } : { extension: 'absent', state: 'unavailable', pending: ['resource_passages.embedding'] },
+      res.body.vector
+        ? { extension: 'installed', state: 'ready', pending: [] }
+        : { extension: 'absent', state: 'unavailable', pending: ['resource_passages.embedding'] },
     );
     assert.equal(res.body.search, res.body.vector ? 'semantic' : 'keyword');
     assert.ok(res.headers['x-request-id']);

@@ -41,7 +41,9 @@ export function multiInstanceRateLimitTests(counters: 'PostgreSQL' | 'Redis'): v
       const env = {
         RATE_LIMIT_STANDARD: String(LIMIT),
         RATE_LIMIT_PROFESSIONAL: String(SEQUENTIAL_LIMIT),
-        ...(counters === 'Redis' ? { REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_KEY_PREFIX: `test-${randomUUID()}:` } : {}),
+        ...(counters === 'Redis'
+          ? { REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_KEY_PREFIX: `test-${randomUUID()}:` }
+          : {}),
       };
       database = await createTestDatabase();
       first = await startTestApp({ env, database });
@@ -51,7 +53,13 @@ export function multiInstanceRateLimitTests(counters: 'PostgreSQL' | 'Redis'): v
         secondContainer = second.container;
       } else {
         // embedded PGlite serves one process: the second instance shares its connection
-        secondContainer = createContainer({ config: first.config, logger: createLogger('silent'), db: first.db, clock: first.clock, appSecret: first.config.appSecret! });
+        secondContainer = createContainer({
+          config: first.config,
+          logger: createLogger('silent'),
+          db: first.db,
+          clock: first.clock,
+          appSecret: first.config.appSecret!,
+        });
       }
       instances = [await listen(first.container), await listen(secondContainer)];
     });
@@ -67,7 +75,11 @@ export function multiInstanceRateLimitTests(counters: 'PostgreSQL' | 'Redis'): v
       const res = await fetch(`${instance.url}/health`, { headers: { Authorization: `Bearer ${secret}` } });
       const text = await res.text();
       if (res.status >= 500) console.error(text);
-      return { status: res.status, remaining: Number(res.headers.get('x-ratelimit-remaining')), retryAfter: res.headers.get('retry-after') };
+      return {
+        status: res.status,
+        remaining: Number(res.headers.get('x-ratelimit-remaining')),
+        retryAfter: res.headers.get('retry-after'),
+      };
     }
 
     it(`when ${REQUESTS} concurrent requests of one organization spread over both, then exactly ${LIMIT} are allowed`, async () => {
@@ -104,7 +116,10 @@ export function multiInstanceRateLimitTests(counters: 'PostgreSQL' | 'Redis'): v
         remaining.push(res.remaining);
       }
       // within the margin (10%, at least 50) every request is counted alone in the shared store
-      assert.deepEqual(remaining.slice(SEQUENTIAL_LIMIT - 40), Array.from({ length: 40 }, (_, i) => 39 - i));
+      assert.deepEqual(
+        remaining.slice(SEQUENTIAL_LIMIT - 40),
+        Array.from({ length: 40 }, (_, i) => 39 - i),
+      );
       assert.equal((await call(instances[0]!, secret)).status, 429);
       assert.equal((await call(instances[1]!, secret)).status, 429);
     });

@@ -9,7 +9,8 @@ import { Sql } from '../../src/shared/sql.ts';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
-const preparedNames = (sql: Sql) => sql.rows<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'gh\\_%' ORDER BY name");
+const preparedNames = (sql: Sql) =>
+  sql.rows<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name LIKE 'gh\\_%' ORDER BY name");
 
 describe('repeated statements prepared by name', () => {
   let t: TestApp;
@@ -27,7 +28,11 @@ describe('repeated statements prepared by name', () => {
   it('when a member is read by id twice, then both answers are the record; the app prepares it by name only on a PostgreSQL server', async () => {
     const admin = await buildUser({ role: 'ROLE_CLIENT_USER' });
     const auth = bearer(await tokenFor(t, admin));
-    const created = await t.http.post('/api/members').set(auth).send({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@prepared.test' }).expect(201);
+    const created = await t.http
+      .post('/api/members')
+      .set(auth)
+      .send({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@prepared.test' })
+      .expect(201);
     const first = await t.http.get(`/api/members/${created.body.id}`).set(auth).expect(200);
     const second = await t.http.get(`/api/members/${created.body.id}`).set(auth).expect(200);
     assert.deepEqual(second.body, first.body);
@@ -56,7 +61,8 @@ describe('repeated statements prepared by name', () => {
 
   it('when more distinct texts are marked repeated than the fixed limit, then the rest run unnamed (the server keeps at most the limit)', async () => {
     const sql = new Sql(single, { namedStatements: true });
-    for (let i = 0; i < 230; i++) assert.equal((await sql.repeated<{ n: number }>(`SELECT $1::int - ${i} AS n`, [1]))?.n, 1 - i);
+    for (let i = 0; i < 230; i++)
+      assert.equal((await sql.repeated<{ n: number }>(`SELECT $1::int - ${i} AS n`, [1]))?.n, 1 - i);
     const names = await preparedNames(sql);
     // 200 from this Sql, plus the one an earlier test prepared on this connection
     assert.equal(names.length, 201);

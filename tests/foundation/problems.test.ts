@@ -16,7 +16,13 @@ describe('errors are RFC 7807 problem+json', () => {
     // test-only operations (contract fixture and routes) whose handlers fail as a service might
     const contract = loadContract();
     const failing = (operationId: string, status: string, response: string) => ({
-      post: { operationId, responses: { [status]: { $ref: `#/components/responses/${response}` }, '401': { $ref: '#/components/responses/Unauthorized' } } },
+      post: {
+        operationId,
+        responses: {
+          [status]: { $ref: `#/components/responses/${response}` },
+          '401': { $ref: '#/components/responses/Unauthorized' },
+        },
+      },
     });
     Object.assign(contract.document.paths!, {
       '/api/test/duplicate': failing('testDuplicate', '409', 'Conflict'),
@@ -65,7 +71,10 @@ describe('errors are RFC 7807 problem+json', () => {
   });
 
   it('when the body is larger than 1 MB, then 413 payload_too_large', async () => {
-    const res = await t.http.post('/api/api-keys').set(bearer(token)).send({ name: 'x'.repeat(1_100_000) });
+    const res = await t.http
+      .post('/api/api-keys')
+      .set(bearer(token))
+      .send({ name: 'x'.repeat(1_100_000) });
     expectProblem(res, 413, 'payload_too_large');
   });
 
@@ -76,7 +85,11 @@ describe('errors are RFC 7807 problem+json', () => {
   });
 
   it('when a path parameter is malformed, then 400 naming it', async () => {
-    const body = expectProblem(await t.http.delete('/api/api-keys/not-a-uuid').set(bearer(token)), 400, 'validation_failed');
+    const body = expectProblem(
+      await t.http.delete('/api/api-keys/not-a-uuid').set(bearer(token)),
+      400,
+      'validation_failed',
+    );
     assert.equal(body.errors[0].field, 'id');
   });
 
@@ -115,7 +128,11 @@ describe('errors are RFC 7807 problem+json', () => {
   it('when an operation is deprecated in the contract, then it answers with Deprecation and Sunset headers', async () => {
     const contract = loadContract();
     const ready = contract.document.paths!['/ready']!.get! as Record<string, unknown>;
-    Object.assign(ready, { deprecated: true, 'x-sunset': '2027-06-30T00:00:00Z', 'x-deprecated-at': '2026-12-01T00:00:00Z' });
+    Object.assign(ready, {
+      deprecated: true,
+      'x-sunset': '2027-06-30T00:00:00Z',
+      'x-deprecated-at': '2026-12-01T00:00:00Z',
+    });
     const app = createApp(t.container, { contract });
     const res = await supertest(app).get('/ready').expect(200);
     assert.equal(res.headers.deprecation, `@${Date.parse('2026-12-01T00:00:00Z') / 1000}`);

@@ -34,11 +34,16 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-process-'));
     // Not from the migrated template: this is the first start, which migrates an empty database.
     database = await createTestDatabase({ template: false });
-    service = await startChildService({
-      DATA_DIR: dataDir,
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' } : {}),
-      ...DEMO,
-    }, 240_000); // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
+    service = await startChildService(
+      {
+        DATA_DIR: dataDir,
+        ...(database.databaseUrl
+          ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' }
+          : {}),
+        ...DEMO,
+      },
+      240_000,
+    ); // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
   });
   after(async () => {
     service.process.kill('SIGKILL');
@@ -52,11 +57,19 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
     assert.match(output, new RegExp(`Platform admin: ${DEMO.DEMO_ADMIN_EMAIL} / ${DEMO.DEMO_ADMIN_PASSWORD}`));
     assert.match(output, new RegExp(`API key\\s+: ${DEMO.DEMO_API_KEY}`));
     assert.match(output, /semantic search|keyword search/);
-    const login = await request(service.port, 'POST', '/api/auth/login', JSON.stringify({ email: DEMO.DEMO_ADMIN_EMAIL, password: DEMO.DEMO_ADMIN_PASSWORD }), {
-      'Content-Type': 'application/json',
-    });
+    const login = await request(
+      service.port,
+      'POST',
+      '/api/auth/login',
+      JSON.stringify({ email: DEMO.DEMO_ADMIN_EMAIL, password: DEMO.DEMO_ADMIN_PASSWORD }),
+      {
+        'Content-Type': 'application/json',
+      },
+    );
     assert.equal(login.status, 200);
-    const health = await request(service.port, 'GET', '/health', undefined, { Authorization: `Bearer ${DEMO.DEMO_API_KEY}` });
+    const health = await request(service.port, 'GET', '/health', undefined, {
+      Authorization: `Bearer ${DEMO.DEMO_API_KEY}`,
+    });
     assert.equal(health.status, 200);
   });
 
@@ -65,7 +78,14 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
     const body = JSON.stringify({ email: 'nobody@example.test', password: 'x'.repeat(20) });
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port: service.port, method: 'POST', path: '/api/auth/login', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } },
+        {
+          host: '127.0.0.1',
+          port: service.port,
+          method: 'POST',
+          path: '/api/auth/login',
+          agent: false,
+          headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+        },
         (res) => {
           let text = '';
           res.on('data', (c) => (text += c));

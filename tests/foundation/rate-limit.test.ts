@@ -16,7 +16,9 @@ const env = {
   RATE_LIMIT_PROFESSIONAL: String(LIMITS.professional),
   RATE_LIMIT_ENTERPRISE: String(LIMITS.enterprise),
   // a prefix of its own, so parallel runs sharing the Redis never see each other's counters
-  ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}:` } : {}),
+  ...(process.env.TEST_REDIS_URL
+    ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `test-${randomUUID()}:` }
+    : {}),
 };
 
 describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 'PostgreSQL'} counters)`, () => {
@@ -72,7 +74,13 @@ describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 
 
   it('when two instances of the service share the database, then they share the counter', async () => {
     t.clock.set(new Date('2026-03-04T08:00:00Z'));
-    const second = createContainer({ config: t.config, logger: createLogger('silent'), db: t.db, clock: t.clock, appSecret: t.config.appSecret! });
+    const second = createContainer({
+      config: t.config,
+      logger: createLogger('silent'),
+      db: t.db,
+      clock: t.clock,
+      appSecret: t.config.appSecret!,
+    });
     const secondApp = supertest(createApp(second));
     try {
       const { token } = await orgWithToken('standard');

@@ -21,15 +21,27 @@ describe('tenant isolation', () => {
 
   it('when a client admin names another organization in the header, then it is ignored and only their own rows show', async () => {
     const adminA = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgA });
-    const res = await t.http.get('/api/api-keys').set(bearer(await tokenFor(t, adminA))).set('Guildhall-Organization', orgB).expect(200);
+    const res = await t.http
+      .get('/api/api-keys')
+      .set(bearer(await tokenFor(t, adminA)))
+      .set('Guildhall-Organization', orgB)
+      .expect(200);
     assert.equal(res.body.data.length, 1);
     assert.notEqual(res.body.data[0].id, keyB);
-    expectProblem(await t.http.delete(`/api/api-keys/${keyB}`).set(bearer(await tokenFor(t, adminA))), 404, 'not_found');
+    expectProblem(
+      await t.http.delete(`/api/api-keys/${keyB}`).set(bearer(await tokenFor(t, adminA))),
+      404,
+      'not_found',
+    );
   });
 
   it('when a platform admin acts without naming an organization, then tenant operations refuse with 422', async () => {
     const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
-    const body = expectProblem(await t.http.get('/api/api-keys').set(bearer(await tokenFor(t, admin))), 422, 'unprocessable');
+    const body = expectProblem(
+      await t.http.get('/api/api-keys').set(bearer(await tokenFor(t, admin))),
+      422,
+      'unprocessable',
+    );
     assert.match(body.detail, /Guildhall-Organization/);
   });
 
@@ -44,7 +56,10 @@ describe('tenant isolation', () => {
     ]) {
       const body = expectProblem(res, 422, 'unprocessable');
       assert.match(body.detail, /Guildhall-Organization header/);
-      assert.deepEqual(body.errors.map((e: { field: string }) => e.field), ['Guildhall-Organization']);
+      assert.deepEqual(
+        body.errors.map((e: { field: string }) => e.field),
+        ['Guildhall-Organization'],
+      );
     }
     await t.http.get('/api/members').set(bearer(token)).set('Guildhall-Organization', orgA).expect(200);
   });
@@ -53,7 +68,14 @@ describe('tenant isolation', () => {
     const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN' });
     const token = await tokenFor(t, admin);
     const res = await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', orgB).expect(200);
-    assert.deepEqual(res.body.data.map((k: { id: string }) => k.id), [keyB]);
-    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', randomUUID()), 400, 'validation_failed');
+    assert.deepEqual(
+      res.body.data.map((k: { id: string }) => k.id),
+      [keyB],
+    );
+    expectProblem(
+      await t.http.get('/api/api-keys').set(bearer(token)).set('Guildhall-Organization', randomUUID()),
+      400,
+      'validation_failed',
+    );
   });
 });

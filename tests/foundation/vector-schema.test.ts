@@ -21,17 +21,31 @@ describe('vector schema', () => {
     // Persistent and not from the template (which has pgvector): PGlite starts here without the extension;
     // the machine's PostgreSQL server has none anyway.
     database = await createTestDatabase({ persistent: true, template: false });
-    const db = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, logger, pgvector: false });
+    const db = await openDatabase({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      logger,
+      pgvector: false,
+    });
     try {
       const applied = await migrateUp(db, logger);
-      assert.ok(applied.some((name) => name.endsWith('-pgvector.ts')), applied.join(', '));
+      assert.ok(
+        applied.some((name) => name.endsWith('-pgvector.ts')),
+        applied.join(', '),
+      );
       assert.equal(db.vector, false);
       // What a migration adding, say, passage embeddings does: its table, and the declared column.
       await db.sequelize.query('CREATE TABLE passages (id integer PRIMARY KEY, body text NOT NULL)');
       await declareVectorColumn(db.sequelize, { table: 'passages', column: 'embedding', dimensions: 3 });
       const status = await convergeVectorSchema(db.sequelize, logger);
-      assert.deepEqual(status, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding', 'resource_passages.embedding'] });
-      const [columns] = await db.sequelize.query("SELECT 1 FROM information_schema.columns WHERE table_name = 'passages' AND column_name = 'embedding'");
+      assert.deepEqual(status, {
+        extension: 'absent',
+        state: 'unavailable',
+        pending: ['passages.embedding', 'resource_passages.embedding'],
+      });
+      const [columns] = await db.sequelize.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_name = 'passages' AND column_name = 'embedding'",
+      );
       assert.equal(columns.length, 0);
     } finally {
       await db.close();
@@ -42,7 +56,11 @@ describe('vector schema', () => {
     try {
       const health = await t.http.get('/health').expect(200);
       assert.equal(health.body.vector, false);
-      assert.deepEqual(health.body.vectorSchema, { extension: 'absent', state: 'unavailable', pending: ['passages.embedding', 'resource_passages.embedding'] });
+      assert.deepEqual(health.body.vectorSchema, {
+        extension: 'absent',
+        state: 'unavailable',
+        pending: ['passages.embedding', 'resource_passages.embedding'],
+      });
       assert.equal(health.body.search, 'keyword');
     } finally {
       await t.close();
@@ -62,19 +80,29 @@ describe('vector schema', () => {
           { plain: true, type: QueryTypes.SELECT },
         );
         assert.equal(column?.type, 'vector(3)');
-        const index = await t.db.sequelize.query<{ def: string }>("SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'passages_embedding_hnsw_idx'", {
-          plain: true,
-          type: QueryTypes.SELECT,
-        });
+        const index = await t.db.sequelize.query<{ def: string }>(
+          "SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'passages_embedding_hnsw_idx'",
+          {
+            plain: true,
+            type: QueryTypes.SELECT,
+          },
+        );
         assert.match(index?.def ?? '', /USING hnsw \(embedding vector_cosine_ops\)/);
         await t.db.sequelize.query("INSERT INTO passages VALUES (1, 'north', '[0,1,0]'), (2, 'east', '[1,0,0]')");
-        const nearest = await t.db.sequelize.query<{ body: string }>("SELECT body FROM passages ORDER BY embedding <=> '[0.1,0.9,0]' LIMIT 1", {
-          plain: true,
-          type: QueryTypes.SELECT,
-        });
+        const nearest = await t.db.sequelize.query<{ body: string }>(
+          "SELECT body FROM passages ORDER BY embedding <=> '[0.1,0.9,0]' LIMIT 1",
+          {
+            plain: true,
+            type: QueryTypes.SELECT,
+          },
+        );
         assert.equal(nearest?.body, 'north');
         // Idempotent: converging again changes nothing.
-        assert.deepEqual(await convergeVectorSchema(t.db.sequelize, logger), { extension: 'installed', state: 'ready', pending: [] });
+        assert.deepEqual(await convergeVectorSchema(t.db.sequelize, logger), {
+          extension: 'installed',
+          state: 'ready',
+          pending: [],
+        });
       } finally {
         await t.close();
       }
@@ -84,9 +112,18 @@ describe('vector schema', () => {
       const t = await startTestApp();
       try {
         await t.db.sequelize.query('CREATE TABLE chunks (id integer PRIMARY KEY)');
-        await declareVectorColumn(t.db.sequelize, { table: 'chunks', column: 'embedding', dimensions: 4, distance: 'l2' });
+        await declareVectorColumn(t.db.sequelize, {
+          table: 'chunks',
+          column: 'embedding',
+          dimensions: 4,
+          distance: 'l2',
+        });
         const health = await t.http.get('/health').expect(200);
-        assert.deepEqual(health.body.vectorSchema, { extension: 'installed', state: 'pending', pending: ['chunks.embedding'] });
+        assert.deepEqual(health.body.vectorSchema, {
+          extension: 'installed',
+          state: 'pending',
+          pending: ['chunks.embedding'],
+        });
         assert.equal(health.body.search, 'semantic'); // this process decided at start; the new column is not used yet
         assert.equal((await convergeVectorSchema(t.db.sequelize, logger)).state, 'ready');
         assert.deepEqual((await inspectVectorSchema(t.db.sequelize)).pending, []);

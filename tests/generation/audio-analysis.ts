@@ -1,7 +1,12 @@
 // Measuring decoded audio in tests: median pitch by autocorrelation (what tells Flite's slt, ~167 Hz,
 // from rms, ~104 Hz) over the voiced frames of a stretch of 16 kHz mono PCM.
 
-export function medianPitch(pcm: Int16Array, sampleRate: number, fromSeconds: number, toSeconds: number): number | null {
+export function medianPitch(
+  pcm: Int16Array,
+  sampleRate: number,
+  fromSeconds: number,
+  toSeconds: number,
+): number | null {
   const frame = Math.round(0.04 * sampleRate);
   const hop = Math.round(0.02 * sampleRate);
   const minLag = Math.floor(sampleRate / 320);

@@ -33,21 +33,28 @@ describe('the Flite voice engine', () => {
   });
 
   const workers = () =>
-      readdirSync('/proc')
-        .filter((name) => /^\d+$/.test(name))
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('flite.worker');
-          } catch {
-            return false;
-          }
-        });
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          return (
+            readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid) &&
+            readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('flite.worker')
+          );
+        } catch {
+          return false;
+        }
+      });
 
   it('when one process speaks 120 sentences in a row, then it is the same process at the end', async () => {
     await engine.synthesize('slt', 'Welcome.', path.join(dir, 'w.wav'));
     const [before] = workers();
     for (let i = 0; i < 120; i++) {
-      await engine.synthesize(i % 2 ? 'slt' : 'rms', `Item ${i}: the committee meets on the third Tuesday to review the budget.`, path.join(dir, 'n.wav'));
+      await engine.synthesize(
+        i % 2 ? 'slt' : 'rms',
+        `Item ${i}: the committee meets on the third Tuesday to review the budget.`,
+        path.join(dir, 'n.wav'),
+      );
     }
     assert.deepEqual(workers(), [before], 'no restart: the process never died');
   });

@@ -17,7 +17,13 @@ import { binaryBody } from '../setup/body-parsers.ts';
 
 const realFfmpeg = resolveFfmpegPath();
 
-async function waitFor(t: TestApp, url: string, token: string, done: (body: any) => boolean, timeoutMs = 180_000): Promise<any> {
+async function waitFor(
+  t: TestApp,
+  url: string,
+  token: string,
+  done: (body: any) => boolean,
+  timeoutMs = 180_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await t.http.get(url).set(bearer(token));
@@ -42,7 +48,10 @@ describe('podcast generation', () => {
   let ffmpegDir: string;
   let ffmpegWrapper: string;
   const useFfmpeg = async (working: boolean) => {
-    await writeFile(ffmpegWrapper, working ? `#!/bin/sh\nexec "${realFfmpeg}" "$@"\n` : '#!/bin/sh\necho "encoder unavailable" >&2\nexit 1\n');
+    await writeFile(
+      ffmpegWrapper,
+      working ? `#!/bin/sh\nexec "${realFfmpeg}" "$@"\n` : '#!/bin/sh\necho "encoder unavailable" >&2\nexit 1\n',
+    );
     await chmod(ffmpegWrapper, 0o755);
   };
 
@@ -74,7 +83,10 @@ describe('podcast generation', () => {
     assert.equal(podcast.progress, 100);
     assert.equal(podcast.sourceVersion, 1);
     assert.equal(podcast.scriptSource, 'composed');
-    assert.deepEqual(podcast.voices.map((v: any) => v.voice), ['slt', 'rms']);
+    assert.deepEqual(
+      podcast.voices.map((v: any) => v.voice),
+      ['slt', 'rms'],
+    );
     assert.equal(podcast.links.audio, `/api/resources/${resource.id}/podcast/audio`);
 
     // the transcript: both hosts, alternating, in time order, about the document and its figures
@@ -88,7 +100,11 @@ describe('podcast generation', () => {
     assert.match(script, /\$1\.2 million/);
 
     // a real MP3: decodes, and its length is the transcript's
-    const audio = await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).buffer(true).parse(binaryBody);
+    const audio = await t.http
+      .get(`/api/resources/${resource.id}/podcast/audio`)
+      .set(bearer(admin))
+      .buffer(true)
+      .parse(binaryBody);
     assert.equal(audio.status, 200);
     assert.equal(audio.headers['content-type'], 'audio/mpeg');
     assert.ok(audio.headers.etag);
@@ -99,7 +115,10 @@ describe('podcast generation', () => {
       await writeFile(path.join(dir, 'p.mp3'), mp3);
       const pcm = await decodeToPcm(realFfmpeg, path.join(dir, 'p.mp3'), 16_000);
       const seconds = pcm.length / 16_000;
-      assert.ok(Math.abs(seconds - podcast.durationSeconds) < 0.5, `decoded ${seconds} s, recorded ${podcast.durationSeconds} s`);
+      assert.ok(
+        Math.abs(seconds - podcast.durationSeconds) < 0.5,
+        `decoded ${seconds} s, recorded ${podcast.durationSeconds} s`,
+      );
       const words = script.split(/\s+/).length;
       // people and Flite speak roughly 2 to 4 words a second (pauses included)
       assert.ok(seconds > words / 4.5 && seconds < words / 1.2, `${seconds} s for ${words} words`);
@@ -122,9 +141,17 @@ describe('podcast generation', () => {
     }
 
     // streamed with ranges and validators
-    const partial = await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).set('Range', 'bytes=0-99').expect(206);
+    const partial = await t.http
+      .get(`/api/resources/${resource.id}/podcast/audio`)
+      .set(bearer(admin))
+      .set('Range', 'bytes=0-99')
+      .expect(206);
     assert.equal(partial.headers['content-range'], `bytes 0-99/${mp3.length}`);
-    await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).set('If-None-Match', audio.headers.etag!).expect(304);
+    await t.http
+      .get(`/api/resources/${resource.id}/podcast/audio`)
+      .set(bearer(admin))
+      .set('If-None-Match', audio.headers.etag!)
+      .expect(304);
 
     // members who may open the source hear it too; the list shows it
     const reader = await buildUser({ role: 'ROLE_MEMBER', organizationId });
@@ -133,15 +160,25 @@ describe('podcast generation', () => {
     const asMember = await t.http.get(`/api/resources/${resource.id}/podcast`).set(bearer(readerToken)).expect(200);
     assert.equal(asMember.body.status, 'ready');
     await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(readerToken)).expect(200);
-    const list = await t.http.get(`/api/resources/${resource.id}/generated-content`).set(bearer(readerToken)).expect(200);
-    assert.deepEqual(list.body.data.map((c: any) => c.kind), ['podcast']);
+    const list = await t.http
+      .get(`/api/resources/${resource.id}/generated-content`)
+      .set(bearer(readerToken))
+      .expect(200);
+    assert.deepEqual(
+      list.body.data.map((c: any) => c.kind),
+      ['podcast'],
+    );
 
     // a new version makes it stale, still playable, until regenerated
     await addSourceVersion(t, resource, SHORT_REPORT.slice(0, 1));
     const stale = await t.http.get(`/api/resources/${resource.id}/podcast`).set(bearer(admin)).expect(200);
     assert.equal(stale.body.status, 'stale');
     assert.equal(stale.body.sourceVersion, 1);
-    await t.http.get(`/api/resources/${resource.id}/podcast/audio`).set(bearer(admin)).set('Range', 'bytes=0-9').expect(206);
+    await t.http
+      .get(`/api/resources/${resource.id}/podcast/audio`)
+      .set(bearer(admin))
+      .set('Range', 'bytes=0-9')
+      .expect(206);
   });
 
   it('when encoding fails, then the podcast says failed with its error, leaves no file, and a retry succeeds', async () => {
@@ -159,7 +196,10 @@ describe('podcast generation', () => {
       await useFfmpeg(true);
     }
     assert.deepEqual(await storedKeys(t, `orgs/${organizationId}/resources/${resource.id}/generated/`), []);
-    assert.deepEqual((await storedKeys(t, 'tmp/')).filter((key) => key.startsWith('tmp/generation-')), []);
+    assert.deepEqual(
+      (await storedKeys(t, 'tmp/')).filter((key) => key.startsWith('tmp/generation-')),
+      [],
+    );
 
     const retried = await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(admin)).expect(202);
     assert.equal(retried.body.status, 'queued');
@@ -178,26 +218,54 @@ describe('podcast generation', () => {
     const member = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     await buildMember(organizationId, { userId: member.id, status: 'active', tier: 'member' });
     const token = await tokenFor(t, member);
-    for (const url of [`/api/resources/${resource.id}/podcast`, `/api/resources/${resource.id}/podcast/audio`, `/api/resources/${resource.id}/generated-content`]) {
+    for (const url of [
+      `/api/resources/${resource.id}/podcast`,
+      `/api/resources/${resource.id}/podcast/audio`,
+      `/api/resources/${resource.id}/generated-content`,
+    ]) {
       expectProblem(await t.http.get(url).set(bearer(token)), 403, 'resource_locked');
     }
     expectProblem(await t.http.get(`/api/resources/${draft.id}/podcast`).set(bearer(token)), 404, 'not_found');
     // only client admins generate: staff and members are refused before anything is queued
-    expectProblem(await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(token)), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(token)),
+      403,
+      'forbidden',
+    );
     const staff = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_USER', organizationId }));
-    expectProblem(await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(staff)), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`/api/resources/${resource.id}/generate-podcast`).set(bearer(staff)),
+      403,
+      'forbidden',
+    );
     // nothing generated yet: a 404 for the admin
     expectProblem(await t.http.get(`/api/resources/${resource.id}/podcast`).set(bearer(admin)), 404, 'not_found');
   });
 
   it('when the source has too many pages or no extracted text, then generation is refused (422, 409)', async () => {
-    const pages = [1, 2, 3, 4, 5].map((pageNumber) => ({ pageNumber, headingPath: null, content: `Page ${pageNumber} of the handbook explains one rule in detail.` }));
+    const pages = [1, 2, 3, 4, 5].map((pageNumber) => ({
+      pageNumber,
+      headingPath: null,
+      content: `Page ${pageNumber} of the handbook explains one rule in detail.`,
+    }));
     const { resource: long } = await buildSourceResource(organizationId, { passages: pages });
-    const tooLong = expectProblem(await t.http.post(`/api/resources/${long.id}/generate-podcast`).set(bearer(admin)), 422, 'source_too_long');
+    const tooLong = expectProblem(
+      await t.http.post(`/api/resources/${long.id}/generate-podcast`).set(bearer(admin)),
+      422,
+      'source_too_long',
+    );
     assert.equal(tooLong.pages, 5);
     assert.equal(tooLong.maxPages, 5);
-    expectProblem(await t.http.post(`/api/resources/${long.id}/generate-infographic`).set(bearer(admin)), 422, 'source_too_long');
+    expectProblem(
+      await t.http.post(`/api/resources/${long.id}/generate-infographic`).set(bearer(admin)),
+      422,
+      'source_too_long',
+    );
     const { resource: empty } = await buildSourceResource(organizationId, { passages: [] });
-    expectProblem(await t.http.post(`/api/resources/${empty.id}/generate-podcast`).set(bearer(admin)), 409, 'source_not_ingested');
+    expectProblem(
+      await t.http.post(`/api/resources/${empty.id}/generate-podcast`).set(bearer(admin)),
+      409,
+      'source_not_ingested',
+    );
   });
 });

@@ -28,7 +28,8 @@ describe('Impersonation', () => {
   });
   after(() => t.close());
 
-  const start = (token: string, userId: string, body: Record<string, unknown> = {}) => t.http.post(`/api/admin/users/${userId}/impersonate`).set(bearer(token)).send(body);
+  const start = (token: string, userId: string, body: Record<string, unknown> = {}) =>
+    t.http.post(`/api/admin/users/${userId}/impersonate`).set(bearer(token)).send(body);
   const end = (token: string) => t.http.delete('/api/admin/impersonate').set(bearer(token));
 
   it('when an MFA-verified admin impersonates a member, then a 15-minute token acts as the member with the admin as actor', async () => {
@@ -48,11 +49,15 @@ describe('Impersonation', () => {
 
     const me = await t.http.get('/api/auth/me').set(bearer(res.body.accessToken)).expect(200);
     assert.equal(me.body.id, member.id);
-    assert.deepEqual(me.body.impersonation, { sessionId: res.body.session.id, impersonatorId: admin.id, mode: 'read_only' });
+    assert.deepEqual(me.body.impersonation, {
+      sessionId: res.body.session.id,
+      impersonatorId: admin.id,
+      mode: 'read_only',
+    });
 
     const started = await AuditEntry.findOne({ where: { action: 'impersonation.started', targetId: member.id } });
     assert.equal(started?.actorId, admin.id);
-    assert.equal((started?.after as Record<string, unknown>).reason, 'ticket #42');
+    assert.equal((started!.after as Record<string, unknown>).reason, 'ticket #42');
     const notice = await OutboxMessage.findOne({ where: { userId: member.id, template: 'impersonation_notice' } });
     assert.match(notice!.textBody!, /Support Person, a platform administrator/);
     await end(res.body.accessToken).expect(200);
@@ -73,7 +78,9 @@ describe('Impersonation', () => {
     const member = await buildUser({ organizationId: orgId, role: 'ROLE_MEMBER' });
     expectProblem(await start(token, member.id), 403, 'mfa_required');
     const clientAdmin = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
-    const res = await t.http.post('/api/auth/login').send({ email: clientAdmin.email, password: 'correct horse battery staple' });
+    const res = await t.http
+      .post('/api/auth/login')
+      .send({ email: clientAdmin.email, password: 'correct horse battery staple' });
     expectProblem(await start(res.body.accessToken, member.id), 403, 'forbidden');
   });
 
@@ -96,20 +103,31 @@ describe('Impersonation', () => {
     const token = res.body.accessToken;
     await t.http.get('/api/auth/me').set(bearer(token)).expect(200);
     await t.http.get('/api/api-keys').set(bearer(token)).expect(200); // reading what the user may read is allowed
-    expectProblem(await t.http.post('/api/api-keys').set(bearer(token)).send({ name: 'nope' }), 403, 'read_only_impersonation');
-    expectProblem(await t.http.put(`/api/admin/users/${clientAdmin.id}`).set(bearer(token)).send({ firstName: 'X' }), 403, 'read_only_impersonation');
+    expectProblem(
+      await t.http.post('/api/api-keys').set(bearer(token)).send({ name: 'nope' }),
+      403,
+      'read_only_impersonation',
+    );
+    expectProblem(
+      await t.http.put(`/api/admin/users/${clientAdmin.id}`).set(bearer(token)).send({ firstName: 'X' }),
+      403,
+      'read_only_impersonation',
+    );
     expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 403, 'read_only_impersonation');
     const ended = await end(token);
     assert.equal(ended.status, 200, JSON.stringify(ended.body));
     const logged = await waitForRequests(res.body.session.id, 6);
-    assert.deepEqual(logged.map((r) => `${r.method} ${r.path} ${r.statusCode}`), [
-      'GET /api/auth/me 200',
-      'GET /api/api-keys 200',
-      'POST /api/api-keys 403',
-      `PUT /api/admin/users/${clientAdmin.id} 403`,
-      'POST /api/auth/mfa/enrollment 403',
-      'DELETE /api/admin/impersonate 200',
-    ]);
+    assert.deepEqual(
+      logged.map((r) => `${r.method} ${r.path} ${r.statusCode}`),
+      [
+        'GET /api/auth/me 200',
+        'GET /api/api-keys 200',
+        'POST /api/api-keys 403',
+        `PUT /api/admin/users/${clientAdmin.id} 403`,
+        'POST /api/auth/mfa/enrollment 403',
+        'DELETE /api/admin/impersonate 200',
+      ],
+    );
     assert.ok(logged.every((r) => r.adminId === admin.id && r.targetUserId === clientAdmin.id && r.requestId));
     assert.equal(ended.body.session.status, 'ended');
     assert.equal(ended.body.returnUrl, `${t.config.baseUrl}/admin/resources/users`);
@@ -119,7 +137,11 @@ describe('Impersonation', () => {
     const { admin, mfaToken } = await buildAdmin(t);
     const clientAdmin = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
     const res = await start(mfaToken, clientAdmin.id, { mode: 'act_as_user' }).expect(201);
-    const created = await t.http.post('/api/api-keys').set(bearer(res.body.accessToken)).send({ name: 'on behalf' }).expect(201);
+    const created = await t.http
+      .post('/api/api-keys')
+      .set(bearer(res.body.accessToken))
+      .send({ name: 'on behalf' })
+      .expect(201);
     const audit = await AuditEntry.findOne({ where: { action: 'api_key.created', targetId: created.body.id } });
     assert.equal(audit?.actorId, clientAdmin.id);
     assert.equal(audit?.impersonatorId, admin.id);
@@ -141,7 +163,13 @@ describe('Impersonation', () => {
     expectProblem(await t.http.get('/api/auth/me').set(bearer(res.body.accessToken)), 401, 'unauthenticated');
     expectProblem(await end(mfaToken), 409, 'not_impersonating');
     const audit = await AuditEntry.findOne({ where: { action: 'impersonation.ended', actorId: admin.id } });
-    assert.deepEqual(audit?.after, { sessionId: res.body.session.id, endReason: 'exited', endedAt: ended.body.session.endedAt, durationSeconds: 90, requestCount: 1 });
+    assert.deepEqual(audit?.after, {
+      sessionId: res.body.session.id,
+      endReason: 'exited',
+      endedAt: ended.body.session.endedAt,
+      durationSeconds: 90,
+      requestCount: 1,
+    });
   });
 
   it('when 15 minutes pass, then the token is expired and the session reads as ended by expiry', async () => {
@@ -153,10 +181,17 @@ describe('Impersonation', () => {
     t.clock.advance(2_000);
     expectProblem(await t.http.get('/api/auth/me').set(bearer(res.body.accessToken)), 401, 'token_expired');
     const adminToken = (await buildAdmin(t)).token; // the first admin's login token is still valid, but be independent of it
-    const sessions = await t.http.get(`/api/admin/impersonations?adminId=${admin.id}`).set(bearer(adminToken)).expect(200);
+    const sessions = await t.http
+      .get(`/api/admin/impersonations?adminId=${admin.id}`)
+      .set(bearer(adminToken))
+      .expect(200);
     assert.equal(sessions.body.data[0].status, 'expired');
     assert.equal(sessions.body.data[0].durationSeconds, 900);
-    assert.equal(await t.container.services.impersonation.closeExpired({ adminId: admin.id }), 1, 'the sweep closes it');
+    assert.equal(
+      await t.container.services.impersonation.closeExpired({ adminId: admin.id }),
+      1,
+      'the sweep closes it',
+    );
     assert.ok(await AuditEntry.findOne({ where: { action: 'impersonation.ended', actorId: admin.id } }));
     expectProblem(await end(mfaToken), 409, 'not_impersonating');
     await start(mfaToken, member.id).expect(201); // a new session may start

@@ -35,7 +35,13 @@ describe('document extraction with locations', () => {
   it('when a Word file records page breaks, then each heading section has its heading path and the recorded page, a rendered break after an explicit one counting once', async () => {
     const docx = await makeDocx([
       { heading: 'Governance', paragraphs: ['The board meets quarterly.'] },
-      { heading: 'Elections', level: 2, paragraphs: ['Ballots close in May.'], pageBreakBefore: true, lastRenderedPageBreak: true },
+      {
+        heading: 'Elections',
+        level: 2,
+        paragraphs: ['Ballots close in May.'],
+        pageBreakBefore: true,
+        lastRenderedPageBreak: true,
+      },
       { heading: 'Finance', paragraphs: ['Reserves cover six months.'], lastRenderedPageBreak: true },
     ]);
     const extraction = await extractDocument('docx', docx);
@@ -53,16 +59,26 @@ describe('document extraction with locations', () => {
 
   it('when a paragraph is formatted with a page break before it, then its section starts a new page', async () => {
     const document = new Document({
-      sections: [{ children: [
-        new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Scope')] }),
-        new Paragraph({ children: [new TextRun('Applies to all chapters.')] }),
-        new Paragraph({ heading: HeadingLevel.HEADING_1, pageBreakBefore: true, children: [new TextRun('Annex')] }),
-        new Paragraph({ children: [new TextRun('Forms and templates.')] }),
-      ] }],
+      sections: [
+        {
+          children: [
+            new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Scope')] }),
+            new Paragraph({ children: [new TextRun('Applies to all chapters.')] }),
+            new Paragraph({ heading: HeadingLevel.HEADING_1, pageBreakBefore: true, children: [new TextRun('Annex')] }),
+            new Paragraph({ children: [new TextRun('Forms and templates.')] }),
+          ],
+        },
+      ],
     });
     const extraction = await extractDocument('docx', await Packer.toBuffer(document));
     assert.equal(extraction.pageNumbers, 'recorded');
-    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.headingPath, u.text]), [[1, 'Scope', 'Applies to all chapters.'], [2, 'Annex', 'Forms and templates.']]);
+    assert.deepEqual(
+      extraction.units.map((u) => [u.pageNumber, u.headingPath, u.text]),
+      [
+        [1, 'Scope', 'Applies to all chapters.'],
+        [2, 'Annex', 'Forms and templates.'],
+      ],
+    );
   });
 
   it('when a Word file records no pages (and LibreOffice is absent), then pages are estimated by word count', async () => {
@@ -73,22 +89,53 @@ describe('document extraction with locations', () => {
     const extraction = await extractDocument('docx', docx);
     if (extraction.pageNumbers === 'rendered') return; // soffice installed: the rendering decides
     assert.equal(extraction.pageNumbers, 'estimated');
-    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.headingPath]), [[1, 'Ethics'], [2, 'Ethics'], [2, 'Audit']]);
+    assert.deepEqual(
+      extraction.units.map((u) => [u.pageNumber, u.headingPath]),
+      [
+        [1, 'Ethics'],
+        [2, 'Ethics'],
+        [2, 'Audit'],
+      ],
+    );
   });
 
   it('when sections are located on a rendering, then each gets the page its first words are on, in reading order', () => {
     const units = [
-      { pageNumber: 1, locationKind: 'section' as const, headingPath: 'A', text: 'Alpha section opens the report with a summary' },
-      { pageNumber: 1, locationKind: 'section' as const, headingPath: 'B', text: 'Beta section covers the budget in detail' },
+      {
+        pageNumber: 1,
+        locationKind: 'section' as const,
+        headingPath: 'A',
+        text: 'Alpha section opens the report with a summary',
+      },
+      {
+        pageNumber: 1,
+        locationKind: 'section' as const,
+        headingPath: 'B',
+        text: 'Beta section covers the budget in detail',
+      },
       { pageNumber: 1, locationKind: 'section' as const, headingPath: 'C', text: 'Text the rendering lost' },
     ];
-    const pages = ['Report\nAlpha section opens the\nreport with a summary', 'more alpha', 'Beta section covers the budget in detail. And more.'];
-    assert.deepEqual(locateInPages(units, pages).map((u) => u.pageNumber), [1, 3, 3]);
+    const pages = [
+      'Report\nAlpha section opens the\nreport with a summary',
+      'more alpha',
+      'Beta section covers the budget in detail. And more.',
+    ];
+    assert.deepEqual(
+      locateInPages(units, pages).map((u) => u.pageNumber),
+      [1, 3, 3],
+    );
   });
 
   it('when a workbook is extracted, then each sheet is a unit numbered by its position, formula cells showing their results', async () => {
     const xlsx = await makeXlsx([
-      { name: 'Dues', rows: [['Tier', 'Fee'], ['Member', 120], ['Premium', { formula: 'B2*2', result: 240 }]] },
+      {
+        name: 'Dues',
+        rows: [
+          ['Tier', 'Fee'],
+          ['Member', 120],
+          ['Premium', { formula: 'B2*2', result: 240 }],
+        ],
+      },
       { name: 'Empty', rows: [] },
       { name: 'Notes', rows: [['Fees are reviewed every January']] },
     ]);
@@ -112,7 +159,14 @@ describe('document extraction with locations', () => {
     ]);
     const extraction = await extractDocument('pptx', pptx);
     assert.equal(extraction.pagesTotal, 3);
-    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.locationKind, u.headingPath]), [[1, 'slide', 'Welcome'], [2, 'slide', 'Budget'], [3, 'slide', 'Questions']]);
+    assert.deepEqual(
+      extraction.units.map((u) => [u.pageNumber, u.locationKind, u.headingPath]),
+      [
+        [1, 'slide', 'Welcome'],
+        [2, 'slide', 'Budget'],
+        [3, 'slide', 'Questions'],
+      ],
+    );
     assert.match(extraction.units[0]!.text, /Welcome\nAgenda for the day\n\nSpeaker notes: Thank the sponsors first\./);
     assert.match(extraction.units[1]!.text, /Spending rose\nReserves held/);
     assert.doesNotMatch(extraction.units[1]!.text, /Speaker notes/);
@@ -125,7 +179,13 @@ describe('document extraction with locations', () => {
     const ids = [...presentation.matchAll(/<p:sldId [^>]*\/>/g)].map((m) => m[0]);
     zip.file('ppt/presentation.xml', presentation.replace(ids.join(''), [...ids].reverse().join('')));
     const extraction = await extractDocument('pptx', await zip.generateAsync({ type: 'nodebuffer' }));
-    assert.deepEqual(extraction.units.map((u) => [u.pageNumber, u.text]), [[1, 'Second'], [2, 'First']]);
+    assert.deepEqual(
+      extraction.units.map((u) => [u.pageNumber, u.text]),
+      [
+        [1, 'Second'],
+        [2, 'First'],
+      ],
+    );
   });
 
   it('when a file is not what its format says, then extraction fails as unreadable (a retry would not help)', async () => {
@@ -146,7 +206,10 @@ describe('passage splitting', () => {
     for (const passage of passages) assert.ok(words(passage) <= 250 && words(passage) >= 60, `${words(passage)} words`);
     for (let i = 1; i < passages.length; i++) {
       const tail = passages[i - 1]!.split(/(?<=\.)\s+/).at(-1)!;
-      assert.ok(passages[i]!.startsWith(tail) || passages[i]!.includes(tail), 'the next passage repeats the end of the previous one');
+      assert.ok(
+        passages[i]!.startsWith(tail) || passages[i]!.includes(tail),
+        'the next passage repeats the end of the previous one',
+      );
     }
     const sentences = new Set(text.split(/(?<=\.)\s+/));
     for (const sentence of sentences) assert.ok(passages.some((p) => p.includes(sentence)));
@@ -158,13 +221,22 @@ describe('passage splitting', () => {
     assert.ok(passages.join(' ').includes('w599'));
   });
 
-  it('when units are split, then every passage keeps its unit\'s page, kind and heading, numbered in order', () => {
+  it("when units are split, then every passage keeps its unit's page, kind and heading, numbered in order", () => {
     const passages = splitIntoPassages([
       { pageNumber: 2, locationKind: 'page', headingPath: null, text: prose('dues', 400) },
       { pageNumber: 5, locationKind: 'section', headingPath: 'A > B', text: 'Short.' },
     ]);
-    assert.deepEqual(passages.map((p) => p.ordinal), passages.map((_, i) => i));
+    assert.deepEqual(
+      passages.map((p) => p.ordinal),
+      passages.map((_, i) => i),
+    );
     assert.ok(passages.filter((p) => p.pageNumber === 2).length >= 2);
-    assert.deepEqual(passages.at(-1), { pageNumber: 5, locationKind: 'section', headingPath: 'A > B', text: 'Short.', ordinal: passages.length - 1 });
+    assert.deepEqual(passages.at(-1), {
+      pageNumber: 5,
+      locationKind: 'section',
+      headingPath: 'A > B',
+      text: 'Short.',
+      ordinal: passages.length - 1,
+    });
   });
 });

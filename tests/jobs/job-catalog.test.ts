@@ -8,7 +8,13 @@ import { JobQueue, type JobHandlers } from '../../src/jobs/queue.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 
 const config = loadConfig({ NODE_ENV: 'test', MAIL_RETRY_LIMIT: '7', MAIL_RETRY_DELAY_SECONDS: '45' });
-const queueOf = () => new JobQueue({ url: 'postgres://nobody@127.0.0.1:1/none', logger: createLogger('silent'), pollingIntervalSeconds: 1, specs: queueSpecs(config) });
+const queueOf = () =>
+  new JobQueue({
+    url: 'postgres://nobody@127.0.0.1:1/none',
+    logger: createLogger('silent'),
+    pollingIntervalSeconds: 1,
+    specs: queueSpecs(config),
+  });
 
 describe('the job catalog', () => {
   it('when its policies are resolved, then names are unique, policies come from the type or the configuration, and schedules are cron', () => {
@@ -23,14 +29,24 @@ describe('the job catalog', () => {
   });
 
   it('when a type is declared twice, then resolving the catalog fails', () => {
-    const twice = defineJob({ name: 'idempotency.purge', payload: payloadOf<object>(), handler: () => async () => undefined });
+    const twice = defineJob({
+      name: 'idempotency.purge',
+      payload: payloadOf<object>(),
+      handler: () => async () => undefined,
+    });
     assert.throws(() => queueSpecs(config, [...jobTypes, twice]), /idempotency.purge is declared twice/);
   });
 
-  it('when workers start without the registry\'s handlers, or a handler or job names no catalog type, then it refuses', async () => {
+  it("when workers start without the registry's handlers, or a handler or job names no catalog type, then it refuses", async () => {
     const queue = queueOf();
-    await assert.rejects(queue.start({ workers: true }), /No handler registered for .*mail.send, .*generation.infographic/);
-    assert.throws(() => queue.register({ 'no.such': async () => undefined } as unknown as JobHandlers), /not in the job catalog/);
+    await assert.rejects(
+      queue.start({ workers: true }),
+      /No handler registered for .*mail.send, .*generation.infographic/,
+    );
+    assert.throws(
+      () => queue.register({ 'no.such': async () => undefined } as unknown as JobHandlers),
+      /not in the job catalog/,
+    );
     await assert.rejects(queue.enqueue('no.such' as 'mail.send', { messageId: 'x' }), /Unknown job type no.such/);
   });
 });

@@ -21,9 +21,20 @@ describe('background jobs for admins', () => {
   after(() => t.close());
 
   it('when a change queues a delivery, then admins see the job with its state, attempts and data', async () => {
-    await t.http.post('/api/webhooks').set(bearer(clientToken)).send({ url: 'http://127.0.0.1:9/hooks', events: ['member.created'] }).expect(201);
-    await t.http.post('/api/members').set(bearer(clientToken)).send({ firstName: 'Job', lastName: 'Maker', email: 'job@example.test' }).expect(201);
-    const list = await t.http.get('/api/admin/jobs?name=webhook.deliver&state=created').set(bearer(adminToken)).expect(200);
+    await t.http
+      .post('/api/webhooks')
+      .set(bearer(clientToken))
+      .send({ url: 'http://127.0.0.1:9/hooks', events: ['member.created'] })
+      .expect(201);
+    await t.http
+      .post('/api/members')
+      .set(bearer(clientToken))
+      .send({ firstName: 'Job', lastName: 'Maker', email: 'job@example.test' })
+      .expect(201);
+    const list = await t.http
+      .get('/api/admin/jobs?name=webhook.deliver&state=created')
+      .set(bearer(adminToken))
+      .expect(200);
     assert.equal(list.body.pagination.totalItems, 1);
     const [job] = list.body.data;
     assert.equal(job.name, 'webhook.deliver');
@@ -50,7 +61,10 @@ describe('background jobs for admins', () => {
     assert.ok(job.startedOn);
     const retrying = await t.http.get('/api/admin/jobs?state=retry').set(bearer(adminToken)).expect(200);
     assert.ok(retrying.body.data.some((j: { id: string }) => j.id === id));
-    const done = await t.http.get('/api/admin/jobs?state=completed&name=no.such.job').set(bearer(adminToken)).expect(200);
+    const done = await t.http
+      .get('/api/admin/jobs?state=completed&name=no.such.job')
+      .set(bearer(adminToken))
+      .expect(200);
     assert.equal(done.body.pagination.totalItems, 0);
   });
 
@@ -58,13 +72,25 @@ describe('background jobs for admins', () => {
     expectProblem(await t.http.get('/api/admin/jobs?state=sleeping').set(bearer(adminToken)), 400, 'invalid_filter');
     expectProblem(await t.http.get('/api/admin/jobs?owner=me').set(bearer(adminToken)), 400, 'invalid_filter');
     expectProblem(await t.http.get('/api/admin/jobs/42').set(bearer(adminToken)), 400, 'validation_failed');
-    expectProblem(await t.http.get('/api/admin/jobs/00000000-0000-4000-8000-000000000000').set(bearer(adminToken)), 404, 'not_found');
+    expectProblem(
+      await t.http.get('/api/admin/jobs/00000000-0000-4000-8000-000000000000').set(bearer(adminToken)),
+      404,
+      'not_found',
+    );
   });
 
   it('when anyone but a platform admin asks, then 403 (or 401 without credentials)', async () => {
     expectProblem(await t.http.get('/api/admin/jobs').set(bearer(clientToken)), 403, 'forbidden');
-    expectProblem(await t.http.get('/api/admin/jobs').set(bearer((await buildApiKey(organizationId)).secret)), 403, 'forbidden');
+    expectProblem(
+      await t.http.get('/api/admin/jobs').set(bearer((await buildApiKey(organizationId)).secret)),
+      403,
+      'forbidden',
+    );
     expectProblem(await t.http.get('/api/admin/jobs'), 401, 'unauthenticated');
-    expectProblem(await t.http.get('/api/admin/jobs/00000000-0000-4000-8000-000000000000').set(bearer(clientToken)), 403, 'forbidden');
+    expectProblem(
+      await t.http.get('/api/admin/jobs/00000000-0000-4000-8000-000000000000').set(bearer(clientToken)),
+      403,
+      'forbidden',
+    );
   });
 });

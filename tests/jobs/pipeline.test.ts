@@ -57,9 +57,20 @@ describe('pipeline runs and steps', () => {
   });
   after(() => t.close());
 
-  const newRun = () => t.container.pipelines.create({ kind: 'library.ingest', organizationId, subject: { type: 'document', id: 'doc-1' }, input: { documentId: 'doc-1' } });
+  const newRun = () =>
+    t.container.pipelines.create({
+      kind: 'library.ingest',
+      organizationId,
+      subject: { type: 'document', id: 'doc-1' },
+      input: { documentId: 'doc-1' },
+    });
   const stepsOf = async (runId: string) =>
-    Object.fromEntries((await PipelineStepRecord.findAll({ where: { runId } })).map((s) => [s.name, { status: s.status, attempts: s.attempts, lastError: s.lastError }]));
+    Object.fromEntries(
+      (await PipelineStepRecord.findAll({ where: { runId } })).map((s) => [
+        s.name,
+        { status: s.status, attempts: s.attempts, lastError: s.lastError },
+      ]),
+    );
 
   it('when a step fails, then its clean-up runs, the run is failed at that step, and the retry resumes there without redoing earlier steps', async () => {
     const store = new Map<string, string[]>();
@@ -88,8 +99,15 @@ describe('pipeline runs and steps', () => {
     assert.ok(done.finishedAt);
     assert.deepEqual(store.get('doc-1'), ['text', ' of doc-1']);
     const finalSteps = await PipelineStepRecord.findAll({ where: { runId: run.id }, order: [['position', 'ASC']] });
-    assert.deepEqual(finalSteps.map((s) => [s.name, s.status, s.attempts]), [['extract', 'succeeded', 1], ['chunk', 'succeeded', 2], ['embed', 'succeeded', 1]]);
-    assert.deepEqual(finalSteps[2]!.output, { embedded: 2 }, 'a later step read an earlier step\'s stored output');
+    assert.deepEqual(
+      finalSteps.map((s) => [s.name, s.status, s.attempts]),
+      [
+        ['extract', 'succeeded', 1],
+        ['chunk', 'succeeded', 2],
+        ['embed', 'succeeded', 1],
+      ],
+    );
+    assert.deepEqual(finalSteps[2]!.output, { embedded: 2 }, "a later step read an earlier step's stored output");
 
     calls.length = 0;
     await t.container.pipelines.runPipeline(run.id, steps);
@@ -102,8 +120,28 @@ describe('pipeline runs and steps', () => {
     const run = await newRun();
     await PipelineRun.update({ status: 'running', attempts: 1 }, { where: { id: run.id } });
     await PipelineStepRecord.bulkCreate([
-      { runId: run.id, name: 'extract', position: 0, status: 'succeeded', attempts: 1, output: { text: 'text of doc-1' }, lastError: null, startedAt: new Date(), finishedAt: new Date() },
-      { runId: run.id, name: 'chunk', position: 1, status: 'running', attempts: 1, output: null, lastError: null, startedAt: new Date(), finishedAt: null },
+      {
+        runId: run.id,
+        name: 'extract',
+        position: 0,
+        status: 'succeeded',
+        attempts: 1,
+        output: { text: 'text of doc-1' },
+        lastError: null,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+      },
+      {
+        runId: run.id,
+        name: 'chunk',
+        position: 1,
+        status: 'running',
+        attempts: 1,
+        output: null,
+        lastError: null,
+        startedAt: new Date(),
+        finishedAt: null,
+      },
     ]);
     const done = (await t.container.pipelines.runPipeline(run.id, ingestion(store, calls, { chunkFailures: 0 })))!;
     assert.deepEqual(calls, ['chunk.cleanUp', 'chunk', 'embed']);
@@ -130,7 +168,9 @@ describe('pipeline runs and steps', () => {
       },
     ];
     await assert.rejects(t.container.pipelines.runPipeline(run.id, steps), /ffmpeg crashed/);
-    assert.deepEqual(await stepsOf(run.id), { render: { status: 'running', attempts: 1, lastError: 'ffmpeg crashed' } });
+    assert.deepEqual(await stepsOf(run.id), {
+      render: { status: 'running', attempts: 1, lastError: 'ffmpeg crashed' },
+    });
     cleanUpWorks = true;
     await t.container.pipelines.runPipeline(run.id, steps);
     assert.deepEqual(calls, ['render#1', 'cleanUp!', 'cleanUp', 'render#2']);
@@ -142,7 +182,10 @@ describe('pipeline runs and steps', () => {
     await t.container.pipelines.runPipeline(old.id, [{ name: 'only', run: async () => 1 }]);
     const running = await newRun();
     await t.db.sequelize.query("UPDATE pipeline_runs SET status = 'running' WHERE id = $1", { bind: [running.id] });
-    await t.db.sequelize.query("UPDATE pipeline_runs SET updated_at = now() - interval '40 days' WHERE id IN ($1, $2)", { bind: [old.id, running.id] });
+    await t.db.sequelize.query(
+      "UPDATE pipeline_runs SET updated_at = now() - interval '40 days' WHERE id IN ($1, $2)",
+      { bind: [old.id, running.id] },
+    );
     await jobHandlers(t.container)['pipeline.purge']({}, { jobId: 'test', attempt: 0, logger: t.container.logger });
     assert.equal(await PipelineRun.count({ where: { id: old.id } }), 0);
     assert.equal(await PipelineStepRecord.count({ where: { runId: old.id } }), 0);

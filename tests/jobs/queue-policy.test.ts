@@ -18,7 +18,12 @@ describe('job queue policies', () => {
   it('when MAIL_RETRY_LIMIT changes between two starts, then the existing mail.send queue takes the new limit', async () => {
     assert.equal((await t.container.queue.pgBoss.getQueue('mail.send'))?.retryLimit, 3);
     const config = loadConfig({ NODE_ENV: 'test', MAIL_RETRY_LIMIT: '9', MAIL_RETRY_DELAY_SECONDS: '12' });
-    const restarted = new JobQueue({ url: t.db.url, logger: createLogger('silent'), pollingIntervalSeconds: 60, specs: queueSpecs(config) });
+    const restarted = new JobQueue({
+      url: t.db.url,
+      logger: createLogger('silent'),
+      pollingIntervalSeconds: 60,
+      specs: queueSpecs(config),
+    });
     try {
       await restarted.start({ workers: false });
       const queue = await restarted.pgBoss.getQueue('mail.send');

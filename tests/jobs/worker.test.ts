@@ -20,7 +20,13 @@ function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as
   const args = ['--import', import.meta.resolve('tsx'), ...nodeArgs, path.join(root, 'src/worker.ts')];
   const child = spawn(process.execPath, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -30,7 +36,12 @@ function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as
   // a test file stopped by its timeout runs no after hook: do not leave a worker behind
   process.once('exit', () => child.kill('SIGKILL'));
   const ready = async () => {
-    await eventually(async () => /Guildhall worker running jobs/.test(output) || (child.exitCode !== null && Promise.reject(new Error(`worker exited:\n${output}`))), 120_000);
+    await eventually(
+      async () =>
+        /Guildhall worker running jobs/.test(output) ||
+        (child.exitCode !== null && Promise.reject(new Error(`worker exited:\n${output}`))),
+      120_000,
+    );
   };
   return { child, exited, ready, output: () => output };
 }
@@ -73,14 +84,26 @@ describe('the worker process', () => {
     assert.equal(t.config.jobs.enabled, false);
     const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     const token = await tokenFor(t, admin);
-    const webhook = await t.http.post('/api/webhooks').set(bearer(token)).send({ url: receiver.url, events: ['member.created'] }).expect(201);
-    const member = await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'Wendy', lastName: 'Worker', email: 'wendy@example.test' }).expect(201);
+    const webhook = await t.http
+      .post('/api/webhooks')
+      .set(bearer(token))
+      .send({ url: receiver.url, events: ['member.created'] })
+      .expect(201);
+    const member = await t.http
+      .post('/api/members')
+      .set(bearer(token))
+      .send({ firstName: 'Wendy', lastName: 'Worker', email: 'wendy@example.test' })
+      .expect(201);
     const [delivery] = await receiver.waitFor(1, 60_000);
-    const payload = new Webhook(webhook.body.secret).verify(delivery!.body, delivery!.headers) as { type: string; data: { id: string } };
+    const payload = new Webhook(webhook.body.secret).verify(delivery!.body, delivery!.headers) as {
+      type: string;
+      data: { id: string };
+    };
     assert.equal(payload.type, 'member.created');
     assert.equal(payload.data.id, member.body.id);
     const done = await eventually(async () => {
-      const [first] = (await t.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200)).body.data;
+      const [first] = (await t.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200))
+        .body.data;
       return first?.status === 'succeeded' && first;
     });
     assert.equal(done.attemptCount, 1);
@@ -91,13 +114,22 @@ describe('the worker process', () => {
     requested = false;
     const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     const token = await tokenFor(t, admin);
-    const webhook = await t.http.post('/api/webhooks').set(bearer(token)).send({ url: receiver.url, events: ['member.created'] }).expect(201);
-    await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'Late', lastName: 'Shift', email: 'late@example.test' }).expect(201);
+    const webhook = await t.http
+      .post('/api/webhooks')
+      .set(bearer(token))
+      .send({ url: receiver.url, events: ['member.created'] })
+      .expect(201);
+    await t.http
+      .post('/api/members')
+      .set(bearer(token))
+      .send({ firstName: 'Late', lastName: 'Shift', email: 'late@example.test' })
+      .expect(201);
     await eventually(async () => requested, 60_000); // the worker is now inside the job, waiting on the receiver
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
     assert.match(worker.output(), /"msg":"stopped"/);
-    const [delivery] = (await t.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200)).body.data;
+    const [delivery] = (await t.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200))
+      .body.data;
     assert.equal(delivery.status, 'succeeded', 'the running attempt was recorded before the worker exited');
     assert.equal(delivery.attemptCount, 1);
   });
@@ -129,7 +161,10 @@ describe('the worker process', () => {
       await failing.ready();
       failing.child.kill('SIGUSR2');
       assert.equal(await failing.exited, 1, failing.output());
-      const fatal = failing.output().split('\n').find((line) => line.includes('"level":60'));
+      const fatal = failing
+        .output()
+        .split('\n')
+        .find((line) => line.includes('"level":60'));
       assert.ok(fatal, `no fatal line in:\n${failing.output()}`);
       assert.match(fatal, /unhandled promise rejection/);
       assert.match(fatal, /a job forgot its catch/);

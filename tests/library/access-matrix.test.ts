@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/shared/errors.ts';
 import { requireResourceAccess, resolveReader } from '../../src/modules/library/resource.access.ts';
-import { buildAccessWorld, WORLD_READERS, WORLD_RESOURCES, type AccessWorld, type WorldReader, type WorldResource } from '../factories/resources.ts';
+import {
+  buildAccessWorld,
+  WORLD_READERS,
+  WORLD_RESOURCES,
+  type AccessWorld,
+  type WorldReader,
+  type WorldResource,
+} from '../factories/resources.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 type Level = WorldResource;
@@ -39,10 +46,16 @@ export interface Column {
   allowed(t: TestApp, world: AccessWorld, reader: WorldReader): Promise<Set<Level>>;
 }
 
-const keyOf = (world: AccessWorld, id: string): Level | undefined => ALL.find((level) => world.resources[level].id === id);
+const keyOf = (world: AccessWorld, id: string): Level | undefined =>
+  ALL.find((level) => world.resources[level].id === id);
 
 /** The list path for a reader: the public catalogue for anonymous visitors, the API for everyone else. */
-async function listed(t: TestApp, world: AccessWorld, reader: WorldReader, query: string): Promise<Array<{ id: string; canOpen: boolean }>> {
+async function listed(
+  t: TestApp,
+  world: AccessWorld,
+  reader: WorldReader,
+  query: string,
+): Promise<Array<{ id: string; canOpen: boolean }>> {
   const handle = world.readers[reader];
   const path = handle.headers ? '/api/resources' : `/api/public/organizations/${world.slug}/resources`;
   const request = t.http.get(`${path}?itemsPerPage=100&${query}`);
@@ -52,7 +65,8 @@ async function listed(t: TestApp, world: AccessWorld, reader: WorldReader, query
   return res.body.data;
 }
 
-const toSet = (world: AccessWorld, rows: Array<{ id: string }>) => new Set(rows.flatMap((row) => keyOf(world, row.id) ?? []));
+const toSet = (world: AccessWorld, rows: Array<{ id: string }>) =>
+  new Set(rows.flatMap((row) => keyOf(world, row.id) ?? []));
 
 /** A column from a check of one resource: true = allowed, false = refused (anything else fails the test). */
 export const perResource =
@@ -64,24 +78,41 @@ export const perResource =
   };
 
 export const COLUMNS: Column[] = [
-  { name: 'list', expect: 'sees', allowed: async (t, world, reader) => toSet(world, await listed(t, world, reader, 'tag=matrix')) },
-  { name: 'search (q)', expect: 'sees', allowed: async (t, world, reader) => toSet(world, await listed(t, world, reader, `q=${world.keyword}`)) },
+  {
+    name: 'list',
+    expect: 'sees',
+    allowed: async (t, world, reader) => toSet(world, await listed(t, world, reader, 'tag=matrix')),
+  },
+  {
+    name: 'search (q)',
+    expect: 'sees',
+    allowed: async (t, world, reader) => toSet(world, await listed(t, world, reader, `q=${world.keyword}`)),
+  },
   {
     name: 'details',
     expect: 'sees',
     allowed: perResource(async (t, world, reader, level) => {
       const handle = world.readers[reader];
       const id = world.resources[level].id;
-      const request = handle.headers ? t.http.get(`/api/resources/${id}`).set(handle.headers) : t.http.get(`/api/public/organizations/${world.slug}/resources/${id}`);
+      const request = handle.headers
+        ? t.http.get(`/api/resources/${id}`).set(handle.headers)
+        : t.http.get(`/api/public/organizations/${world.slug}/resources/${id}`);
       const res = await request;
-      assert.ok(res.status === 200 || res.status === 404, `${reader} details of ${level}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.status === 200 || res.status === 404,
+        `${reader} details of ${level}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
       return res.status === 200;
     }),
   },
   {
     name: 'canOpen flag in lists',
     expect: 'opens',
-    allowed: async (t, world, reader) => toSet(world, (await listed(t, world, reader, 'tag=matrix')).filter((row) => row.canOpen)),
+    allowed: async (t, world, reader) =>
+      toSet(
+        world,
+        (await listed(t, world, reader, 'tag=matrix')).filter((row) => row.canOpen),
+      ),
   },
   {
     name: 'download',
@@ -93,8 +124,12 @@ export const COLUMNS: Column[] = [
         ? t.http.get(`/api/resources/${id}/download`).set(handle.headers)
         : t.http.get(`/api/public/organizations/${world.slug}/resources/${id}/download`);
       const res = await request.buffer(true);
-      assert.ok([200, 403, 404].includes(res.status), `${reader} download of ${level}: ${res.status} ${JSON.stringify(res.body)}`);
-      if (res.status === 403) assert.equal(res.body.code, 'resource_locked', `${reader} download of ${level}: a 403 names the lock`);
+      assert.ok(
+        [200, 403, 404].includes(res.status),
+        `${reader} download of ${level}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
+      if (res.status === 403)
+        assert.equal(res.body.code, 'resource_locked', `${reader} download of ${level}: a 403 names the lock`);
       return res.status === 200;
     }),
   },
@@ -104,7 +139,12 @@ export const COLUMNS: Column[] = [
     allowed: perResource(async (t, world, reader, level) => {
       const sql = t.container.sql;
       try {
-        await requireResourceAccess(sql, await resolveReader(sql, world.readers[reader].actor), world.resources[level].id, 'open');
+        await requireResourceAccess(
+          sql,
+          await resolveReader(sql, world.readers[reader].actor),
+          world.resources[level].id,
+          'open',
+        );
         return true;
       } catch (error) {
         if (error instanceof AppError && (error.code === 'not_found' || error.code === 'resource_locked')) return false;
@@ -118,7 +158,12 @@ export const COLUMNS: Column[] = [
  * Statistics are staff's (`reports:read`): for them the stats path shows exactly what they see; every
  * other reader is refused (members 403, anonymous visitors have no stats path at all).
  */
-const STATS_READERS: ReadonlySet<WorldReader> = new Set(['clientAdmin', 'apiKey', 'clientUser', 'otherOrganizationAdmin']);
+const STATS_READERS: ReadonlySet<WorldReader> = new Set([
+  'clientAdmin',
+  'apiKey',
+  'clientUser',
+  'otherOrganizationAdmin',
+]);
 
 describe('library access matrix: stats', () => {
   let t: TestApp;
@@ -130,7 +175,7 @@ describe('library access matrix: stats', () => {
   });
   after(() => t.close());
 
-  it('when every reader asks for each resource\'s stats, then staff get exactly what they see and the others are refused', async () => {
+  it("when every reader asks for each resource's stats, then staff get exactly what they see and the others are refused", async () => {
     const failures: string[] = [];
     for (const reader of Object.keys(EXPECTED) as WorldReader[]) {
       const handle = world.readers[reader];
@@ -161,7 +206,8 @@ describe('library access matrix', () => {
       for (const reader of WORLD_READERS) {
         const got = [...(await column.allowed(t, world, reader))].sort();
         const want = [...EXPECTED[reader][column.expect]].sort();
-        if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`${reader}: got [${got.join(', ')}], want [${want.join(', ')}]`);
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          failures.push(`${reader}: got [${got.join(', ')}], want [${want.join(', ')}]`);
       }
       assert.deepEqual(failures, [], `${column.name}:\n${failures.join('\n')}`);
     });
@@ -170,7 +216,13 @@ describe('library access matrix', () => {
   it('when a reader may see but not open, then the refusal is 403 resource_locked naming the level (not a 404)', async () => {
     const sql = t.container.sql;
     const reader = await resolveReader(sql, world.readers.activeMember.actor);
-    await assert.rejects(requireResourceAccess(sql, reader, world.resources.paid.id, 'open'), (error: AppError) => error.code === 'resource_locked' && error.extras.accessLevel === 'paid');
-    await assert.rejects(requireResourceAccess(sql, reader, world.resources.premium.id, 'open'), (error: AppError) => error.code === 'not_found');
+    await assert.rejects(
+      requireResourceAccess(sql, reader, world.resources.paid.id, 'open'),
+      (error: AppError) => error.code === 'resource_locked' && error.extras.accessLevel === 'paid',
+    );
+    await assert.rejects(
+      requireResourceAccess(sql, reader, world.resources.premium.id, 'open'),
+      (error: AppError) => error.code === 'not_found',
+    );
   });
 });

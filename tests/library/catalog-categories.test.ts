@@ -16,7 +16,11 @@ describe('resource categories', () => {
 
   const create = (body: object, headers = admin) => t.http.post('/api/resources/categories').set(headers).send(body);
   const listNames = async (headers: Record<string, string>, query = '') =>
-    ((await t.http.get(`/api/resources/categories${query}`).set(headers).expect(200)).body.data as Array<{ name: string }>).map((c) => c.name);
+    (
+      (await t.http.get(`/api/resources/categories${query}`).set(headers).expect(200)).body.data as Array<{
+        name: string;
+      }>
+    ).map((c) => c.name);
 
   before(async () => {
     t = await startTestApp();
@@ -37,13 +41,21 @@ describe('resource categories', () => {
     assert.equal(res.body.resourceCount, 0);
     const second = await create({ name: 'Events' }, apiKey).expect(201);
     assert.ok(second.body.position > res.body.position);
-    const audit = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1', [res.body.id]);
-    assert.deepEqual(audit.map((a) => a.action), ['resource_category.created']);
+    const audit = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1', [
+      res.body.id,
+    ]);
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['resource_category.created'],
+    );
   });
 
   it('when a name is reused in another case, then 409 already_exists names the field', async () => {
     const body = expectProblem(await create({ name: 'GOVERNANCE' }), 409, 'already_exists');
-    assert.deepEqual(body.errors.map((e: { field: string }) => e.field), ['name']);
+    assert.deepEqual(
+      body.errors.map((e: { field: string }) => e.field),
+      ['name'],
+    );
   });
 
   it('when a client user or a member creates a category, then 403', async () => {
@@ -57,32 +69,79 @@ describe('resource categories', () => {
 
   it('when categories are reordered, then lists follow the new positions (others after, in their order)', async () => {
     await create({ name: 'Training' }).expect(201);
-    const all = (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data as Array<{ id: string; name: string }>;
+    const all = (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data as Array<{
+      id: string;
+      name: string;
+    }>;
     const id = (name: string) => all.find((c) => c.name === name)!.id;
-    const res = await t.http.post('/api/resources/categories/reorder').set(admin).send({ ids: [id('Training'), id('Governance')] }).expect(200);
-    assert.deepEqual(res.body.data.map((c: { name: string }) => c.name), ['Training', 'Governance', 'Events']);
-    assert.deepEqual(res.body.data.map((c: { position: number }) => c.position), [1, 2, 3]);
+    const res = await t.http
+      .post('/api/resources/categories/reorder')
+      .set(admin)
+      .send({ ids: [id('Training'), id('Governance')] })
+      .expect(200);
+    assert.deepEqual(
+      res.body.data.map((c: { name: string }) => c.name),
+      ['Training', 'Governance', 'Events'],
+    );
+    assert.deepEqual(
+      res.body.data.map((c: { position: number }) => c.position),
+      [1, 2, 3],
+    );
     assert.deepEqual(await listNames(member), ['Training', 'Governance', 'Events']);
   });
 
   it('when reorder names an unknown or repeated id, then 422 or 400 and nothing moves', async () => {
     const before = await listNames(admin);
-    expectProblem(await t.http.post('/api/resources/categories/reorder').set(admin).send({ ids: ['00000000-0000-4000-8000-000000000000'] }), 422, 'unprocessable');
+    expectProblem(
+      await t.http
+        .post('/api/resources/categories/reorder')
+        .set(admin)
+        .send({ ids: ['00000000-0000-4000-8000-000000000000'] }),
+      422,
+      'unprocessable',
+    );
     const first = (await t.http.get('/api/resources/categories').set(admin)).body.data[0].id as string;
-    expectProblem(await t.http.post('/api/resources/categories/reorder').set(admin).send({ ids: [first, first] }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/resources/categories/reorder').set(member).send({ ids: [first] }), 403, 'forbidden');
+    expectProblem(
+      await t.http
+        .post('/api/resources/categories/reorder')
+        .set(admin)
+        .send({ ids: [first, first] }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .post('/api/resources/categories/reorder')
+        .set(member)
+        .send({ ids: [first] }),
+      403,
+      'forbidden',
+    );
     assert.deepEqual(await listNames(admin), before);
   });
 
   it('when a category is renamed, then PUT replaces name, description and icon', async () => {
-    const id = (await create({ name: 'Webinars', icon: 'video', description: 'Recorded' }).expect(201)).body.id as string;
-    const res = await t.http.put(`/api/resources/categories/${id}`).set(admin).send({ name: 'Webinar recordings' }).expect(200);
+    const id = (await create({ name: 'Webinars', icon: 'video', description: 'Recorded' }).expect(201)).body
+      .id as string;
+    const res = await t.http
+      .put(`/api/resources/categories/${id}`)
+      .set(admin)
+      .send({ name: 'Webinar recordings' })
+      .expect(200);
     assert.equal(res.body.name, 'Webinar recordings');
     assert.equal(res.body.icon, null);
     assert.equal(res.body.description, null);
-    expectProblem(await t.http.put(`/api/resources/categories/${id}`).set(admin).send({ name: 'governance' }), 409, 'already_exists');
+    expectProblem(
+      await t.http.put(`/api/resources/categories/${id}`).set(admin).send({ name: 'governance' }),
+      409,
+      'already_exists',
+    );
     expectProblem(await t.http.put(`/api/resources/categories/${id}`).set(staff).send({ name: 'x' }), 403, 'forbidden');
-    expectProblem(await t.http.put('/api/resources/categories/00000000-0000-4000-8000-000000000000').set(admin).send({ name: 'x' }), 404, 'not_found');
+    expectProblem(
+      await t.http.put('/api/resources/categories/00000000-0000-4000-8000-000000000000').set(admin).send({ name: 'x' }),
+      404,
+      'not_found',
+    );
   });
 
   it('when a category is archived, then members no longer see it, its resources stay, and unarchive brings it back', async () => {
@@ -106,8 +165,14 @@ describe('resource categories', () => {
     assert.equal(back.body.archived, false);
     assert.ok((await listNames(member)).includes('Archive me'));
     expectProblem(await t.http.post(`/api/resources/categories/${id}/archive`).set(staff), 403, 'forbidden');
-    const actions = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id', [id]);
-    assert.deepEqual(actions.map((a) => a.action), ['resource_category.created', 'resource_category.archived', 'resource_category.unarchived']);
+    const actions = await t.container.sql.rows<{ action: string }>(
+      'SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id',
+      [id],
+    );
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ['resource_category.created', 'resource_category.archived', 'resource_category.unarchived'],
+    );
   });
 
   it('when members list categories, then resourceCount counts only what they see', async () => {
@@ -116,7 +181,12 @@ describe('resource categories', () => {
     await buildResource(t, organizationId, { categoryIds: [id], accessLevel: 'premium' });
     await buildResource(t, organizationId, { categoryIds: [id], status: 'draft' });
     const count = async (headers: Record<string, string>) =>
-      ((await t.http.get('/api/resources/categories?itemsPerPage=100').set(headers).expect(200)).body.data as Array<{ name: string; resourceCount: number }>).find((c) => c.name === 'Counted')!.resourceCount;
+      (
+        (await t.http.get('/api/resources/categories?itemsPerPage=100').set(headers).expect(200)).body.data as Array<{
+          name: string;
+          resourceCount: number;
+        }>
+      ).find((c) => c.name === 'Counted')!.resourceCount;
     assert.equal(await count(member), 1);
     assert.equal(await count(staff), 2);
     assert.equal(await count(admin), 3);

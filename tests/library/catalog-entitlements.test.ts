@@ -27,16 +27,27 @@ describe('resource entitlements', () => {
     const buyerUser = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     buyerMemberId = (await buildMember(organizationId, { userId: buyerUser.id, status: 'active' })).id;
     buyer = bearer(await tokenFor(t, buyerUser));
-    paidId = (await buildResource(t, organizationId, { name: 'Salary survey', accessLevel: 'paid', price: { amount: '49', currency: 'EUR' } })).id;
+    paidId = (
+      await buildResource(t, organizationId, {
+        name: 'Salary survey',
+        accessLevel: 'paid',
+        price: { amount: '49', currency: 'EUR' },
+      })
+    ).id;
     freeId = (await buildResource(t, organizationId, { name: 'Free guide', accessLevel: 'members' })).id;
   });
   after(() => t.close());
 
-  const canOpen = async () => (await t.http.get(`/api/resources/${paidId}`).set(buyer).expect(200)).body.canOpen as boolean;
+  const canOpen = async () =>
+    (await t.http.get(`/api/resources/${paidId}`).set(buyer).expect(200)).body.canOpen as boolean;
 
   it('when an integrator records a purchase, then the member may open the paid resource', async () => {
     assert.equal(await canOpen(), false);
-    const res = await t.http.post(`/api/resources/${paidId}/entitlements`).set(integrator).send({ memberId: buyerMemberId, reference: 'order-42' }).expect(201);
+    const res = await t.http
+      .post(`/api/resources/${paidId}/entitlements`)
+      .set(integrator)
+      .send({ memberId: buyerMemberId, reference: 'order-42' })
+      .expect(201);
     assert.equal(res.body.memberId, buyerMemberId);
     assert.equal(res.body.reference, 'order-42');
     assert.equal(res.body.active, true);
@@ -45,18 +56,34 @@ describe('resource entitlements', () => {
   });
 
   it('when the member already holds an active entitlement, then 409 already_exists', async () => {
-    expectProblem(await t.http.post(`/api/resources/${paidId}/entitlements`).set(admin).send({ memberId: buyerMemberId }), 409, 'already_exists');
+    expectProblem(
+      await t.http.post(`/api/resources/${paidId}/entitlements`).set(admin).send({ memberId: buyerMemberId }),
+      409,
+      'already_exists',
+    );
   });
 
-  it('when the resource is not paid, or the member is another organization\'s, then 422', async () => {
-    const body = expectProblem(await t.http.post(`/api/resources/${freeId}/entitlements`).set(admin).send({ memberId: buyerMemberId }), 422, 'unprocessable');
+  it("when the resource is not paid, or the member is another organization's, then 422", async () => {
+    const body = expectProblem(
+      await t.http.post(`/api/resources/${freeId}/entitlements`).set(admin).send({ memberId: buyerMemberId }),
+      422,
+      'unprocessable',
+    );
     assert.equal(body.accessLevel, 'members');
     const stranger = await buildMember((await buildOrganization()).id);
-    expectProblem(await t.http.post(`/api/resources/${paidId}/entitlements`).set(admin).send({ memberId: stranger.id }), 422, 'unprocessable');
+    expectProblem(
+      await t.http.post(`/api/resources/${paidId}/entitlements`).set(admin).send({ memberId: stranger.id }),
+      422,
+      'unprocessable',
+    );
   });
 
   it('when a client user or a member records one, then 403', async () => {
-    expectProblem(await t.http.post(`/api/resources/${paidId}/entitlements`).set(staff).send({ memberId: buyerMemberId }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`/api/resources/${paidId}/entitlements`).set(staff).send({ memberId: buyerMemberId }),
+      403,
+      'forbidden',
+    );
     expectProblem(await t.http.get(`/api/resources/${paidId}/entitlements`).set(buyer), 403, 'forbidden');
   });
 
@@ -70,12 +97,33 @@ describe('resource entitlements', () => {
     const after = await t.http.get(`/api/resources/${paidId}/entitlements?active=false`).set(admin).expect(200);
     assert.equal(after.body.data[0].active, false);
     assert.ok(after.body.data[0].revokedAt);
-    assert.equal((await t.http.get(`/api/resources/${paidId}/entitlements?active=true&memberId=${buyerMemberId}`).set(admin).expect(200)).body.pagination.totalItems, 0);
+    assert.equal(
+      (
+        await t.http
+          .get(`/api/resources/${paidId}/entitlements?active=true&memberId=${buyerMemberId}`)
+          .set(admin)
+          .expect(200)
+      ).body.pagination.totalItems,
+      0,
+    );
     // a new purchase after a revocation is allowed
-    await t.http.post(`/api/resources/${paidId}/entitlements`).set(integrator).send({ memberId: buyerMemberId }).expect(201);
+    await t.http
+      .post(`/api/resources/${paidId}/entitlements`)
+      .set(integrator)
+      .send({ memberId: buyerMemberId })
+      .expect(201);
     assert.equal(await canOpen(), true);
-    expectProblem(await t.http.delete(`/api/resources/${paidId}/entitlements/00000000-0000-4000-8000-000000000000`).set(admin), 404, 'not_found');
-    const actions = await t.container.sql.rows<{ action: string }>(`SELECT action FROM audit_log WHERE action LIKE 'resource_entitlement.%' ORDER BY id`);
-    assert.deepEqual(actions.map((a) => a.action), ['resource_entitlement.granted', 'resource_entitlement.revoked', 'resource_entitlement.granted']);
+    expectProblem(
+      await t.http.delete(`/api/resources/${paidId}/entitlements/00000000-0000-4000-8000-000000000000`).set(admin),
+      404,
+      'not_found',
+    );
+    const actions = await t.container.sql.rows<{ action: string }>(
+      `SELECT action FROM audit_log WHERE action LIKE 'resource_entitlement.%' ORDER BY id`,
+    );
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ['resource_entitlement.granted', 'resource_entitlement.revoked', 'resource_entitlement.granted'],
+    );
   });
 });

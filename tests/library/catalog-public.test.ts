@@ -19,7 +19,13 @@ describe('public catalogue', () => {
     const category = await buildCategory(organization.id, { name: 'Guides' });
     await buildCategory(organization.id, { name: 'Old', archived: true });
     for (const level of ['public', 'preview', 'members', 'premium', 'paid'] as const) {
-      ids[level] = (await buildResource(t, organization.id, { name: `Open ${level} guide`, accessLevel: level, categoryIds: [category.id] })).id;
+      ids[level] = (
+        await buildResource(t, organization.id, {
+          name: `Open ${level} guide`,
+          accessLevel: level,
+          categoryIds: [category.id],
+        })
+      ).id;
     }
     ids.draft = (await buildResource(t, organization.id, { name: 'Open draft guide', status: 'draft' })).id;
   });
@@ -29,8 +35,14 @@ describe('public catalogue', () => {
 
   it('when an anonymous visitor lists, then public, preview and paid published resources are shown, only public ones open', async () => {
     const res = await t.http.get(`${base()}/resources?sort=name`).expect(200);
-    assert.deepEqual(res.body.data.map((r: { name: string }) => r.name), ['Open paid guide', 'Open preview guide', 'Open public guide']);
-    assert.deepEqual(res.body.data.map((r: { canOpen: boolean }) => r.canOpen), [false, false, true]);
+    assert.deepEqual(
+      res.body.data.map((r: { name: string }) => r.name),
+      ['Open paid guide', 'Open preview guide', 'Open public guide'],
+    );
+    assert.deepEqual(
+      res.body.data.map((r: { canOpen: boolean }) => r.canOpen),
+      [false, false, true],
+    );
     assert.ok(res.headers['ratelimit-policy']);
     assert.equal(res.headers['x-ratelimit-limit'], String(LIMIT));
     const search = await t.http.get(`${base()}/resources?q=guide&itemsPerPage=1`).expect(200);
@@ -40,17 +52,24 @@ describe('public catalogue', () => {
   it('when an anonymous visitor reads details, then visible ones answer and an anonymous view is recorded', async () => {
     const res = await t.http.get(`${base()}/resources/${ids.public}`).expect(200);
     assert.equal(res.body.stats.views, 1);
-    const events = await t.container.sql.rows<{ user_id: string | null; visitor_key: string }>('SELECT user_id, visitor_key FROM resource_usage_events WHERE resource_id = $1', [ids.public]);
+    const events = await t.container.sql.rows<{ user_id: string | null; visitor_key: string }>(
+      'SELECT user_id, visitor_key FROM resource_usage_events WHERE resource_id = $1',
+      [ids.public],
+    );
     assert.equal(events.length, 1);
     assert.equal(events[0]!.user_id, null);
     assert.match(events[0]!.visitor_key, /^anonymous:/);
     assert.ok(!events[0]!.visitor_key.includes('127.0.0.1'));
-    for (const hidden of [ids.members, ids.premium, ids.draft]) expectProblem(await t.http.get(`${base()}/resources/${hidden}`), 404, 'not_found');
+    for (const hidden of [ids.members, ids.premium, ids.draft])
+      expectProblem(await t.http.get(`${base()}/resources/${hidden}`), 404, 'not_found');
   });
 
   it('when an anonymous visitor lists categories, then only active ones are shown, with what they may see counted', async () => {
     const res = await t.http.get(`${base()}/categories`).expect(200);
-    assert.deepEqual(res.body.data.map((c: { name: string; resourceCount: number }) => [c.name, c.resourceCount]), [['Guides', 3]]);
+    assert.deepEqual(
+      res.body.data.map((c: { name: string; resourceCount: number }) => [c.name, c.resourceCount]),
+      [['Guides', 3]],
+    );
   });
 
   it('when the organization is unknown or suspended, then 404', async () => {
@@ -63,7 +82,7 @@ describe('public catalogue', () => {
   });
 
   it('when one address exceeds the hourly limit, then 429 with Retry-After', async () => {
-    let res;
+    let res: Awaited<ReturnType<typeof t.http.get>> | undefined;
     for (let i = 0; i <= LIMIT; i++) {
       res = await t.http.get(`${base()}/resources?itemsPerPage=1`);
       if (res.status === 429) break;

@@ -18,9 +18,13 @@ describe('library list, search and details', () => {
   const get = async (headers: Record<string, string>, query: string) => {
     const res = await t.http.get(`/api/resources${query ? `?${query}` : ''}`).set(headers);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body as { data: Array<{ id: string; name: string }>; pagination: { totalItems: number; totalPages: number } };
+    return res.body as {
+      data: Array<{ id: string; name: string }>;
+      pagination: { totalItems: number; totalPages: number };
+    };
   };
-  const names = async (headers: Record<string, string>, query: string) => (await get(headers, query)).data.map((r) => r.name);
+  const names = async (headers: Record<string, string>, query: string) =>
+    (await get(headers, query)).data.map((r) => r.name);
 
   before(async () => {
     t = await startTestApp();
@@ -31,12 +35,57 @@ describe('library list, search and details', () => {
     activeCategory = (await buildCategory(organizationId, { name: 'Governance' })).id;
     archivedCategory = (await buildCategory(organizationId, { name: 'Old stuff', archived: true })).id;
     const at = (day: string) => new Date(`2026-${day}T10:00:00Z`);
-    ids.annual = (await buildResource(t, organizationId, { name: 'Annual report 2025', description: 'Finances and activities of the year', tags: ['finance', 'report'], publishedAt: at('02-01'), downloadCount: 5, categoryIds: [activeCategory] })).id;
-    ids.bylaws = (await buildResource(t, organizationId, { name: 'Governance bylaws', description: 'How the board is elected', tags: ['governance'], publishedAt: at('01-15'), downloadCount: 50, accessLevel: 'members', categoryIds: [activeCategory, archivedCategory] })).id;
-    ids.keynote = (await buildResource(t, organizationId, { name: 'Keynote recording', description: 'The annual congress keynote on strategy', type: 'video', format: 'mp4', tags: ['congress'], publishedAt: at('03-01'), downloadCount: 20, accessLevel: 'premium' })).id;
-    ids.archived = (await buildResource(t, organizationId, { name: 'Legacy handbook', tags: ['handbook'], publishedAt: at('01-01'), categoryIds: [archivedCategory] })).id;
+    ids.annual = (
+      await buildResource(t, organizationId, {
+        name: 'Annual report 2025',
+        description: 'Finances and activities of the year',
+        tags: ['finance', 'report'],
+        publishedAt: at('02-01'),
+        downloadCount: 5,
+        categoryIds: [activeCategory],
+      })
+    ).id;
+    ids.bylaws = (
+      await buildResource(t, organizationId, {
+        name: 'Governance bylaws',
+        description: 'How the board is elected',
+        tags: ['governance'],
+        publishedAt: at('01-15'),
+        downloadCount: 50,
+        accessLevel: 'members',
+        categoryIds: [activeCategory, archivedCategory],
+      })
+    ).id;
+    ids.keynote = (
+      await buildResource(t, organizationId, {
+        name: 'Keynote recording',
+        description: 'The annual congress keynote on strategy',
+        type: 'video',
+        format: 'mp4',
+        tags: ['congress'],
+        publishedAt: at('03-01'),
+        downloadCount: 20,
+        accessLevel: 'premium',
+      })
+    ).id;
+    ids.archived = (
+      await buildResource(t, organizationId, {
+        name: 'Legacy handbook',
+        tags: ['handbook'],
+        publishedAt: at('01-01'),
+        categoryIds: [archivedCategory],
+      })
+    ).id;
     ids.draft = (await buildResource(t, organizationId, { name: 'Annual report 2026 draft', status: 'draft' })).id;
-    ids.paid = (await buildResource(t, organizationId, { name: 'Salary survey', accessLevel: 'paid', tags: ['report'], publishedAt: at('02-15'), downloadCount: 1 })).id;
+    ids.paid = (
+      await buildResource(t, organizationId, {
+        name: 'Salary survey',
+        accessLevel: 'paid',
+        tags: ['report'],
+        publishedAt: at('02-15'),
+        downloadCount: 1,
+      })
+    ).id;
   });
   after(() => t.close());
 
@@ -44,7 +93,12 @@ describe('library list, search and details', () => {
     const page = await get(member, 'itemsPerPage=2');
     assert.equal(page.pagination.totalItems, 4);
     assert.equal(page.pagination.totalPages, 2);
-    assert.deepEqual(await names(member, ''), ['Salary survey', 'Annual report 2025', 'Governance bylaws', 'Legacy handbook']);
+    assert.deepEqual(await names(member, ''), [
+      'Salary survey',
+      'Annual report 2025',
+      'Governance bylaws',
+      'Legacy handbook',
+    ]);
   });
 
   it('when an admin lists, then drafts are there too, and status filters them', async () => {
@@ -54,16 +108,28 @@ describe('library list, search and details', () => {
   });
 
   it('when sorting by downloads or name, then the order follows', async () => {
-    assert.deepEqual(await names(admin, 'sort=downloads&status=published'), ['Governance bylaws', 'Keynote recording', 'Annual report 2025', 'Salary survey', 'Legacy handbook']);
+    assert.deepEqual(await names(admin, 'sort=downloads&status=published'), [
+      'Governance bylaws',
+      'Keynote recording',
+      'Annual report 2025',
+      'Salary survey',
+      'Legacy handbook',
+    ]);
     assert.deepEqual((await names(member, 'sort=name')).slice(0, 2), ['Annual report 2025', 'Governance bylaws']);
   });
 
   it('when filtering by type, access level (either vocabulary), tag and publication date, then only matches come back', async () => {
     assert.deepEqual(await names(admin, 'type=video'), ['Keynote recording']);
     assert.deepEqual(await names(admin, 'accessLevel=Fully%20Gated'), ['Governance bylaws']);
-    assert.deepEqual(await names(admin, 'accessLevel[]=premium&accessLevel[]=paid'), ['Keynote recording', 'Salary survey']);
+    assert.deepEqual(await names(admin, 'accessLevel[]=premium&accessLevel[]=paid'), [
+      'Keynote recording',
+      'Salary survey',
+    ]);
     assert.deepEqual(await names(member, 'tag=report'), ['Salary survey', 'Annual report 2025']);
-    assert.deepEqual(await names(member, 'publishedAt[after]=2026-01-10&publishedAt[before]=2026-02-10'), ['Annual report 2025', 'Governance bylaws']);
+    assert.deepEqual(await names(member, 'publishedAt[after]=2026-01-10&publishedAt[before]=2026-02-10'), [
+      'Annual report 2025',
+      'Governance bylaws',
+    ]);
   });
 
   it('when filtering by category, then an archived category matches for admins only', async () => {
@@ -73,7 +139,10 @@ describe('library list, search and details', () => {
   });
 
   it('when searching, then name matches rank first, the last word is a prefix, and description and tags match', async () => {
-    assert.deepEqual((await names(admin, 'q=annual')).slice(0, 2).sort(), ['Annual report 2025', 'Annual report 2026 draft']);
+    assert.deepEqual((await names(admin, 'q=annual')).slice(0, 2).sort(), [
+      'Annual report 2025',
+      'Annual report 2026 draft',
+    ]);
     assert.equal((await names(admin, 'q=annual')).at(-1), 'Keynote recording');
     assert.deepEqual(await names(member, 'q=annu%20rep'), ['Annual report 2025']);
     assert.deepEqual(await names(member, 'q=elected'), ['Governance bylaws']);
@@ -115,16 +184,26 @@ describe('library list, search and details', () => {
     assert.equal(res.body.stats.views, 1);
     assert.deepEqual(res.body.categories, [{ id: activeCategory, name: 'Governance' }]);
     assert.equal(res.body.canOpen, true);
-    const events = await t.container.sql.rows<{ kind: string }>('SELECT kind FROM resource_usage_events WHERE resource_id = $1', [ids.annual]);
-    assert.deepEqual(events.map((e) => e.kind), ['view']);
+    const events = await t.container.sql.rows<{ kind: string }>(
+      'SELECT kind FROM resource_usage_events WHERE resource_id = $1',
+      [ids.annual],
+    );
+    assert.deepEqual(
+      events.map((e) => e.kind),
+      ['view'],
+    );
     const paid = await t.http.get(`/api/resources/${ids.paid}`).set(member).expect(200);
     assert.equal(paid.body.canOpen, false);
     assert.deepEqual(paid.body.price, { amount: '12.50', currency: 'EUR' });
   });
 
   it('when a member asks for a draft or premium resource, then 404 and no view is recorded', async () => {
-    for (const id of [ids.draft, ids.keynote]) expectProblem(await t.http.get(`/api/resources/${id}`).set(member), 404, 'not_found');
-    const events = await t.container.sql.rows('SELECT 1 FROM resource_usage_events WHERE resource_id = ANY($1::uuid[])', [[ids.draft, ids.keynote]]);
+    for (const id of [ids.draft, ids.keynote])
+      expectProblem(await t.http.get(`/api/resources/${id}`).set(member), 404, 'not_found');
+    const events = await t.container.sql.rows(
+      'SELECT 1 FROM resource_usage_events WHERE resource_id = ANY($1::uuid[])',
+      [[ids.draft, ids.keynote]],
+    );
     assert.equal(events.length, 0);
   });
 });

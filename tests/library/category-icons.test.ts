@@ -12,7 +12,9 @@ import { storedKeys, activeMemberToken } from './library-helpers.ts';
 import { binaryBody } from '../setup/body-parsers.ts';
 
 const image = (width: number, height: number, format: 'png' | 'jpeg') =>
-  sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })[format]().toBuffer();
+  sharp({ create: { width, height, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+    [format]()
+    .toBuffer();
 
 describe('category icon images', () => {
   let t: TestApp;
@@ -27,7 +29,8 @@ describe('category icon images', () => {
     t.http.put(`/api/resources/categories/${id}/icon`).set(headers).attach('file', content, fileName);
   const fetchIcon = (headers: Record<string, string>, id = categoryId) =>
     t.http.get(`/api/resources/categories/${id}/icon`).set(headers).buffer(true).parse(binaryBody);
-  const iconProblem = (headers: Record<string, string>, id = categoryId) => t.http.get(`/api/resources/categories/${id}/icon`).set(headers);
+  const iconProblem = (headers: Record<string, string>, id = categoryId) =>
+    t.http.get(`/api/resources/categories/${id}/icon`).set(headers);
   const iconKeys = () => storedKeys(t, `orgs/${organizationId}/categories/`);
 
   before(async () => {
@@ -37,8 +40,16 @@ describe('category icon images', () => {
     admin = bearer(await tokenFor(t, adminUser));
     member = bearer(await activeMemberToken(t, organizationId));
     stranger = bearer(await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN' })));
-    slug = (await t.container.sql.one<{ slug: string }>('SELECT slug FROM organizations WHERE id = $1', [organizationId]))!.slug;
-    categoryId = (await t.http.post('/api/resources/categories').set(admin).send({ name: 'Governance', icon: 'briefcase' }).expect(201)).body.id;
+    slug = (await t.container.sql.one<{ slug: string }>('SELECT slug FROM organizations WHERE id = $1', [
+      organizationId,
+    ]))!.slug;
+    categoryId = (
+      await t.http
+        .post('/api/resources/categories')
+        .set(admin)
+        .send({ name: 'Governance', icon: 'briefcase' })
+        .expect(201)
+    ).body.id;
   });
   after(() => t.close());
 
@@ -52,10 +63,16 @@ describe('category icon images', () => {
     const meta = await sharp(served.body as Buffer).metadata();
     assert.deepEqual([meta.format, meta.width, meta.height], ['png', 256, 128]);
     await fetchIcon(member).set('If-None-Match', served.headers.etag!).expect(304);
-    const listed = (await t.http.get('/api/resources/categories').set(member).expect(200)).body.data as Array<{ id: string; iconImageUrl: string | null }>;
+    const listed = (await t.http.get('/api/resources/categories').set(member).expect(200)).body.data as Array<{
+      id: string;
+      iconImageUrl: string | null;
+    }>;
     assert.equal(listed.find((c) => c.id === categoryId)?.iconImageUrl, `/api/resources/categories/${categoryId}/icon`);
     assert.equal((await iconKeys()).length, 1);
-    const audit = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id', [categoryId]);
+    const audit = await t.container.sql.rows<{ action: string }>(
+      'SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id',
+      [categoryId],
+    );
     assert.ok(audit.some((a) => a.action === 'resource_category.icon_changed'));
   });
 
@@ -70,7 +87,8 @@ describe('category icon images', () => {
   });
 
   it('when an SVG with a script is uploaded, then it is served sanitised, sandboxed and nosniff', async () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><script>alert(1)</script><circle cx="5" cy="5" r="4" onclick="alert(2)"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><script>alert(1)</script><circle cx="5" cy="5" r="4" onclick="alert(2)"/></svg>';
     await upload(Buffer.from(svg), 'mark.svg').expect(200);
     const served = await fetchIcon(member).expect(200);
     assert.equal(served.headers['content-type'], 'image/svg+xml');
@@ -85,15 +103,26 @@ describe('category icon images', () => {
   it('when the upload is not an image, lies about its type or is too large, then 415 or 413 and nothing changes', async () => {
     const kept = await iconKeys();
     const beforeUrl = (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data[0].iconImageUrl;
-    const text = expectProblem(await upload(Buffer.from('just some text, no image'), 'notes.txt'), 415, 'unsupported_media_type');
+    const text = expectProblem(
+      await upload(Buffer.from('just some text, no image'), 'notes.txt'),
+      415,
+      'unsupported_media_type',
+    );
     assert.ok(text.detectedType);
     expectProblem(await upload(await image(10, 10, 'png'), 'icon.jpg'), 415, 'unsupported_media_type');
     const big = Buffer.concat([await image(10, 10, 'png'), Buffer.alloc(2 * 1024 * 1024 + 10)]);
     expectProblem(await upload(big, 'huge.png'), 413, 'payload_too_large');
-    expectProblem(await t.http.put(`/api/resources/categories/${categoryId}/icon`).set(admin).send({ file: 'x' }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.http.put(`/api/resources/categories/${categoryId}/icon`).set(admin).send({ file: 'x' }),
+      415,
+      'unsupported_media_type',
+    );
     assert.deepEqual(await iconKeys(), kept);
     assert.deepEqual(await storedKeys(t, 'tmp/'), [], 'no temporary upload is left');
-    assert.equal((await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data[0].iconImageUrl, beforeUrl);
+    assert.equal(
+      (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data[0].iconImageUrl,
+      beforeUrl,
+    );
   });
 
   it('when a member uploads or removes it, then 403; another organization gets 404 for every icon path', async () => {
@@ -105,10 +134,17 @@ describe('category icon images', () => {
   });
 
   it('when the public catalogue lists an active category, then its icon is served there without a credential; archived, it is not', async () => {
-    const listed = (await t.http.get(`/api/public/organizations/${slug}/categories`).expect(200)).body.data as Array<{ id: string; iconImageUrl: string }>;
+    const listed = (await t.http.get(`/api/public/organizations/${slug}/categories`).expect(200)).body.data as Array<{
+      id: string;
+      iconImageUrl: string;
+    }>;
     const url = listed.find((c) => c.id === categoryId)!.iconImageUrl;
     assert.equal(url, `/api/public/organizations/${slug}/categories/${categoryId}/icon`);
-    const served: Response = await t.http.get(`/api/public/organizations/${slug}/categories/${categoryId}/icon`).buffer(true).parse(binaryBody).expect(200);
+    const served: Response = await t.http
+      .get(`/api/public/organizations/${slug}/categories/${categoryId}/icon`)
+      .buffer(true)
+      .parse(binaryBody)
+      .expect(200);
     assert.equal(served.headers['content-type'], 'image/svg+xml');
     await t.http.post(`/api/resources/categories/${categoryId}/archive`).set(admin).expect(200);
     expectProblem(await t.http.get(url), 404, 'not_found');
@@ -120,7 +156,9 @@ describe('category icon images', () => {
   it('when the icon image is removed, then its file goes, the category has no image, and a second removal is 404', async () => {
     await t.http.delete(`/api/resources/categories/${categoryId}/icon`).set(admin).expect(204);
     assert.deepEqual(await iconKeys(), []);
-    const category = (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data.find((c: { id: string }) => c.id === categoryId);
+    const category = (await t.http.get('/api/resources/categories').set(admin).expect(200)).body.data.find(
+      (c: { id: string }) => c.id === categoryId,
+    );
     assert.equal(category.iconImageUrl, null);
     assert.equal(category.icon, 'briefcase');
     expectProblem(await iconProblem(member), 404, 'not_found');

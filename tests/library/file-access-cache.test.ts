@@ -40,11 +40,22 @@ describe('library downloads: the remembered access decision', () => {
     await storage.remove();
   });
 
-  const download = (id: string, as = reader) => t.http.get(`/api/resources/${id}/download`).set(as).buffer(true).parse(binaryBody);
+  const download = (id: string, as = reader) =>
+    t.http.get(`/api/resources/${id}/download`).set(as).buffer(true).parse(binaryBody);
   /** The same request when it is refused (a problem+json body, parsed as JSON). */
   const refused = (id: string, as = reader) => t.http.get(`/api/resources/${id}/download`).set(as);
   const setMemberStatus = (status: string) =>
-    t.http.put(`/api/members/${memberId}`).set(admin).send({ firstName: 'Pat', lastName: 'Reader', email: `reader-${memberId.slice(0, 8)}@example.test`, status, userId: memberUserId }).expect(200);
+    t.http
+      .put(`/api/members/${memberId}`)
+      .set(admin)
+      .send({
+        firstName: 'Pat',
+        lastName: 'Reader',
+        email: `reader-${memberId.slice(0, 8)}@example.test`,
+        status,
+        userId: memberUserId,
+      })
+      .expect(200);
 
   it('when a resource the member opened is raised to premium, unpublished or deleted through the API, then the very next download says so', async () => {
     const { id } = await buildResource(t, organizationId, { accessLevel: 'members' });
@@ -75,7 +86,11 @@ describe('library downloads: the remembered access decision', () => {
   it('when a purchase is recorded and then revoked, then the very next download follows each', async () => {
     const { id } = await buildResource(t, organizationId, { accessLevel: 'paid' });
     expectProblem(await refused(id), 403, 'resource_locked');
-    const granted = await t.http.post(`/api/resources/${id}/entitlements`).set(integrator).send({ memberId }).expect(201);
+    const granted = await t.http
+      .post(`/api/resources/${id}/entitlements`)
+      .set(integrator)
+      .send({ memberId })
+      .expect(201);
     await download(id).expect(200);
     await t.http.delete(`/api/resources/${id}/entitlements/${granted.body.id}`).set(integrator).expect(204);
     expectProblem(await refused(id), 403, 'resource_locked');

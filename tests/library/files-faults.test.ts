@@ -16,10 +16,16 @@ const MAX = 64 * 1024;
 const BOUNDARY = 'guildhall-test-boundary';
 
 /** A multipart body by hand, so a test can cut it anywhere. */
-function multipart(parts: Array<{ name: string; value: string } | { name: string; fileName: string; bytes: Buffer }>, close = true): Buffer {
+function multipart(
+  parts: Array<{ name: string; value: string } | { name: string; fileName: string; bytes: Buffer }>,
+  close = true,
+): Buffer {
   const chunks: Buffer[] = [];
   for (const part of parts) {
-    const disposition = 'fileName' in part ? `form-data; name="${part.name}"; filename="${part.fileName}"` : `form-data; name="${part.name}"`;
+    const disposition =
+      'fileName' in part
+        ? `form-data; name="${part.name}"; filename="${part.fileName}"`
+        : `form-data; name="${part.name}"`;
     const type = 'fileName' in part ? '\r\nContent-Type: application/octet-stream' : '';
     chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`));
     chunks.push('bytes' in part ? part.bytes : Buffer.from(part.value));
@@ -50,7 +56,9 @@ describe('library files: bad input and faults leave nothing behind', () => {
   });
 
   const nothingKept = async () => {
-    await until(async () => (await storedKeys(t)).length === 0).catch(async () => assert.deepEqual(await storedKeys(t), [], 'files left behind'));
+    await until(async () => (await storedKeys(t)).length === 0).catch(async () =>
+      assert.deepEqual(await storedKeys(t), [], 'files left behind'),
+    );
     assert.deepEqual(await libraryRowCounts(t, organizationId), { resources: 0, versions: 0, links: 0 });
   };
 
@@ -61,7 +69,10 @@ describe('library files: bad input and faults leave nothing behind', () => {
 
   it('when the file is over LIBRARY_MAX_FILE_BYTES, then 413 is answered before the body ends and nothing is kept', async () => {
     const big = Buffer.concat([await fixture('pdf'), Buffer.alloc(MAX * 4, 0x20)]);
-    const body = multipart([{ name: 'name', value: 'Too big' }, { name: 'file', fileName: 'big.pdf', bytes: big }]);
+    const body = multipart([
+      { name: 'name', value: 'Too big' },
+      { name: 'file', fileName: 'big.pdf', bytes: big },
+    ]);
     const client = connect(server.port);
     client.socket.write(head(body.length));
     // the first 2 * MAX bytes only: the answer must not wait for the rest
@@ -77,7 +88,10 @@ describe('library files: bad input and faults leave nothing behind', () => {
   it('when a chunked body passes the limit, then 413 and nothing is kept', async () => {
     const client = connect(server.port);
     client.socket.write(head('chunked'));
-    const body = multipart([{ name: 'name', value: 'Chunked' }, { name: 'file', fileName: 'c.pdf', bytes: Buffer.concat([await fixture('pdf'), Buffer.alloc(MAX * 2)]) }]);
+    const body = multipart([
+      { name: 'name', value: 'Chunked' },
+      { name: 'file', fileName: 'c.pdf', bytes: Buffer.concat([await fixture('pdf'), Buffer.alloc(MAX * 2)]) },
+    ]);
     for (let offset = 0; offset < body.length; offset += 16 * 1024) {
       const chunk = body.subarray(offset, offset + 16 * 1024);
       client.socket.write(`${chunk.length.toString(16)}\r\n`);
@@ -100,8 +114,18 @@ describe('library files: bad input and faults leave nothing behind', () => {
   });
 
   it('when the multipart body is truncated, then 400 malformed_body and nothing is kept', async () => {
-    const body = multipart([{ name: 'name', value: 'Cut' }, { name: 'file', fileName: 'cut.pdf', bytes: await fixture('pdf') }], false);
-    const res = await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(body);
+    const body = multipart(
+      [
+        { name: 'name', value: 'Cut' },
+        { name: 'file', fileName: 'cut.pdf', bytes: await fixture('pdf') },
+      ],
+      false,
+    );
+    const res = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`)
+      .send(body);
     expectProblem(res, 400, 'malformed_body');
     await nothingKept();
   });
@@ -121,78 +145,182 @@ describe('library files: bad input and faults leave nothing behind', () => {
   });
 
   it('when a second file part is sent, then 400 names it and nothing is kept', async () => {
-    const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Two').attach('file', await fixture('pdf'), 'a.pdf').attach('file', await fixture('pdf'), 'b.pdf');
+    const res = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Two')
+      .attach('file', await fixture('pdf'), 'a.pdf')
+      .attach('file', await fixture('pdf'), 'b.pdf');
     const problem = expectProblem(res, 400, 'validation_failed');
     assert.equal(problem.errors[0].field, 'file');
     await nothingKept();
-    const unknown = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Odd').attach('file', await fixture('pdf'), 'a.pdf').attach('attachment', await fixture('pdf'), 'b.pdf');
+    const unknown = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Odd')
+      .attach('file', await fixture('pdf'), 'a.pdf')
+      .attach('attachment', await fixture('pdf'), 'b.pdf');
     assert.equal(expectProblem(unknown, 400, 'validation_failed').errors[0].field, 'attachment');
     await nothingKept();
   });
 
   it('when a field is over its limit, then 400 names the field and nothing is kept', async () => {
-    const huge = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Long').field('description', 'x'.repeat(30_000)).attach('file', await fixture('pdf'), 'a.pdf');
+    const huge = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Long')
+      .field('description', 'x'.repeat(30_000))
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(huge, 400, 'validation_failed').errors[0].field, 'description');
-    const long = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'y'.repeat(201)).attach('file', await fixture('pdf'), 'a.pdf');
+    const long = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'y'.repeat(201))
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(long, 400, 'validation_failed').errors[0].field, 'name');
-    const missing = await t.http.post('/api/resources').set(bearer(admin)).attach('file', await fixture('pdf'), 'a.pdf');
+    const missing = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(missing, 400, 'validation_failed').errors[0].field, 'name');
     const noFile = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'No file');
     assert.equal(expectProblem(noFile, 400, 'validation_failed').errors[0].field, 'file');
-    const level = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Level').field('accessLevel', 'secret').attach('file', await fixture('pdf'), 'a.pdf');
+    const level = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Level')
+      .field('accessLevel', 'secret')
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(level, 400, 'validation_failed').errors[0].field, 'accessLevel');
     await nothingKept();
   });
 
   it('when a field or the file name holds a NUL character (PostgreSQL text cannot), then 400 names it and nothing is kept', async () => {
     // the file part first, so its bytes are staged before the field is read
-    const named = multipart([{ name: 'file', fileName: 'a.pdf', bytes: await fixture('pdf') }, { name: 'name', value: 'Nul\u0000name' }]);
-    const field = expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(named), 400, 'validation_failed');
-    assert.deepEqual(field.errors.map((e: { field: string }) => e.field), ['name']);
+    const named = multipart([
+      { name: 'file', fileName: 'a.pdf', bytes: await fixture('pdf') },
+      { name: 'name', value: 'Nul\u0000name' },
+    ]);
+    const field = expectProblem(
+      await t.http
+        .post('/api/resources')
+        .set(bearer(admin))
+        .set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`)
+        .send(named),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      field.errors.map((e: { field: string }) => e.field),
+      ['name'],
+    );
     // a NUL in the file name, percent-encoded as RFC 5987 allows (a raw one breaks the part's header: 400 malformed_body)
     const encoded = Buffer.concat([
       multipart([{ name: 'name', value: 'Nul file name' }], false),
-      Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''a%00.pdf\r\nContent-Type: application/pdf\r\n\r\n`),
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''a%00.pdf\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
       await fixture('pdf'),
       Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
     ]);
-    const fileName = expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(encoded), 400, 'validation_failed');
-    assert.deepEqual(fileName.errors.map((e: { field: string }) => e.field), ['file.filename']);
-    const raw = multipart([{ name: 'name', value: 'Raw NUL file name' }, { name: 'file', fileName: 'a\u0000.pdf', bytes: await fixture('pdf') }]);
-    expectProblem(await t.http.post('/api/resources').set(bearer(admin)).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(raw), 400, 'malformed_body');
+    const fileName = expectProblem(
+      await t.http
+        .post('/api/resources')
+        .set(bearer(admin))
+        .set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`)
+        .send(encoded),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      fileName.errors.map((e: { field: string }) => e.field),
+      ['file.filename'],
+    );
+    const raw = multipart([
+      { name: 'name', value: 'Raw NUL file name' },
+      { name: 'file', fileName: 'a\u0000.pdf', bytes: await fixture('pdf') },
+    ]);
+    expectProblem(
+      await t.http
+        .post('/api/resources')
+        .set(bearer(admin))
+        .set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`)
+        .send(raw),
+      400,
+      'malformed_body',
+    );
     await nothingKept();
   });
 
   it("when a category is unknown, another organization's or archived, then 422 names categoryIds and nothing is kept", async () => {
     const other = (await buildOrganization()).id;
-    const [theirs] = await t.container.sql.rows<{ id: string }>("INSERT INTO resource_categories (organization_id, name) VALUES ($1, 'Theirs') RETURNING id", [other]);
-    const [archived] = await t.container.sql.rows<{ id: string }>("INSERT INTO resource_categories (organization_id, name, archived_at) VALUES ($1, 'Old', now()) RETURNING id", [organizationId]);
+    const [theirs] = await t.container.sql.rows<{ id: string }>(
+      "INSERT INTO resource_categories (organization_id, name) VALUES ($1, 'Theirs') RETURNING id",
+      [other],
+    );
+    const [archived] = await t.container.sql.rows<{ id: string }>(
+      "INSERT INTO resource_categories (organization_id, name, archived_at) VALUES ($1, 'Old', now()) RETURNING id",
+      [organizationId],
+    );
     for (const id of [randomUUID(), theirs!.id, archived!.id]) {
-      const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Cat').field('categoryIds', id).attach('file', await fixture('pdf'), 'a.pdf');
+      const res = await t.http
+        .post('/api/resources')
+        .set(bearer(admin))
+        .field('name', 'Cat')
+        .field('categoryIds', id)
+        .attach('file', await fixture('pdf'), 'a.pdf');
       const problem = expectProblem(res, 422, 'unprocessable');
       assert.equal(problem.errors[0].field, 'categoryIds');
       assert.ok(problem.detail.includes(id));
     }
-    const malformed = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Cat').field('categoryIds', 'not-a-uuid').attach('file', await fixture('pdf'), 'a.pdf');
+    const malformed = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Cat')
+      .field('categoryIds', 'not-a-uuid')
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(malformed, 400, 'validation_failed').errors[0].field, 'categoryIds');
     await nothingKept();
   });
 
   it('when a price is sent for a free resource or missing for a paid one, then 400 names it and nothing is kept', async () => {
-    const priced = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Free').field('accessLevel', 'public').field('priceAmount', '5.00').field('priceCurrency', 'EUR').attach('file', await fixture('pdf'), 'a.pdf');
+    const priced = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Free')
+      .field('accessLevel', 'public')
+      .field('priceAmount', '5.00')
+      .field('priceCurrency', 'EUR')
+      .attach('file', await fixture('pdf'), 'a.pdf');
     assert.equal(expectProblem(priced, 400, 'validation_failed').errors[0].field, 'priceAmount');
-    const unpriced = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Paid').field('accessLevel', 'paid').attach('file', await fixture('pdf'), 'a.pdf');
-    assert.deepEqual(expectProblem(unpriced, 400, 'validation_failed').errors.map((e: { field: string }) => e.field), ['priceAmount', 'priceCurrency']);
+    const unpriced = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Paid')
+      .field('accessLevel', 'paid')
+      .attach('file', await fixture('pdf'), 'a.pdf');
+    assert.deepEqual(
+      expectProblem(unpriced, 400, 'validation_failed').errors.map((e: { field: string }) => e.field),
+      ['priceAmount', 'priceCurrency'],
+    );
     await nothingKept();
   });
 
   it('when uploadId names no finished resumable upload of the caller, then 404 and nothing is kept', async () => {
-    const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'Resumed').field('uploadId', 'abc123');
+    const res = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Resumed')
+      .field('uploadId', 'abc123');
     expectProblem(res, 404, 'not_found');
     await nothingKept();
   });
 
   it('when the body is not multipart, then 415', async () => {
-    expectProblem(await t.http.post('/api/resources').set(bearer(admin)).send({ name: 'json' }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.http.post('/api/resources').set(bearer(admin)).send({ name: 'json' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });

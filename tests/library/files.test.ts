@@ -54,12 +54,16 @@ describe('library files: upload, versions, delete, download', () => {
 
   const upload = (bytes: Buffer, fileName: string, fields: Record<string, string | string[]> = {}) => {
     const request = t.http.post('/api/resources').set(bearer(admin));
-    for (const [name, value] of Object.entries({ name: 'A resource', ...fields })) for (const item of [value].flat()) request.field(name, item);
+    for (const [name, value] of Object.entries({ name: 'A resource', ...fields }))
+      for (const item of [value].flat()) request.field(name, item);
     return request.attach('file', bytes, { filename: fileName, contentType: 'application/octet-stream' });
   };
 
   const storageKeyOf = async (id: string) =>
-    (await t.container.sql.one<{ key: string }>('SELECT storage_key AS key FROM resource_versions WHERE resource_id = $1 AND version = 1', [id]))!.key;
+    (await t.container.sql.one<{ key: string }>(
+      'SELECT storage_key AS key FROM resource_versions WHERE resource_id = $1 AND version = 1',
+      [id],
+    ))!.key;
 
   const download = (path: string, token = admin) => t.http.get(path).set(bearer(token)).buffer(true).parse(binaryBody);
 
@@ -102,7 +106,11 @@ describe('library files: upload, versions, delete, download', () => {
     assert.match(expectProblem(unknown, 415, 'unsupported_media_type').detectedType, /zip|unknown/);
     const text = await upload(Buffer.from('just some text'), 'notes.txt');
     assert.equal(expectProblem(text, 415, 'unsupported_media_type').detectedType, 'unknown');
-    const featured = await upload(await fixture('pdf'), 'a.pdf').attach('featuredImage', await fixture('mp3'), 'cover.png');
+    const featured = await upload(await fixture('pdf'), 'a.pdf').attach(
+      'featuredImage',
+      await fixture('mp3'),
+      'cover.png',
+    );
     assert.equal(expectProblem(featured, 415, 'unsupported_media_type').errors[0].field, 'featuredImage');
     assert.deepEqual(await storedKeys(t), before);
   });
@@ -114,18 +122,27 @@ describe('library files: upload, versions, delete, download', () => {
     const got = await download(`/api/resources/${res.body.id}/download`).expect(200);
     const svg = (got.body as Buffer).toString('utf8');
     assert.equal(res.body.file.sha256, sha256(got.body as Buffer), 'the sanitised bytes are what is stored and hashed');
-    for (const gone of ['<script', 'onload', 'onclick', 'foreignObject', '<image', 'evil.example', 'javascript:']) assert.ok(!svg.includes(gone), `${gone} removed: ${svg}`);
+    for (const gone of ['<script', 'onload', 'onclick', 'foreignObject', '<image', 'evil.example', 'javascript:'])
+      assert.ok(!svg.includes(gone), `${gone} removed: ${svg}`);
     assert.match(svg, /<rect/);
     assert.match(got.headers['content-security-policy'], /^sandbox/);
     assert.equal(got.headers['x-content-type-options'], 'nosniff');
-    const doctype = await upload(Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x "y">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>'), 'x.svg');
+    const doctype = await upload(
+      Buffer.from(
+        '<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x "y">]><svg xmlns="http://www.w3.org/2000/svg">&x;</svg>',
+      ),
+      'x.svg',
+    );
     expectProblem(doctype, 415, 'unsupported_media_type');
     const foreign = await upload(Buffer.from('<svg xmlns="http://example.com/not-svg"><rect/></svg>'), 'y.svg');
     expectProblem(foreign, 415, 'unsupported_media_type');
   });
 
   it('when a resource is uploaded with metadata and a featured image, then the fields, categories and price are stored', async () => {
-    const [category] = await t.container.sql.rows<{ id: string }>("INSERT INTO resource_categories (organization_id, name) VALUES ($1, 'Guides') RETURNING id", [organizationId]);
+    const [category] = await t.container.sql.rows<{ id: string }>(
+      "INSERT INTO resource_categories (organization_id, name) VALUES ($1, 'Guides') RETURNING id",
+      [organizationId],
+    );
     const res = await upload(await fixture('pdf'), 'Guide.pdf', {
       name: '  Member guide ',
       description: 'How to',
@@ -150,15 +167,30 @@ describe('library files: upload, versions, delete, download', () => {
     assert.equal(keys.length, 2, 'the file and the featured image under the resource prefix');
     assert.ok(keys.some((key) => /\/v1-[0-9a-f-]{36}$/.test(key)));
     assert.ok(keys.some((key) => /\/featured-[0-9a-f-]{36}\.jpg$/.test(key)));
-    const events = await t.container.sql.rows<{ type: string }>("SELECT type FROM domain_events WHERE data->>'id' = $1", [res.body.id]);
-    assert.deepEqual(events.map((e) => e.type), ['resource.published']);
-    const audit = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1', [res.body.id]);
-    assert.deepEqual(audit.map((a) => a.action), ['resource.created']);
+    const events = await t.container.sql.rows<{ type: string }>(
+      "SELECT type FROM domain_events WHERE data->>'id' = $1",
+      [res.body.id],
+    );
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['resource.published'],
+    );
+    const audit = await t.container.sql.rows<{ action: string }>('SELECT action FROM audit_log WHERE target_id = $1', [
+      res.body.id,
+    ]);
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['resource.created'],
+    );
   });
 
   it('when a client user or a member tries to upload, then 403 before the body matters', async () => {
     for (const token of [staff, member]) {
-      const res = await t.http.post('/api/resources').set(bearer(token)).field('name', 'x').attach('file', Buffer.from('%PDF-1.4'), 'a.pdf');
+      const res = await t.http
+        .post('/api/resources')
+        .set(bearer(token))
+        .field('name', 'x')
+        .attach('file', Buffer.from('%PDF-1.4'), 'a.pdf');
       expectProblem(res, 403, 'forbidden');
     }
   });
@@ -168,13 +200,25 @@ describe('library files: upload, versions, delete, download', () => {
     const created = await upload(first, 'v1.pdf', { status: 'draft' }).expect(201);
     const id = created.body.id as string;
     const second = await fixture('docx');
-    const updated = await t.http.put(`/api/resources/${id}`).set(bearer(admin)).field('name', 'Renamed').field('status', 'published').attach('file', second, 'v2.docx').expect(200);
+    const updated = await t.http
+      .put(`/api/resources/${id}`)
+      .set(bearer(admin))
+      .field('name', 'Renamed')
+      .field('status', 'published')
+      .attach('file', second, 'v2.docx')
+      .expect(200);
     assert.equal(updated.body.currentVersion, 2);
     assert.equal(updated.body.format, 'docx');
     assert.equal(updated.body.name, 'Renamed');
     assert.equal(updated.body.status, 'published');
     const versions = await t.http.get(`/api/resources/${id}/versions`).set(bearer(admin)).expect(200);
-    assert.deepEqual(versions.body.data.map((v: { version: number; current: boolean }) => [v.version, v.current]), [[2, true], [1, false]]);
+    assert.deepEqual(
+      versions.body.data.map((v: { version: number; current: boolean }) => [v.version, v.current]),
+      [
+        [2, true],
+        [1, false],
+      ],
+    );
     assert.equal(versions.body.pagination.totalItems, 2);
     const old = await download(`/api/resources/${id}/versions/1/download`).expect(200);
     assert.ok(Buffer.compare(old.body as Buffer, first) === 0);
@@ -183,52 +227,115 @@ describe('library files: upload, versions, delete, download', () => {
     expectProblem(await t.http.get(`/api/resources/${id}/versions`).set(bearer(staff)), 403, 'forbidden');
     expectProblem(await t.http.get(`/api/resources/${id}/versions/3/download`).set(bearer(admin)), 404, 'not_found');
 
-    const metadata = await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ status: 'draft', description: 'Now a draft' }).expect(200);
+    const metadata = await t.http
+      .put(`/api/resources/${id}`)
+      .set(bearer(admin))
+      .send({ status: 'draft', description: 'Now a draft' })
+      .expect(200);
     assert.equal(metadata.body.status, 'draft');
     assert.equal(metadata.body.publishedAt, null);
     assert.equal(metadata.body.currentVersion, 2);
-    const events = await t.container.sql.rows<{ type: string }>("SELECT type FROM domain_events WHERE data->>'id' = $1 ORDER BY occurred_at, type", [id]);
+    const events = await t.container.sql.rows<{ type: string }>(
+      "SELECT type FROM domain_events WHERE data->>'id' = $1 ORDER BY occurred_at, type",
+      [id],
+    );
     const types = events.map((e) => e.type).sort();
-    assert.deepEqual(types, ['resource.published', 'resource.unpublished', 'resource.updated', 'resource.updated', 'resource.version_added'].sort());
+    assert.deepEqual(
+      types,
+      [
+        'resource.published',
+        'resource.unpublished',
+        'resource.updated',
+        'resource.updated',
+        'resource.version_added',
+      ].sort(),
+    );
   });
 
   it('when two replacements of one file run at once, then both become versions', async () => {
     const created = await upload(await fixture('pdf'), 'a.pdf').expect(201);
     const id = created.body.id as string;
     const [a, b] = await Promise.all([
-      t.http.put(`/api/resources/${id}`).set(bearer(admin)).attach('file', await fixture('png'), 'a.png'),
-      t.http.put(`/api/resources/${id}`).set(bearer(admin)).attach('file', await fixture('jpeg'), 'b.jpg'),
+      t.http
+        .put(`/api/resources/${id}`)
+        .set(bearer(admin))
+        .attach('file', await fixture('png'), 'a.png'),
+      t.http
+        .put(`/api/resources/${id}`)
+        .set(bearer(admin))
+        .attach('file', await fixture('jpeg'), 'b.jpg'),
     ]);
     assert.equal(a.status, 200, JSON.stringify(a.body));
     assert.equal(b.status, 200, JSON.stringify(b.body));
     const versions = await t.http.get(`/api/resources/${id}/versions`).set(bearer(admin)).expect(200);
-    assert.deepEqual(versions.body.data.map((v: { version: number }) => v.version), [3, 2, 1]);
+    assert.deepEqual(
+      versions.body.data.map((v: { version: number }) => v.version),
+      [3, 2, 1],
+    );
     assert.deepEqual([a.body.currentVersion, b.body.currentVersion].sort(), [2, 3]);
   });
 
   it('when a price is sent for a free level or missing for a paid one, then 400 names it; leaving paid drops the price', async () => {
-    const created = await upload(await fixture('pdf'), 'p.pdf', { accessLevel: 'paid', priceAmount: '5', priceCurrency: 'USD' }).expect(201);
+    const created = await upload(await fixture('pdf'), 'p.pdf', {
+      accessLevel: 'paid',
+      priceAmount: '5',
+      priceCurrency: 'USD',
+    }).expect(201);
     const id = created.body.id as string;
-    const refused = expectProblem(await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ accessLevel: 'members', priceAmount: '3.00', priceCurrency: 'USD' }), 400, 'validation_failed');
+    const refused = expectProblem(
+      await t.http
+        .put(`/api/resources/${id}`)
+        .set(bearer(admin))
+        .send({ accessLevel: 'members', priceAmount: '3.00', priceCurrency: 'USD' }),
+      400,
+      'validation_failed',
+    );
     assert.equal(refused.errors[0].field, 'priceAmount');
-    const free = await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ accessLevel: 'Fully Gated' }).expect(200);
+    const free = await t.http
+      .put(`/api/resources/${id}`)
+      .set(bearer(admin))
+      .send({ accessLevel: 'Fully Gated' })
+      .expect(200);
     assert.equal(free.body.price, null);
     assert.deepEqual(free.body.accessLabels, { management: 'Fully Gated', library: 'Member' });
-    const missing = expectProblem(await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ accessLevel: 'paid' }), 400, 'validation_failed');
-    assert.deepEqual(missing.errors.map((e: { field: string }) => e.field), ['priceAmount', 'priceCurrency']);
-    expectProblem(await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ nope: 1 }), 400, 'validation_failed');
+    const missing = expectProblem(
+      await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ accessLevel: 'paid' }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      missing.errors.map((e: { field: string }) => e.field),
+      ['priceAmount', 'priceCurrency'],
+    );
+    expectProblem(
+      await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ nope: 1 }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('when a resource is deleted, then its row and every file under its prefix are gone, and resource.deleted is emitted', async () => {
-    const created = await upload(await fixture('pdf'), 'd.pdf').attach('featuredImage', await fixture('png'), 'c.png').expect(201);
+    const created = await upload(await fixture('pdf'), 'd.pdf')
+      .attach('featuredImage', await fixture('png'), 'c.png')
+      .expect(201);
     const id = created.body.id as string;
-    await t.http.put(`/api/resources/${id}`).set(bearer(admin)).attach('file', await fixture('docx'), 'd2.docx').expect(200);
+    await t.http
+      .put(`/api/resources/${id}`)
+      .set(bearer(admin))
+      .attach('file', await fixture('docx'), 'd2.docx')
+      .expect(200);
     const prefix = `orgs/${organizationId}/resources/${id}/`;
     assert.equal((await storedKeys(t, prefix)).length, 3);
     await t.http.delete(`/api/resources/${id}`).set(bearer(admin)).expect(204);
     assert.deepEqual(await storedKeys(t, prefix), []);
-    assert.equal((await t.container.sql.rows('SELECT 1 FROM resource_versions WHERE resource_id = $1', [id])).length, 0);
-    const events = await t.container.sql.rows<{ type: string }>("SELECT type FROM domain_events WHERE data->>'id' = $1 AND type = 'resource.deleted'", [id]);
+    assert.equal(
+      (await t.container.sql.rows('SELECT 1 FROM resource_versions WHERE resource_id = $1', [id])).length,
+      0,
+    );
+    const events = await t.container.sql.rows<{ type: string }>(
+      "SELECT type FROM domain_events WHERE data->>'id' = $1 AND type = 'resource.deleted'",
+      [id],
+    );
     assert.equal(events.length, 1);
     expectProblem(await t.http.delete(`/api/resources/${id}`).set(bearer(admin)), 404, 'not_found');
     expectProblem(await t.http.get(`/api/resources/${id}/download`).set(bearer(admin)), 404, 'not_found');
@@ -236,11 +343,17 @@ describe('library files: upload, versions, delete, download', () => {
 
   it('when a file is downloaded, then Content-Disposition carries filename*, ETag/304 and ranges work, and a video counts once', async () => {
     const video = await fixture('mp4');
-    const created = await upload(video, 'Réunion annuelle – 2026.mp4', { status: 'published', accessLevel: 'members' }).expect(201);
+    const created = await upload(video, 'Réunion annuelle – 2026.mp4', {
+      status: 'published',
+      accessLevel: 'members',
+    }).expect(201);
     const id = created.body.id as string;
     const url = `/api/resources/${id}/download`;
     const whole = await download(url, member).expect(200);
-    assert.match(whole.headers['content-disposition'], /^attachment; filename="[^"]+"; filename\*=UTF-8''R%C3%A9union%20annuelle%20%E2%80%93%202026\.mp4$/);
+    assert.match(
+      whole.headers['content-disposition'],
+      /^attachment; filename="[^"]+"; filename\*=UTF-8''R%C3%A9union%20annuelle%20%E2%80%93%202026\.mp4$/,
+    );
     assert.equal(whole.headers.etag, `"${sha256(video)}"`);
     assert.equal(whole.headers['accept-ranges'], 'bytes');
     assert.ok(whole.headers['last-modified']);
@@ -248,7 +361,10 @@ describe('library files: upload, versions, delete, download', () => {
     const part = await download(url, member).set('Range', 'bytes=100-199').expect(206);
     assert.equal(part.headers['content-range'], `bytes 100-199/${video.length}`);
     assert.ok(Buffer.compare(part.body as Buffer, video.subarray(100, 200)) === 0);
-    const outside = await t.http.get(url).set(bearer(member)).set('Range', `bytes=${video.length + 10}-`);
+    const outside = await t.http
+      .get(url)
+      .set(bearer(member))
+      .set('Range', `bytes=${video.length + 10}-`);
     expectProblem(outside, 416, 'range_not_satisfiable');
     assert.equal(outside.headers['content-range'], `bytes */${video.length}`);
     // a player: a first request from byte 0, then seeks
@@ -256,13 +372,19 @@ describe('library files: upload, versions, delete, download', () => {
     await download(url, member).set('Range', 'bytes=2000-').expect(206);
     await download(url, member).set('Range', 'bytes=4000-4100').expect(206);
     const counts = async () =>
-      (await t.container.sql.rows<{ downloads: string; events: string }>(
-        "SELECT r.download_count AS downloads, (SELECT count(*) FROM resource_usage_events e WHERE e.resource_id = r.id AND e.kind = 'download') AS events FROM resources r WHERE r.id = $1",
-        [id],
-      ))[0]!;
+      (
+        await t.container.sql.rows<{ downloads: string; events: string }>(
+          "SELECT r.download_count AS downloads, (SELECT count(*) FROM resource_usage_events e WHERE e.resource_id = r.id AND e.kind = 'download') AS events FROM resources r WHERE r.id = $1",
+          [id],
+        )
+      )[0]!;
     // a download is recorded once its response has gone out, so the client can be ahead of the count
     await until(async () => Number((await counts()).events) >= 2).catch(() => undefined);
-    assert.deepEqual(await counts(), { downloads: '2', events: '2' }, 'the whole download and the player session starting at 0; 206s past 0 and the 304 are not counted');
+    assert.deepEqual(
+      await counts(),
+      { downloads: '2', events: '2' },
+      'the whole download and the player session starting at 0; 206s past 0 and the 304 are not counted',
+    );
   });
 
   it('when the client goes away mid-download, then the stored file is closed and the next download is whole', async () => {
@@ -275,7 +397,9 @@ describe('library files: upload, versions, delete, download', () => {
     const server = await listen(t);
     try {
       const client = connect(server.port);
-      client.socket.write(`GET /api/resources/${id}/download HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\n\r\n`);
+      client.socket.write(
+        `GET /api/resources/${id}/download HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin}\r\n\r\n`,
+      );
       await until(async () => client.received().length > 64 * 1024);
       client.socket.destroy();
       await until(async () => !(await openFiles()).includes(file));
@@ -299,10 +423,22 @@ describe('library files: upload, versions, delete, download', () => {
   });
 
   it('when a reader sees a resource but may not open it, then the download is 403 resource_locked', async () => {
-    const created = await upload(await fixture('pdf'), 'premium.pdf', { status: 'published', accessLevel: 'premium' }).expect(201);
+    const created = await upload(await fixture('pdf'), 'premium.pdf', {
+      status: 'published',
+      accessLevel: 'premium',
+    }).expect(201);
     expectProblem(await t.http.get(`/api/resources/${created.body.id}/download`).set(bearer(member)), 404, 'not_found');
-    const paid = await upload(await fixture('pdf'), 'paid.pdf', { status: 'published', accessLevel: 'paid', priceAmount: '1', priceCurrency: 'EUR' }).expect(201);
-    const locked = expectProblem(await t.http.get(`/api/resources/${paid.body.id}/download`).set(bearer(member)), 403, 'resource_locked');
+    const paid = await upload(await fixture('pdf'), 'paid.pdf', {
+      status: 'published',
+      accessLevel: 'paid',
+      priceAmount: '1',
+      priceCurrency: 'EUR',
+    }).expect(201);
+    const locked = expectProblem(
+      await t.http.get(`/api/resources/${paid.body.id}/download`).set(bearer(member)),
+      403,
+      'resource_locked',
+    );
     assert.equal(locked.accessLevel, 'paid');
     await download(`/api/resources/${paid.body.id}/download`, staff).expect(200);
   });
@@ -321,10 +457,25 @@ describe('library files: upload, versions, delete, download', () => {
     const stage = async (id: string, bytes: Buffer, fileName: string) => {
       const tempKey = `tmp/${id}`;
       await t.container.storage.put(tempKey, Readable.from([bytes]));
-      finished.set(`${organizationId}:${id}`, { id, tempKey, sizeBytes: bytes.length, sha256: sha256(bytes), fileName });
+      finished.set(`${organizationId}:${id}`, {
+        id,
+        tempKey,
+        sizeBytes: bytes.length,
+        sha256: sha256(bytes),
+        fileName,
+      });
     };
     const { sequelize } = t.db;
-    const service = new ResourceService({ sequelize, sql: t.container.sql, storage: t.container.storage, audit: t.container.services.audit, events: t.container.domainEvents, clock: t.clock, logger: t.container.logger, uploads });
+    const service = new ResourceService({
+      sequelize,
+      sql: t.container.sql,
+      storage: t.container.storage,
+      audit: t.container.services.audit,
+      events: t.container.domainEvents,
+      clock: t.clock,
+      logger: t.container.logger,
+      uploads,
+    });
     const video = await fixture('webm');
     await stage('resumed1', video, 'talk.webm');
     const created = await service.create(adminActor, { name: 'Resumed', uploadId: 'resumed1' });
@@ -333,7 +484,9 @@ describe('library files: upload, versions, delete, download', () => {
     assert.ok(!(await storedKeys(t, 'tmp/')).length, 'the temporary key was promoted');
     await assert.rejects(service.create(adminActor, { name: 'Again', uploadId: 'resumed1' }), { code: 'not_found' });
     await stage('resumed2', await fixture('png'), 'slides.pdf');
-    await assert.rejects(service.update(adminActor, created.id, { uploadId: 'resumed2' }), { code: 'unsupported_media_type' });
+    await assert.rejects(service.update(adminActor, created.id, { uploadId: 'resumed2' }), {
+      code: 'unsupported_media_type',
+    });
     assert.ok(!(await storedKeys(t, 'tmp/')).length, 'a refused upload is removed');
     await stage('resumed3', await fixture('mp4'), 'talk.mp4');
     const replaced = await service.update(adminActor, created.id, { uploadId: 'resumed3' });

@@ -13,7 +13,10 @@ import pptxgen from 'pptxgenjs';
 
 const run = promisify(execFile);
 // pptxgenjs's CommonJS types do not describe its default export as a class under NodeNext
-const PptxGen = pptxgen as unknown as new () => { addSlide(): { addText(text: string, options: object): void }; write(options: object): Promise<unknown> };
+const PptxGen = pptxgen as unknown as new () => {
+  addSlide(): { addText(text: string, options: object): void };
+  write(options: object): Promise<unknown>;
+};
 
 export type FixtureFormat = 'pdf' | 'docx' | 'xlsx' | 'pptx' | 'mp4' | 'webm' | 'mp3' | 'wav' | 'png' | 'jpeg';
 
@@ -60,7 +63,10 @@ async function build(format: FixtureFormat): Promise<Buffer> {
     case 'mp3':
       return ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.5', '-c:a', 'libmp3lame'], 'a.mp3');
     case 'mp4':
-      return ffmpeg(['-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'libx264', '-pix_fmt', 'yuv420p'], 'v.mp4');
+      return ffmpeg(
+        ['-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'libx264', '-pix_fmt', 'yuv420p'],
+        'v.mp4',
+      );
     case 'webm':
       return ffmpeg(['-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'libvpx'], 'v.webm');
     case 'png':
@@ -77,7 +83,16 @@ export function fixture(format: FixtureFormat): Promise<Buffer> {
 }
 
 export const EXTENSIONS: Record<FixtureFormat, string> = {
-  pdf: 'pdf', docx: 'docx', xlsx: 'xlsx', pptx: 'pptx', mp4: 'mp4', webm: 'webm', mp3: 'mp3', wav: 'wav', png: 'png', jpeg: 'jpg',
+  pdf: 'pdf',
+  docx: 'docx',
+  xlsx: 'xlsx',
+  pptx: 'pptx',
+  mp4: 'mp4',
+  webm: 'webm',
+  mp3: 'mp3',
+  wav: 'wav',
+  png: 'png',
+  jpeg: 'jpg',
 };
 
 export const HOSTILE_SVG = `\uFEFF<?xml version="1.0" encoding="UTF-8"?>

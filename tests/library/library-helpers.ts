@@ -1,5 +1,6 @@
 // What the library left on disk and in its tables, for the "nothing is kept" checks, and the readers
 // library tests log in as.
+import type { Dirent } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ export async function storedKeys(t: TestApp, prefix = ''): Promise<string[]> {
   const root = t.config.library.localRoot;
   const keys: string[] = [];
   const walk = async (dir: string): Promise<void> => {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (error) {
@@ -29,7 +30,10 @@ export async function storedKeys(t: TestApp, prefix = ''): Promise<string[]> {
   return keys.filter((key) => key.startsWith(prefix)).sort();
 }
 
-export async function libraryRowCounts(t: TestApp, organizationId: string): Promise<{ resources: number; versions: number; links: number }> {
+export async function libraryRowCounts(
+  t: TestApp,
+  organizationId: string,
+): Promise<{ resources: number; versions: number; links: number }> {
   const [row] = await t.container.sql.rows<{ resources: number; versions: number; links: number }>(
     `SELECT (SELECT count(*)::int FROM resources WHERE organization_id = $1) AS resources,
             (SELECT count(*)::int FROM resource_versions WHERE organization_id = $1) AS versions,
@@ -55,7 +59,11 @@ export async function privateStorage(): Promise<{ env: { LIBRARY_STORAGE_DIR: st
 }
 
 /** A member reader: a ROLE_MEMBER user with an active membership of the tier, logged in (its bearer token). */
-export async function activeMemberToken(t: TestApp, organizationId: string, tier: 'member' | 'premium' = 'member'): Promise<string> {
+export async function activeMemberToken(
+  t: TestApp,
+  organizationId: string,
+  tier: 'member' | 'premium' = 'member',
+): Promise<string> {
   const user = await buildUser({ role: 'ROLE_MEMBER', organizationId });
   await buildMember(organizationId, { userId: user.id, status: 'active', tier });
   return tokenFor(t, user);

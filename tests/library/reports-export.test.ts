@@ -11,7 +11,7 @@ import { parseCsv } from '../setup/csv.ts';
 import { binaryBody } from '../setup/body-parsers.ts';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
-const RISKY = '=cmd|\' /C calc\'!A0';
+const RISKY = "=cmd|' /C calc'!A0";
 
 async function workbookOf(body: Buffer): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();
@@ -44,23 +44,60 @@ describe('library report exports', () => {
   });
   after(() => t.close());
 
-  const exportOf = (body: object) => t.http.post('/api/resources/reports/export').set(bearer(admin)).send(body).buffer(true).parse(binaryBody);
+  const exportOf = (body: object) =>
+    t.http.post('/api/resources/reports/export').set(bearer(admin)).send(body).buffer(true).parse(binaryBody);
 
   it('when the usage report is exported as CSV, then a header row and every row, formula cells neutralised, as an attachment', async () => {
     const res = await exportOf({ report: 'usage', format: 'csv', from: '2026-06-01', to: '2026-06-15' }).expect(200);
     assert.match(res.headers['content-type'], /^text\/csv/);
     assert.equal(res.headers['content-disposition'], 'attachment; filename=resource-usage-2026-06-01-2026-06-15.csv');
     const rows = parseCsv((res.body as Buffer).toString('utf8'));
-    assert.deepEqual(rows[0], ['Resource ID', 'Name', 'Type', 'Format', 'Access level', 'Status', 'Views', 'Downloads', 'Unique users', 'Last activity']);
-    assert.deepEqual(rows[1], [risky.id, `'${RISKY}`, 'document', 'pdf', 'members', 'published', '2', '3', '1', '2026-06-15T10:00:00.000Z']);
-    assert.deepEqual(rows[2], [plain.id, 'Plain, "quoted" name', 'document', 'pdf', 'members', 'published', '1', '0', '1', '2026-06-13T10:00:00.000Z']);
+    assert.deepEqual(rows[0], [
+      'Resource ID',
+      'Name',
+      'Type',
+      'Format',
+      'Access level',
+      'Status',
+      'Views',
+      'Downloads',
+      'Unique users',
+      'Last activity',
+    ]);
+    assert.deepEqual(rows[1], [
+      risky.id,
+      `'${RISKY}`,
+      'document',
+      'pdf',
+      'members',
+      'published',
+      '2',
+      '3',
+      '1',
+      '2026-06-15T10:00:00.000Z',
+    ]);
+    assert.deepEqual(rows[2], [
+      plain.id,
+      'Plain, "quoted" name',
+      'document',
+      'pdf',
+      'members',
+      'published',
+      '1',
+      '0',
+      '1',
+      '2026-06-13T10:00:00.000Z',
+    ]);
     assert.equal(rows.length, 3);
   });
 
   it('when the members report is exported as XLSX, then exceljs reads back the same rows, numbers as numbers and formula-like text neutralised', async () => {
     const res = await exportOf({ report: 'members', format: 'xlsx', from: '2026-06-01', to: '2026-06-15' }).expect(200);
     assert.equal(res.headers['content-type'], 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
-    assert.equal(res.headers['content-disposition'], 'attachment; filename=resource-members-2026-06-01-2026-06-15.xlsx');
+    assert.equal(
+      res.headers['content-disposition'],
+      'attachment; filename=resource-members-2026-06-01-2026-06-15.xlsx',
+    );
     const workbook = await workbookOf(res.body as Buffer);
     const sheet = workbook.getWorksheet('members');
     assert.ok(sheet, 'a sheet named after the report');
@@ -81,15 +118,51 @@ describe('library report exports', () => {
     assert.deepEqual(cells.slice(0, 2), [risky.id, `'${RISKY}`]);
     assert.deepEqual(cells.slice(6, 9), [2, 3, 1]);
 
-    const trends = await exportOf({ report: 'trends', format: 'csv', from: '2026-06-01', to: '2026-06-15', interval: 'week' }).expect(200);
-    const json = await t.http.get('/api/resources/reports/trends?from=2026-06-01&to=2026-06-15&interval=week').set(bearer(admin)).expect(200);
+    const trends = await exportOf({
+      report: 'trends',
+      format: 'csv',
+      from: '2026-06-01',
+      to: '2026-06-15',
+      interval: 'week',
+    }).expect(200);
+    const json = await t.http
+      .get('/api/resources/reports/trends?from=2026-06-01&to=2026-06-15&interval=week')
+      .set(bearer(admin))
+      .expect(200);
     const rows = parseCsv((trends.body as Buffer).toString('utf8')).slice(1);
-    assert.deepEqual(rows, json.body.data.map((r: Record<string, unknown>) => [r.periodStart, r.periodEnd, String(r.views), String(r.downloads), String(r.uniqueUsers)]));
+    assert.deepEqual(
+      rows,
+      json.body.data.map((r: Record<string, unknown>) => [
+        r.periodStart,
+        r.periodEnd,
+        String(r.views),
+        String(r.downloads),
+        String(r.uniqueUsers),
+      ]),
+    );
   });
 
   it('when the body names an unknown report or format, then 400 before anything streams', async () => {
-    expectProblem(await t.http.post('/api/resources/reports/export').set(bearer(admin)).send({ report: 'everything', format: 'csv' }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/resources/reports/export').set(bearer(admin)).send({ report: 'usage', format: 'pdf' }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/resources/reports/export').set(bearer(admin)).send({ report: 'usage', format: 'csv', from: '2026-06-15', to: '2026-06-01' }), 400, 'validation_failed');
+    expectProblem(
+      await t.http
+        .post('/api/resources/reports/export')
+        .set(bearer(admin))
+        .send({ report: 'everything', format: 'csv' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http.post('/api/resources/reports/export').set(bearer(admin)).send({ report: 'usage', format: 'pdf' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .post('/api/resources/reports/export')
+        .set(bearer(admin))
+        .send({ report: 'usage', format: 'csv', from: '2026-06-15', to: '2026-06-01' }),
+      400,
+      'validation_failed',
+    );
   });
 });

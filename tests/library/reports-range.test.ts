@@ -15,16 +15,33 @@ describe('report ranges', () => {
   });
 
   it('when the range is reversed, longer than 731 days or names no calendar day, then a validation error naming the field', () => {
-    for (const [input, field] of [[{ from: '2026-06-02', to: '2026-06-01' }, 'from'], [{ from: '2024-06-01', to: '2026-06-15' }, 'to'], [{ from: '2026-02-30' }, 'from']] as const) {
-      assert.throws(() => parseDayRange(input, now), (error: unknown) => error instanceof AppError && error.code === 'validation_failed' && JSON.stringify(error.extras).includes(field));
+    for (const [input, field] of [
+      [{ from: '2026-06-02', to: '2026-06-01' }, 'from'],
+      [{ from: '2024-06-01', to: '2026-06-15' }, 'to'],
+      [{ from: '2026-02-30' }, 'from'],
+    ] as const) {
+      assert.throws(
+        () => parseDayRange(input, now),
+        (error: unknown) =>
+          error instanceof AppError &&
+          error.code === 'validation_failed' &&
+          JSON.stringify(error.extras).includes(field),
+      );
     }
-    assert.deepEqual(parseDayRange({ from: '2024-06-15', to: '2026-06-15' }, now), { from: '2024-06-15', to: '2026-06-15' }, '731 days is allowed');
+    assert.deepEqual(
+      parseDayRange({ from: '2024-06-15', to: '2026-06-15' }, now),
+      { from: '2024-06-15', to: '2026-06-15' },
+      '731 days is allowed',
+    );
   });
 
   it('when the rollup covers part of the range, then its days come from the rollup and the rest from the raw events, each day once', () => {
     const range = { from: '2026-06-10', to: '2026-06-15' };
     assert.deepEqual(splitRange(range, null), { rollup: null, raw: range });
-    assert.deepEqual(splitRange(range, '2026-06-14'), { rollup: { from: '2026-06-10', to: '2026-06-14' }, raw: { from: '2026-06-15', to: '2026-06-15' } });
+    assert.deepEqual(splitRange(range, '2026-06-14'), {
+      rollup: { from: '2026-06-10', to: '2026-06-14' },
+      raw: { from: '2026-06-15', to: '2026-06-15' },
+    });
     assert.deepEqual(splitRange(range, '2026-06-20'), { rollup: range, raw: null });
     assert.deepEqual(splitRange(range, '2026-06-01'), { rollup: null, raw: range });
     assert.deepEqual(splitRange(range, '2026-06-09'), { rollup: null, raw: range });

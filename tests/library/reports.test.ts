@@ -44,7 +44,12 @@ describe('library usage: rollup, stats and reports', () => {
 
     const { sequelize } = t.db;
     guide = await buildResource(sequelize, organizationId, { name: 'Member guide' });
-    video = await buildResource(sequelize, organizationId, { name: 'Welcome video', type: 'video', format: 'mp4', accessLevel: 'public' });
+    video = await buildResource(sequelize, organizationId, {
+      name: 'Welcome video',
+      type: 'video',
+      format: 'mp4',
+      accessLevel: 'public',
+    });
     draft = await buildResource(sequelize, organizationId, { name: 'Draft notes', status: 'draft' });
     categories = {
       handbooks: await buildCategory(sequelize, organizationId, 'Handbooks', { resourceIds: [guide.id, video.id] }),
@@ -95,12 +100,19 @@ describe('library usage: rollup, stats and reports', () => {
     const first = await t.container.services.usageRollup.refresh(t.clock.now());
     assert.equal(first?.through, '2026-06-14');
     assert.equal(first?.from, '2026-06-09', 'the first run starts at the first event');
-    const [[counts]] = (await t.db.sequelize.query(`SELECT (SELECT count(*) FROM resource_usage_daily)::int AS days, (SELECT count(*) FROM resource_usage_daily_readers)::int AS readers`)) as [Array<{ days: number; readers: number }>, unknown];
+    const [[counts]] = (await t.db.sequelize.query(
+      `SELECT (SELECT count(*) FROM resource_usage_daily)::int AS days, (SELECT count(*) FROM resource_usage_daily_readers)::int AS readers`,
+    )) as [Array<{ days: number; readers: number }>, unknown];
     const again = await t.container.services.usageRollup.refresh(t.clock.now());
     assert.equal(again?.from, '2026-06-13', 'later runs rebuild the recent days only');
-    const [[countsAgain]] = (await t.db.sequelize.query(`SELECT (SELECT count(*) FROM resource_usage_daily)::int AS days, (SELECT count(*) FROM resource_usage_daily_readers)::int AS readers`)) as [Array<{ days: number; readers: number }>, unknown];
+    const [[countsAgain]] = (await t.db.sequelize.query(
+      `SELECT (SELECT count(*) FROM resource_usage_daily)::int AS days, (SELECT count(*) FROM resource_usage_daily_readers)::int AS readers`,
+    )) as [Array<{ days: number; readers: number }>, unknown];
     assert.deepEqual(countsAgain, counts, 'idempotent');
-    const [[guideDay]] = (await t.db.sequelize.query(`SELECT views, downloads, unique_users FROM resource_usage_daily WHERE resource_id = $1 AND day = '2026-06-14'`, { bind: [guide.id] })) as [unknown[], unknown];
+    const [[guideDay]] = (await t.db.sequelize.query(
+      `SELECT views, downloads, unique_users FROM resource_usage_daily WHERE resource_id = $1 AND day = '2026-06-14'`,
+      { bind: [guide.id] },
+    )) as [unknown[], unknown];
     assert.deepEqual(guideDay, { views: 1, downloads: 1, unique_users: 2 });
     await expectGuideStats();
     assert.deepEqual((await api.get(`/api/resources/reports/usage?${RANGE}`).expect(200)).body, before);
@@ -112,12 +124,18 @@ describe('library usage: rollup, stats and reports', () => {
       { resourceId: video.id, kind: 'view', at: '2026-06-14T23:00:00Z', userId: ada.id },
     ]);
     let totals = (await api.get(`/api/resources/${video.id}/stats?${RANGE}`).expect(200)).body.totals;
-    assert.deepEqual(totals, { views: 3, downloads: 1, uniqueUsers: 2 }, "today's view counts at once; the late one waits for the job");
+    assert.deepEqual(
+      totals,
+      { views: 3, downloads: 1, uniqueUsers: 2 },
+      "today's view counts at once; the late one waits for the job",
+    );
     await t.container.services.usageRollup.refresh(t.clock.now());
     totals = (await api.get(`/api/resources/${video.id}/stats?${RANGE}`).expect(200)).body.totals;
     assert.deepEqual(totals, { views: 4, downloads: 1, uniqueUsers: 2 });
     // put the video back as the other tests expect it
-    await t.db.sequelize.query(`DELETE FROM resource_usage_events WHERE resource_id = $1 AND user_id = $2`, { bind: [video.id, ada.id] });
+    await t.db.sequelize.query(`DELETE FROM resource_usage_events WHERE resource_id = $1 AND user_id = $2`, {
+      bind: [video.id, ada.id],
+    });
     await t.container.services.usageRollup.refresh(t.clock.now());
   });
 
@@ -132,16 +150,44 @@ describe('library usage: rollup, stats and reports', () => {
     assert.deepEqual(res.body.pagination, { page: 1, itemsPerPage: 1, totalItems: 3, totalPages: 3 });
     assert.match(res.headers.link, /rel="next"/);
     assert.deepEqual(res.body.data, [
-      { resourceId: guide.id, name: 'Member guide', type: 'document', format: 'pdf', accessLevel: 'members', status: 'published', views: 4, downloads: 3, uniqueUsers: 3, lastActivityAt: '2026-06-15T08:01:00.000Z' },
+      {
+        resourceId: guide.id,
+        name: 'Member guide',
+        type: 'document',
+        format: 'pdf',
+        accessLevel: 'members',
+        status: 'published',
+        views: 4,
+        downloads: 3,
+        uniqueUsers: 3,
+        lastActivityAt: '2026-06-15T08:01:00.000Z',
+      },
     ]);
     const all = await api.get(`/api/resources/reports/usage?${RANGE}`).expect(200);
-    assert.deepEqual(all.body.data.map((row: { resourceId: string }) => row.resourceId), [guide.id, video.id, draft.id]);
-    assert.deepEqual(all.body.data[1], { resourceId: video.id, name: 'Welcome video', type: 'video', format: 'mp4', accessLevel: 'public', status: 'published', views: 2, downloads: 1, uniqueUsers: 1, lastActivityAt: '2026-06-15T11:01:00.000Z' });
+    assert.deepEqual(
+      all.body.data.map((row: { resourceId: string }) => row.resourceId),
+      [guide.id, video.id, draft.id],
+    );
+    assert.deepEqual(all.body.data[1], {
+      resourceId: video.id,
+      name: 'Welcome video',
+      type: 'video',
+      format: 'mp4',
+      accessLevel: 'public',
+      status: 'published',
+      views: 2,
+      downloads: 1,
+      uniqueUsers: 1,
+      lastActivityAt: '2026-06-15T11:01:00.000Z',
+    });
   });
 
   it('when a client user reads, then drafts are left out as in their lists; an API key reads like an admin', async () => {
     const res = await api.get(`/api/resources/reports/usage?${RANGE}`, staff).expect(200);
-    assert.deepEqual(res.body.data.map((row: { resourceId: string }) => row.resourceId), [guide.id, video.id]);
+    assert.deepEqual(
+      res.body.data.map((row: { resourceId: string }) => row.resourceId),
+      [guide.id, video.id],
+    );
     assert.equal(res.body.summary.totalViews, 6);
     expectProblem(await api.get(`/api/resources/${draft.id}/stats`, staff), 404, 'not_found');
     const byKey = await t.http.get(`/api/resources/reports/usage?${RANGE}`).set(bearer(apiKey)).expect(200);
@@ -149,10 +195,23 @@ describe('library usage: rollup, stats and reports', () => {
   });
 
   it('when a member or another organization asks, then 403 for reports and stats, and 404 for a resource they do not see', async () => {
-    for (const path of ['/api/resources/reports/usage', '/api/resources/reports/categories', '/api/resources/reports/members', '/api/resources/reports/trends', `/api/resources/${guide.id}/stats`]) {
+    for (const path of [
+      '/api/resources/reports/usage',
+      '/api/resources/reports/categories',
+      '/api/resources/reports/members',
+      '/api/resources/reports/trends',
+      `/api/resources/${guide.id}/stats`,
+    ]) {
       expectProblem(await api.get(path, memberToken), 403, 'forbidden');
     }
-    expectProblem(await t.http.post('/api/resources/reports/export').set(bearer(memberToken)).send({ report: 'usage', format: 'csv' }), 403, 'forbidden');
+    expectProblem(
+      await t.http
+        .post('/api/resources/reports/export')
+        .set(bearer(memberToken))
+        .send({ report: 'usage', format: 'csv' }),
+      403,
+      'forbidden',
+    );
     expectProblem(await api.get(`/api/resources/${guide.id}/stats`, otherAdmin), 404, 'not_found');
     const theirs = await api.get(`/api/resources/reports/usage?${RANGE}`, otherAdmin).expect(200);
     assert.deepEqual(theirs.body.data, []);
@@ -162,9 +221,36 @@ describe('library usage: rollup, stats and reports', () => {
   it('when the category report is read, then every category with its resources and their usage (distinct readers), archived ones flagged', async () => {
     const res = await api.get(`/api/resources/reports/categories?${RANGE}`).expect(200);
     assert.deepEqual(res.body.data, [
-      { categoryId: categories.handbooks, name: 'Handbooks', archived: false, resources: 2, views: 6, downloads: 4, uniqueUsers: 3, lastActivityAt: '2026-06-15T11:01:00.000Z' },
-      { categoryId: categories.media, name: 'Media', archived: false, resources: 1, views: 2, downloads: 1, uniqueUsers: 1, lastActivityAt: '2026-06-15T11:01:00.000Z' },
-      { categoryId: categories.archived, name: 'Old', archived: true, resources: 0, views: 0, downloads: 0, uniqueUsers: 0, lastActivityAt: null },
+      {
+        categoryId: categories.handbooks,
+        name: 'Handbooks',
+        archived: false,
+        resources: 2,
+        views: 6,
+        downloads: 4,
+        uniqueUsers: 3,
+        lastActivityAt: '2026-06-15T11:01:00.000Z',
+      },
+      {
+        categoryId: categories.media,
+        name: 'Media',
+        archived: false,
+        resources: 1,
+        views: 2,
+        downloads: 1,
+        uniqueUsers: 1,
+        lastActivityAt: '2026-06-15T11:01:00.000Z',
+      },
+      {
+        categoryId: categories.archived,
+        name: 'Old',
+        archived: true,
+        resources: 0,
+        views: 0,
+        downloads: 0,
+        uniqueUsers: 0,
+        lastActivityAt: null,
+      },
     ]);
     assert.equal(res.body.summary.totalDownloads, 4);
   });
@@ -172,8 +258,24 @@ describe('library usage: rollup, stats and reports', () => {
   it('when the members report is read, then signed-in users by activity (ties: latest first) with name, e-mail and last activity; anonymous visitors only in the metrics', async () => {
     const res = await api.get(`/api/resources/reports/members?${RANGE}`).expect(200);
     const rows = res.body.data as Array<{ userId: string }>;
-    assert.deepEqual(rows[1], { userId: ada.id, name: 'Ada Lovelace', email: ada.email, views: 3, downloads: 1, resourcesUsed: 1, lastActivityAt: '2026-06-14T23:59:59.000Z' });
-    assert.deepEqual(rows[0], { userId: bob.id, name: 'Bob Builder', email: bob.email, views: 2, downloads: 2, resourcesUsed: 2, lastActivityAt: '2026-06-15T11:01:00.000Z' });
+    assert.deepEqual(rows[1], {
+      userId: ada.id,
+      name: 'Ada Lovelace',
+      email: ada.email,
+      views: 3,
+      downloads: 1,
+      resourcesUsed: 1,
+      lastActivityAt: '2026-06-14T23:59:59.000Z',
+    });
+    assert.deepEqual(rows[0], {
+      userId: bob.id,
+      name: 'Bob Builder',
+      email: bob.email,
+      views: 2,
+      downloads: 2,
+      resourcesUsed: 2,
+      lastActivityAt: '2026-06-15T11:01:00.000Z',
+    });
     assert.equal(rows.length, 3, 'Ada, Bob and the admin who viewed the draft');
     assert.equal(res.body.summary.uniqueUsers, 4);
   });
@@ -182,24 +284,52 @@ describe('library usage: rollup, stats and reports', () => {
     const days = await api.get(`/api/resources/reports/trends?${RANGE}&interval=day`).expect(200);
     assert.equal(days.body.interval, 'day');
     assert.equal(days.body.data.length, 6);
-    assert.deepEqual(days.body.data[0], { periodStart: '2026-06-10', periodEnd: '2026-06-10', views: 0, downloads: 0, uniqueUsers: 0 });
-    assert.deepEqual(days.body.data[5], { periodStart: '2026-06-15', periodEnd: '2026-06-15', views: 2, downloads: 2, uniqueUsers: 2 });
+    assert.deepEqual(days.body.data[0], {
+      periodStart: '2026-06-10',
+      periodEnd: '2026-06-10',
+      views: 0,
+      downloads: 0,
+      uniqueUsers: 0,
+    });
+    assert.deepEqual(days.body.data[5], {
+      periodStart: '2026-06-15',
+      periodEnd: '2026-06-15',
+      views: 2,
+      downloads: 2,
+      uniqueUsers: 2,
+    });
     // 2026-06-10 is a Wednesday: weeks start on Monday 06-08 (cut to 06-10) and 06-15
     const weeks = await api.get(`/api/resources/reports/trends?${RANGE}&interval=week`).expect(200);
     assert.deepEqual(weeks.body.data, [
       { periodStart: '2026-06-10', periodEnd: '2026-06-14', views: 5, downloads: 2, uniqueUsers: 3 },
       { periodStart: '2026-06-15', periodEnd: '2026-06-15', views: 2, downloads: 2, uniqueUsers: 2 },
     ]);
-    const months = await api.get(`/api/resources/reports/trends?from=2026-05-20&to=2026-06-15&interval=month`).expect(200);
-    assert.deepEqual(months.body.data.map((row: { periodStart: string; periodEnd: string }) => [row.periodStart, row.periodEnd]), [['2026-05-20', '2026-05-31'], ['2026-06-01', '2026-06-15']]);
+    const months = await api
+      .get(`/api/resources/reports/trends?from=2026-05-20&to=2026-06-15&interval=month`)
+      .expect(200);
+    assert.deepEqual(
+      months.body.data.map((row: { periodStart: string; periodEnd: string }) => [row.periodStart, row.periodEnd]),
+      [
+        ['2026-05-20', '2026-05-31'],
+        ['2026-06-01', '2026-06-15'],
+      ],
+    );
     assert.equal(months.body.data[1].downloads, 9, 'June includes the five downloads of 06-09');
   });
 
   it('when no range is given, then the 30 days ending today; a reversed or too long range is a 400', async () => {
     const res = await api.get('/api/resources/reports/trends').expect(200);
     assert.deepEqual([res.body.from, res.body.to, res.body.data.length], ['2026-05-17', '2026-06-15', 30]);
-    expectProblem(await api.get('/api/resources/reports/usage?from=2026-06-15&to=2026-06-01'), 400, 'validation_failed');
-    expectProblem(await api.get('/api/resources/reports/usage?from=2020-01-01&to=2026-06-01'), 400, 'validation_failed');
+    expectProblem(
+      await api.get('/api/resources/reports/usage?from=2026-06-15&to=2026-06-01'),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await api.get('/api/resources/reports/usage?from=2020-01-01&to=2026-06-01'),
+      400,
+      'validation_failed',
+    );
     // a day that does not exist is refused by the contract like any malformed query value
     expectProblem(await api.get('/api/resources/reports/usage?from=2026-02-30'), 400, 'invalid_filter');
     expectProblem(await api.get('/api/resources/reports/trends?interval=year'), 400, 'invalid_filter');

@@ -22,12 +22,18 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
     });
     after(() => t.close());
 
-    it('when a crash left a temp file, a .part and files of a deleted resource, then they go and a live resource\'s files stay', async () => {
+    it("when a crash left a temp file, a .part and files of a deleted resource, then they go and a live resource's files stay", async () => {
       const orgId = (await buildOrganization()).id;
       const live = await Resource.create({ organizationId: orgId, name: 'Live', type: 'document', format: 'pdf' });
       const goneId = randomUUID();
-      const liveKeys = [`orgs/${orgId}/resources/${live.id}/v1/file.pdf`, `orgs/${orgId}/resources/${live.id}/thumbnails/v1.webp`];
-      const goneKeys = [`orgs/${orgId}/resources/${goneId}/v1/file.pdf`, `orgs/${orgId}/resources/${goneId}/thumbnails/v1.webp`];
+      const liveKeys = [
+        `orgs/${orgId}/resources/${live.id}/v1/file.pdf`,
+        `orgs/${orgId}/resources/${live.id}/thumbnails/v1.webp`,
+      ];
+      const goneKeys = [
+        `orgs/${orgId}/resources/${goneId}/v1/file.pdf`,
+        `orgs/${orgId}/resources/${goneId}/thumbnails/v1.webp`,
+      ];
       const tempKey = `tmp/${randomUUID()}`;
       for (const key of [...liveKeys, ...goneKeys, tempKey]) await put(t, key);
 
@@ -42,7 +48,13 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
       );
 
       // young: nothing is touched yet (a row may be about to commit)
-      const deps = { storage: t.container.storage, sql: t.container.sql, clock: t.clock, uploads: t.container.services.uploads, tempMaxAgeMinutes: 60 };
+      const deps = {
+        storage: t.container.storage,
+        sql: t.container.sql,
+        clock: t.clock,
+        uploads: t.container.services.uploads,
+        tempMaxAgeMinutes: 60,
+      };
       assert.deepEqual(await sweepStorage(deps), { temporary: 0, partial: 0, orphaned: 0 });
 
       t.clock.advance(61 * 60_000);
@@ -63,7 +75,13 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
         const partKey = `orgs/${orgId}/resources/${live.id}/v2/file.pdf.${randomUUID()}.part`;
         await put(t, partKey);
         t.clock.advance(61 * 60_000);
-        const result = await sweepStorage({ storage: t.container.storage, sql: t.container.sql, clock: t.clock, uploads: t.container.services.uploads, tempMaxAgeMinutes: 60 });
+        const result = await sweepStorage({
+          storage: t.container.storage,
+          sql: t.container.sql,
+          clock: t.clock,
+          uploads: t.container.services.uploads,
+          tempMaxAgeMinutes: 60,
+        });
         assert.equal(result.partial, 1);
         assert.equal(await exists(t, partKey), false);
       });

@@ -46,9 +46,15 @@ function contract(name: string, open: () => Promise<FileStorage>) {
 
     it('when a stream is put, then get returns its bytes, stat its size, and a range only those bytes', async () => {
       const bytes = Buffer.from('0123456789abcdefghij');
-      assert.deepEqual(await storage.put('orgs/o1/resources/r1/v1', Readable.from([bytes.subarray(0, 7), bytes.subarray(7)])), { sizeBytes: 20 });
+      assert.deepEqual(
+        await storage.put('orgs/o1/resources/r1/v1', Readable.from([bytes.subarray(0, 7), bytes.subarray(7)])),
+        { sizeBytes: 20 },
+      );
       assert.deepEqual(await buffer(await storage.get('orgs/o1/resources/r1/v1')), bytes);
-      assert.equal((await buffer(await storage.get('orgs/o1/resources/r1/v1', { start: 5, end: 9 }))).toString(), '56789');
+      assert.equal(
+        (await buffer(await storage.get('orgs/o1/resources/r1/v1', { start: 5, end: 9 }))).toString(),
+        '56789',
+      );
       const stat = await storage.stat('orgs/o1/resources/r1/v1');
       assert.equal(stat?.sizeBytes, 20);
       assert.ok(stat && stat.modifiedAt.getTime() > Date.now() - 60_000);
@@ -60,7 +66,15 @@ function contract(name: string, open: () => Promise<FileStorage>) {
       const recording = Object.assign(Object.create(storage) as FileStorage, {
         get: async (key: string, range?: ByteRange) => (opened = await storage.get(key, range)),
       });
-      const file: StoredFile = { key: 'orgs/o1/resources/r9/v1', sizeBytes: 4096, contentType: 'application/pdf', etag: '"x"', lastModified: new Date(), fileName: 'a.pdf', disposition: 'attachment' };
+      const file: StoredFile = {
+        key: 'orgs/o1/resources/r9/v1',
+        sizeBytes: 4096,
+        contentType: 'application/pdf',
+        etag: '"x"',
+        lastModified: new Date(),
+        fileName: 'a.pdf',
+        disposition: 'attachment',
+      };
       let sent: Promise<unknown> | undefined;
       const app = express().get('/file', (req, res) => {
         // the connection goes while the route still looks the file up
@@ -73,7 +87,10 @@ function contract(name: string, open: () => Promise<FileStorage>) {
         const { port } = server.address() as AddressInfo;
         await assert.rejects(fetch(`http://127.0.0.1:${port}/file`));
         await until(async () => sent !== undefined);
-        const outcome = await Promise.race([sent, new Promise((resolve) => setTimeout(() => resolve('still pending'), 2_000))]);
+        const outcome = await Promise.race([
+          sent,
+          new Promise((resolve) => setTimeout(() => resolve('still pending'), 2_000)),
+        ]);
         assert.notEqual(outcome, 'still pending');
         assert.equal(opened?.destroyed, true, 'the stored file is closed');
       } finally {
@@ -98,7 +115,10 @@ function contract(name: string, open: () => Promise<FileStorage>) {
       await storage.put('orgs/o2/resources/r3/a', Readable.from([Buffer.from('a')]));
       await storage.put('orgs/o2/resources/r3/b/c', Readable.from([Buffer.from('c')]));
       await storage.put('orgs/o2/resources/r4/a', Readable.from([Buffer.from('x')]));
-      assert.deepEqual(await keys(storage, 'orgs/o2/resources/r3/'), ['orgs/o2/resources/r3/a', 'orgs/o2/resources/r3/b/c']);
+      assert.deepEqual(await keys(storage, 'orgs/o2/resources/r3/'), [
+        'orgs/o2/resources/r3/a',
+        'orgs/o2/resources/r3/b/c',
+      ]);
       await storage.delete('orgs/o2/resources/r3/a');
       assert.deepEqual(await keys(storage, 'orgs/o2/resources/r3/'), ['orgs/o2/resources/r3/b/c']);
     });
@@ -133,7 +153,14 @@ contract('S3 (s3rver)', async () => new S3FileStorage(s3.settings));
 
 describe('createFileStorage', () => {
   it('when S3_BUCKET is set, then S3 is used, else local disk', () => {
-    assert.equal(createFileStorage(loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(40), DATA_DIR: dir }).library).kind, 'local');
-    assert.equal(createFileStorage(loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(40), DATA_DIR: dir, ...s3.env }).library).kind, 's3');
+    assert.equal(
+      createFileStorage(loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(40), DATA_DIR: dir }).library).kind,
+      'local',
+    );
+    assert.equal(
+      createFileStorage(loadConfig({ NODE_ENV: 'test', APP_SECRET: 'x'.repeat(40), DATA_DIR: dir, ...s3.env }).library)
+        .kind,
+      's3',
+    );
   });
 });

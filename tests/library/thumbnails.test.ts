@@ -24,7 +24,9 @@ import { binaryBody } from '../setup/body-parsers.ts';
 const run = promisify(execFile);
 
 async function pngFixture(width = 1200, height = 800): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+    .png()
+    .toBuffer();
 }
 
 async function pdfFixture(): Promise<Buffer> {
@@ -42,14 +44,32 @@ async function pdfFixture(): Promise<Buffer> {
 async function mp4Fixture(): Promise<Buffer> {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'mp4-'));
   const out = path.join(dir, 'clip.mp4');
-  await run(ffmpeg.path, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=640x360:rate=10', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', out]);
+  await run(ffmpeg.path, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=2:size=640x360:rate=10',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    out,
+  ]);
   const bytes = await fs.readFile(out);
   await fs.rm(dir, { recursive: true, force: true });
   return bytes;
 }
 
 const TYPES: Record<string, ResourceType> = { png: 'image', pdf: 'document', mp4: 'video', docx: 'document' };
-const CONTENT_TYPES: Record<string, string> = { png: 'image/png', pdf: 'application/pdf', mp4: 'video/mp4', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' };
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  pdf: 'application/pdf',
+  mp4: 'video/mp4',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
 
 describe('thumbnails', () => {
   let t: TestApp;
@@ -67,13 +87,26 @@ describe('thumbnails', () => {
 
   /** A resource with its file stored under its prefix, as the resource service leaves it; published with its event. */
   async function publishResource(format: ResourceFormat, bytes: Buffer, featured?: Buffer): Promise<Resource> {
-    const resource = await Resource.create({ organizationId: orgId, name: `A ${format}`, type: TYPES[format]!, format, accessLevel: 'members' });
+    const resource = await Resource.create({
+      organizationId: orgId,
+      name: `A ${format}`,
+      type: TYPES[format]!,
+      format,
+      accessLevel: 'members',
+    });
     const prefix = `orgs/${orgId}/resources/${resource.id}/`;
     const storageKey = `${prefix}v1/file.${format}`;
     await t.container.storage.put(storageKey, Readable.from([bytes]));
     await ResourceVersion.create({
-      organizationId: orgId, resourceId: resource.id, version: 1, storageKey, fileName: `file.${format}`, contentType: CONTENT_TYPES[format]!, format,
-      sizeBytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'),
+      organizationId: orgId,
+      resourceId: resource.id,
+      version: 1,
+      storageKey,
+      fileName: `file.${format}`,
+      contentType: CONTENT_TYPES[format]!,
+      format,
+      sizeBytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
     });
     if (featured) {
       await t.container.storage.put(`${prefix}featured`, Readable.from([featured]));
@@ -81,7 +114,12 @@ describe('thumbnails', () => {
     }
     await t.db.sequelize.transaction(async (transaction) => {
       await resource.update({ status: 'published', publishedAt: new Date() }, { transaction });
-      await t.container.domainEvents.publish(systemActor(orgId), 'resource.published', { id: resource.id }, transaction);
+      await t.container.domainEvents.publish(
+        systemActor(orgId),
+        'resource.published',
+        { id: resource.id },
+        transaction,
+      );
     });
     return resource;
   }
@@ -96,7 +134,11 @@ describe('thumbnails', () => {
   }
 
   async function fetchThumbnail(resourceId: string) {
-    const res = await t.http.get(`/api/resources/${resourceId}/thumbnail`).set(bearer(token)).buffer(true).parse(binaryBody);
+    const res = await t.http
+      .get(`/api/resources/${resourceId}/thumbnail`)
+      .set(bearer(token))
+      .buffer(true)
+      .parse(binaryBody);
     return res;
   }
 
@@ -114,7 +156,10 @@ describe('thumbnails', () => {
     assert.equal(meta.width, 480);
     assert.equal(meta.height, 320);
 
-    const again = await t.http.get(`/api/resources/${resource.id}/thumbnail`).set(bearer(token)).set('If-None-Match', res.headers.etag!);
+    const again = await t.http
+      .get(`/api/resources/${resource.id}/thumbnail`)
+      .set(bearer(token))
+      .set('If-None-Match', res.headers.etag!);
     assert.equal(again.status, 304);
 
     // a metadata-only change (resource.updated) finds the thumbnail made from the same file already
@@ -152,7 +197,11 @@ describe('thumbnails', () => {
     const meta = await sharp((await fetchThumbnail(resource.id)).body as Buffer).metadata();
     assert.equal(meta.height, 480); // square, like the featured image, not an A4 page
 
-    const image = await t.http.get(`/api/resources/${resource.id}/featured-image`).set(bearer(token)).buffer(true).parse(binaryBody);
+    const image = await t.http
+      .get(`/api/resources/${resource.id}/featured-image`)
+      .set(bearer(token))
+      .buffer(true)
+      .parse(binaryBody);
     assert.equal(image.status, 200);
     assert.equal(image.headers['content-type'], 'image/png');
     assert.deepEqual(image.body, featured);
@@ -169,7 +218,10 @@ describe('thumbnails', () => {
   it('when another organization asks, then the thumbnail and the featured image are 404', async () => {
     const resource = await publishResource('png', await pngFixture(), await pngFixture(100, 100));
     await waitForThumbnail(resource.id);
-    const other = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: (await buildOrganization()).id }));
+    const other = await tokenFor(
+      t,
+      await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: (await buildOrganization()).id }),
+    );
     assert.equal((await t.http.get(`/api/resources/${resource.id}/thumbnail`).set(bearer(other))).status, 404);
     assert.equal((await t.http.get(`/api/resources/${resource.id}/featured-image`).set(bearer(other))).status, 404);
   });
@@ -181,9 +233,27 @@ describe('thumbnails', () => {
     const storageKey = `orgs/${orgId}/resources/${resource.id}/v2/file.png`;
     await t.container.storage.put(storageKey, Readable.from([bytes]));
     await t.db.sequelize.transaction(async (transaction) => {
-      await ResourceVersion.create({ organizationId: orgId, resourceId: resource.id, version: 2, storageKey, fileName: 'file.png', contentType: 'image/png', format: 'png', sizeBytes: bytes.length, sha256: 'b'.repeat(64) }, { transaction });
+      await ResourceVersion.create(
+        {
+          organizationId: orgId,
+          resourceId: resource.id,
+          version: 2,
+          storageKey,
+          fileName: 'file.png',
+          contentType: 'image/png',
+          format: 'png',
+          sizeBytes: bytes.length,
+          sha256: 'b'.repeat(64),
+        },
+        { transaction },
+      );
       await resource.update({ currentVersion: 2 }, { transaction });
-      await t.container.domainEvents.publish(systemActor(orgId), 'resource.version_added', { id: resource.id }, transaction);
+      await t.container.domainEvents.publish(
+        systemActor(orgId),
+        'resource.version_added',
+        { id: resource.id },
+        transaction,
+      );
     });
     let second = first;
     for (let i = 0; i < 200 && second === first; i += 1) {

@@ -44,11 +44,23 @@ describe('resumable uploads (tus)', () => {
   });
 
   /** Sends `part` as a PATCH and cuts the connection before the announced length arrives. */
-  function interruptedPatch(location: string, token: string, offset: number, part: Buffer, announced: number): Promise<void> {
+  function interruptedPatch(
+    location: string,
+    token: string,
+    offset: number,
+    part: Buffer,
+    announced: number,
+  ): Promise<void> {
     return new Promise((resolve) => {
       const req = http.request(`http://127.0.0.1:${server.port}${location}`, {
         method: 'PATCH',
-        headers: { ...bearer(token), ...TUS, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(announced) },
+        headers: {
+          ...bearer(token),
+          ...TUS,
+          'Upload-Offset': String(offset),
+          'Content-Type': 'application/offset+octet-stream',
+          'Content-Length': String(announced),
+        },
       });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
@@ -92,7 +104,12 @@ describe('resumable uploads (tus)', () => {
 
   it('when a PATCH is interrupted, then HEAD gives the offset reached and the upload resumes from it', async () => {
     const bytes = randomBytes(30_000);
-    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', String(bytes.length)).set('Upload-Metadata', metadata('video.mp4'));
+    const created = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', String(bytes.length))
+      .set('Upload-Metadata', metadata('video.mp4'));
     assert.equal(created.status, 201);
     assert.ok(created.headers['x-ratelimit-limit']);
     const location = created.headers.location!;
@@ -110,10 +127,22 @@ describe('resumable uploads (tus)', () => {
     assert.equal(head.headers['upload-length'], String(bytes.length));
 
     // a PATCH at the wrong offset is refused by the protocol
-    const wrong = await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(0, 10));
+    const wrong = await t.http
+      .patch(location)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(bytes.subarray(0, 10));
     assert.equal(wrong.status, 409);
 
-    const rest = await t.http.patch(`/api/uploads/${location.split('/').pop()}`).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '12000').set('Content-Type', 'application/offset+octet-stream').send(bytes.subarray(12_000));
+    const rest = await t.http
+      .patch(`/api/uploads/${location.split('/').pop()}`)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '12000')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(bytes.subarray(12_000));
     assert.equal(rest.status, 204);
     assert.equal(rest.headers['upload-offset'], String(bytes.length));
     assert.ok(rest.headers['x-ratelimit-remaining']);
@@ -125,10 +154,17 @@ describe('resumable uploads (tus)', () => {
   });
 
   it('when an upload announces more than LIBRARY_MAX_FILE_BYTES, then it is refused with 413 and nothing is created', async () => {
-    const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', String(MAX + 1));
+    const res = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', String(MAX + 1));
     assert.equal(res.status, 413);
     assert.equal(res.body.code ?? res.body.type?.split('/').pop(), 'payload_too_large');
-    const [{ count }] = (await t.container.sql.rows<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads WHERE size_bytes > $1', [MAX]));
+    const [{ count }] = await t.container.sql.rows<{ count: number }>(
+      'SELECT count(*)::int AS count FROM resource_uploads WHERE size_bytes > $1',
+      [MAX],
+    );
     assert.equal(count, 0);
   });
 
@@ -137,53 +173,117 @@ describe('resumable uploads (tus)', () => {
     assert.equal(res.status, 400);
   });
 
-  it('when Upload-Metadata is malformed, then 400 problem+json names it (not tus\'s text/plain) and nothing is created', async () => {
-    const before = (await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count;
+  it("when Upload-Metadata is malformed, then 400 problem+json names it (not tus's text/plain) and nothing is created", async () => {
+    const before = (await t.container.sql.one<{ count: number }>(
+      'SELECT count(*)::int AS count FROM resource_uploads',
+    ))!.count;
     for (const metadata of ['filename !!!notbase64', 'filename YQ==,filename Yg==', 'bad key YQ==', ' ']) {
-      const res = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', metadata);
+      const res = await t.http
+        .post('/api/uploads')
+        .set(bearer(adminToken))
+        .set(TUS)
+        .set('Upload-Length', '10')
+        .set('Upload-Metadata', metadata);
       const problem = expectProblem(res, 400, 'validation_failed');
-      assert.deepEqual(problem.errors.map((e: { field: string }) => e.field), ['Upload-Metadata'], metadata);
+      assert.deepEqual(
+        problem.errors.map((e: { field: string }) => e.field),
+        ['Upload-Metadata'],
+        metadata,
+      );
     }
-    assert.equal((await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count, before);
+    assert.equal(
+      (await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count,
+      before,
+    );
     // well-formed metadata (a key alone, or key and base64 value) is accepted as before
-    await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', `filename ${Buffer.from('notes.pdf').toString('base64')},is_confidential`).expect(201);
+    await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', '10')
+      .set('Upload-Metadata', `filename ${Buffer.from('notes.pdf').toString('base64')},is_confidential`)
+      .expect(201);
   });
 
   it('when another organization, another admin, a client user or no credential asks for an upload, then it is 404, 403 or 401', async () => {
-    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '10').set('Upload-Metadata', metadata('a.pdf'));
+    const created = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', '10')
+      .set('Upload-Metadata', metadata('a.pdf'));
     const location = created.headers.location!;
 
     const otherOrg = await buildOrganization();
     const { secret } = await buildApiKey(otherOrg.id);
     const foreign = { Authorization: `Bearer ${secret}` };
     assert.equal((await t.http.head(location).set(foreign).set(TUS)).status, 404);
-    const patch = await t.http.patch(location).set(foreign).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(10));
+    const patch = await t.http
+      .patch(location)
+      .set(foreign)
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.alloc(10));
     assert.equal(patch.status, 404);
     assert.equal(patch.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.equal((await t.http.delete(location).set(foreign).set(TUS)).status, 404);
-    await assert.rejects(t.container.services.uploads.take({ type: 'api_key', id: 'k', organizationId: otherOrg.id, role: 'API_KEY', mfaVerified: true }, location.split('/').pop()!), { code: 'not_found' });
+    await assert.rejects(
+      t.container.services.uploads.take(
+        { type: 'api_key', id: 'k', organizationId: otherOrg.id, role: 'API_KEY', mfaVerified: true },
+        location.split('/').pop()!,
+      ),
+      { code: 'not_found' },
+    );
 
     const otherAdmin = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgId });
-    assert.equal((await t.http.head(location).set(bearer(await tokenFor(t, otherAdmin))).set(TUS)).status, 404);
+    assert.equal(
+      (
+        await t.http
+          .head(location)
+          .set(bearer(await tokenFor(t, otherAdmin)))
+          .set(TUS)
+      ).status,
+      404,
+    );
 
     const clientUser = await buildUser({ role: 'ROLE_CLIENT_USER', organizationId: orgId });
     const userToken = await tokenFor(t, clientUser);
-    assert.equal((await t.http.post('/api/uploads').set(bearer(userToken)).set(TUS).set('Upload-Length', '10')).status, 403);
+    assert.equal(
+      (await t.http.post('/api/uploads').set(bearer(userToken)).set(TUS).set('Upload-Length', '10')).status,
+      403,
+    );
 
     assert.equal((await t.http.head(location).set(TUS)).status, 401);
     // not finished: the resource service cannot take it yet
-    await assert.rejects(t.container.services.uploads.take(adminActor, location.split('/').pop()!), { code: 'not_found' });
+    await assert.rejects(t.container.services.uploads.take(adminActor, location.split('/').pop()!), {
+      code: 'not_found',
+    });
   });
 
-  it('when an API key uploads, then the upload is the key\'s', async () => {
+  it("when an API key uploads, then the upload is the key's", async () => {
     const { apiKey, secret } = await buildApiKey(orgId);
     const key = { Authorization: `Bearer ${secret}` };
-    const created = await t.http.post('/api/uploads').set(key).set(TUS).set('Upload-Length', '5').set('Upload-Metadata', metadata('../../etc/notes.txt'));
+    const created = await t.http
+      .post('/api/uploads')
+      .set(key)
+      .set(TUS)
+      .set('Upload-Length', '5')
+      .set('Upload-Metadata', metadata('../../etc/notes.txt'));
     assert.equal(created.status, 201);
-    const done = await t.http.patch(created.headers.location!).set(key).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.from('hello'));
+    const done = await t.http
+      .patch(created.headers.location!)
+      .set(key)
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.from('hello'));
     assert.equal(done.status, 204);
     assert.equal((await t.http.head(created.headers.location!).set(bearer(adminToken)).set(TUS)).status, 404);
-    const taken = await t.container.services.uploads.take({ type: 'api_key', id: apiKey.id, organizationId: orgId, role: 'API_KEY', mfaVerified: true }, created.headers.location!.split('/').pop()!);
+    const taken = await t.container.services.uploads.take(
+      { type: 'api_key', id: apiKey.id, organizationId: orgId, role: 'API_KEY', mfaVerified: true },
+      created.headers.location!.split('/').pop()!,
+    );
     assert.equal(taken.fileName, 'notes.txt'); // only the last segment of the client's name
     await t.container.storage.delete(taken.tempKey);
   });
@@ -192,15 +292,22 @@ describe('resumable uploads (tus)', () => {
     const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
     const location = created.headers.location!;
     const id = location.split('/').pop()!;
-    await t.http.patch(location).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(40));
+    await t.http
+      .patch(location)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.alloc(40));
     const deleted = await t.http.delete(`/api/uploads/${id}`).set(bearer(adminToken)).set(TUS);
     assert.equal(deleted.status, 204);
     assert.equal(existsSync(path.join(t.config.library.uploadsDir, id)), false);
-    for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1)
+      await new Promise((r) => setTimeout(r, 50));
     assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]), undefined);
   });
 
-  it('when OPTIONS is asked, then the protocol\'s capabilities are announced without a credential', async () => {
+  it("when OPTIONS is asked, then the protocol's capabilities are announced without a credential", async () => {
     const res = await t.http.options('/api/uploads');
     assert.equal(res.status, 204);
     assert.equal(res.headers['tus-version'], '1.0.0');
@@ -209,27 +316,50 @@ describe('resumable uploads (tus)', () => {
     // the same answer at an upload's URL, whether or not the upload exists
     const atUpload = await t.http.options('/api/uploads/00000000-0000-4000-8000-000000000000');
     assert.equal(atUpload.status, 204);
-    for (const header of ['tus-resumable', 'tus-version', 'tus-max-size', 'tus-extension']) assert.equal(atUpload.headers[header], res.headers[header], header);
+    for (const header of ['tus-resumable', 'tus-version', 'tus-max-size', 'tus-extension'])
+      assert.equal(atUpload.headers[header], res.headers[header], header);
   });
 
   it('when uploads pass their expiry, then the job removes the unfinished and the untaken ones', async () => {
     const unfinished = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
     const unfinishedId = unfinished.headers.location!.split('/').pop()!;
-    await t.http.patch(unfinished.headers.location!).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.alloc(10));
+    await t.http
+      .patch(unfinished.headers.location!)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.alloc(10));
     const finished = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '3');
-    await t.http.patch(finished.headers.location!).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(Buffer.from('abc'));
+    await t.http
+      .patch(finished.headers.location!)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.from('abc'));
     const finishedId = finished.headers.location!.split('/').pop()!;
     const tempKey = `tmp/uploads/${finishedId}`;
     assert.ok(await t.container.storage.stat(tempKey));
 
-    const run = (await import('../../src/modules/library/uploads/upload-expiry.job.ts')).uploadExpiryJob.handler(t.container.services.uploads);
+    const run = (await import('../../src/modules/library/uploads/upload-expiry.job.ts')).uploadExpiryJob.handler(
+      t.container.services.uploads,
+    );
     const context = { jobId: 'test', attempt: 0, logger: t.container.logger };
     await run({}, context);
-    assert.ok(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [unfinishedId]), 'not expired yet');
+    assert.ok(
+      await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [unfinishedId]),
+      'not expired yet',
+    );
 
     t.clock.advance(3 * 3600_000);
     await run({}, context);
-    assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = ANY($1::uuid[])', [[unfinishedId, finishedId]]), undefined);
+    assert.equal(
+      await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = ANY($1::uuid[])', [
+        [unfinishedId, finishedId],
+      ]),
+      undefined,
+    );
     assert.equal(existsSync(path.join(t.config.library.uploadsDir, unfinishedId)), false);
     assert.equal(await t.container.storage.stat(tempKey), null);
   });

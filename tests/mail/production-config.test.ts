@@ -8,12 +8,19 @@ const PRODUCTION = { NODE_ENV: 'production', APP_SECRET: 'p'.repeat(32) };
 
 describe('mail settings in production', () => {
   it('when NODE_ENV=production has no SMTP_URL, then the configuration is refused, naming it', () => {
-    assert.throws(() => loadConfig(PRODUCTION), (error: unknown) => error instanceof ConfigError && /SMTP_URL is required when NODE_ENV=production/.test(error.message));
+    assert.throws(
+      () => loadConfig(PRODUCTION),
+      (error: unknown) =>
+        error instanceof ConfigError && /SMTP_URL is required when NODE_ENV=production/.test(error.message),
+    );
     assert.throws(() => loadConfig({ ...PRODUCTION, SMTP_URL: '  ' }), ConfigError);
   });
 
   it('when NODE_ENV=production has an SMTP_URL, then it starts with it', () => {
-    assert.equal(loadConfig({ ...PRODUCTION, SMTP_URL: 'smtps://user:pass@mail.example.test:465' }).smtpUrl, 'smtps://user:pass@mail.example.test:465');
+    assert.equal(
+      loadConfig({ ...PRODUCTION, SMTP_URL: 'smtps://user:pass@mail.example.test:465' }).smtpUrl,
+      'smtps://user:pass@mail.example.test:465',
+    );
   });
 
   it('when developing or testing without SMTP_URL, then mail stays in the outbox and the start goes on', () => {

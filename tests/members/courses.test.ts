@@ -19,11 +19,55 @@ describe('courses', () => {
     organizationId = admin.organizationId!;
     // the public API's credential: an organization's API key
     token = (await buildApiKey(organizationId)).secret;
-    ids.ethics = (await buildCourse(organizationId, { title: 'Ethics', status: 'published', level: 'introductory', durationMinutes: 60, credits: '1.00', price: '0.00', publishedAt: new Date('2025-01-15T00:00:00Z') })).id;
-    ids.finance = (await buildCourse(organizationId, { title: 'Finance for boards', status: 'published', level: 'advanced', durationMinutes: 240, credits: '4.50', price: '199.99', publishedAt: new Date('2025-06-01T00:00:00Z') })).id;
-    ids.fundraising = (await buildCourse(organizationId, { title: 'Fundraising', status: 'draft', level: 'intermediate', durationMinutes: 120, credits: '2.25', price: '49.50' })).id;
-    ids.archive = (await buildCourse(organizationId, { title: 'Archived law', status: 'archived', level: 'advanced', durationMinutes: null, credits: '0.00', price: '10.00', publishedAt: new Date('2020-01-01T00:00:00Z') })).id;
-    for (const [key, at] of [['ethics', '2024-01-01T00:00:00Z'], ['finance', '2024-02-01T00:00:00Z'], ['fundraising', '2024-03-01T00:00:00Z'], ['archive', '2024-04-01T00:00:00Z']] as const) {
+    ids.ethics = (
+      await buildCourse(organizationId, {
+        title: 'Ethics',
+        status: 'published',
+        level: 'introductory',
+        durationMinutes: 60,
+        credits: '1.00',
+        price: '0.00',
+        publishedAt: new Date('2025-01-15T00:00:00Z'),
+      })
+    ).id;
+    ids.finance = (
+      await buildCourse(organizationId, {
+        title: 'Finance for boards',
+        status: 'published',
+        level: 'advanced',
+        durationMinutes: 240,
+        credits: '4.50',
+        price: '199.99',
+        publishedAt: new Date('2025-06-01T00:00:00Z'),
+      })
+    ).id;
+    ids.fundraising = (
+      await buildCourse(organizationId, {
+        title: 'Fundraising',
+        status: 'draft',
+        level: 'intermediate',
+        durationMinutes: 120,
+        credits: '2.25',
+        price: '49.50',
+      })
+    ).id;
+    ids.archive = (
+      await buildCourse(organizationId, {
+        title: 'Archived law',
+        status: 'archived',
+        level: 'advanced',
+        durationMinutes: null,
+        credits: '0.00',
+        price: '10.00',
+        publishedAt: new Date('2020-01-01T00:00:00Z'),
+      })
+    ).id;
+    for (const [key, at] of [
+      ['ethics', '2024-01-01T00:00:00Z'],
+      ['finance', '2024-02-01T00:00:00Z'],
+      ['fundraising', '2024-03-01T00:00:00Z'],
+      ['archive', '2024-04-01T00:00:00Z'],
+    ] as const) {
       await backdate(t.db.sequelize, 'courses', ids[key]!, at);
     }
   });
@@ -62,31 +106,76 @@ describe('courses', () => {
     assert.deepEqual(await seeded(''), [ids.archive, ids.ethics, ids.finance, ids.fundraising], 'by title by default');
     assert.deepEqual(await seeded('order[title]=desc'), [ids.fundraising, ids.finance, ids.ethics, ids.archive]);
     assert.deepEqual(await seeded('order[price]=desc'), [ids.finance, ids.fundraising, ids.archive, ids.ethics]);
-    assert.deepEqual(await seeded('order[credits]=asc&order[title]=asc'), [ids.archive, ids.ethics, ids.fundraising, ids.finance]);
-    assert.deepEqual(await seeded('order[durationMinutes]=asc'), [ids.ethics, ids.fundraising, ids.finance, ids.archive]);
-    assert.deepEqual(await seeded('order[publishedAt]=asc&publishedAt[after]=2000-01-01'), [ids.archive, ids.ethics, ids.finance]);
+    assert.deepEqual(await seeded('order[credits]=asc&order[title]=asc'), [
+      ids.archive,
+      ids.ethics,
+      ids.fundraising,
+      ids.finance,
+    ]);
+    assert.deepEqual(await seeded('order[durationMinutes]=asc'), [
+      ids.ethics,
+      ids.fundraising,
+      ids.finance,
+      ids.archive,
+    ]);
+    assert.deepEqual(await seeded('order[publishedAt]=asc&publishedAt[after]=2000-01-01'), [
+      ids.archive,
+      ids.ethics,
+      ids.finance,
+    ]);
     assert.deepEqual(await seeded('order[createdAt]=desc'), [ids.archive, ids.fundraising, ids.finance, ids.ethics]);
     assert.deepEqual(await seeded('order[updatedAt]=asc'), [ids.ethics, ids.finance, ids.fundraising, ids.archive]);
   });
 
   it('when a course is first published, then publishedAt is set once and kept through later changes', async () => {
-    const draft = await t.http.post('/api/courses').set(bearer(token)).send({ title: 'New course', price: 25, credits: 0.5 }).expect(201);
+    const draft = await t.http
+      .post('/api/courses')
+      .set(bearer(token))
+      .send({ title: 'New course', price: 25, credits: 0.5 })
+      .expect(201);
     assert.equal(draft.body.publishedAt, null);
     assert.equal(draft.body.price, 25);
-    const published = await t.http.put(`/api/courses/${draft.body.id}`).set(bearer(token)).send({ title: 'New course', status: 'published', price: 25 }).expect(200);
+    const published = await t.http
+      .put(`/api/courses/${draft.body.id}`)
+      .set(bearer(token))
+      .send({ title: 'New course', status: 'published', price: 25 })
+      .expect(200);
     assert.equal(published.body.publishedAt, t.clock.now().toISOString());
     t.clock.advance(3600_000);
-    const archived = await t.http.put(`/api/courses/${draft.body.id}`).set(bearer(token)).send({ title: 'New course', status: 'archived', price: 25 }).expect(200);
+    const archived = await t.http
+      .put(`/api/courses/${draft.body.id}`)
+      .set(bearer(token))
+      .send({ title: 'New course', status: 'archived', price: 25 })
+      .expect(200);
     assert.equal(archived.body.publishedAt, published.body.publishedAt);
-    expectProblem(await t.http.put(`/api/courses/${draft.body.id}`).set(bearer(token)).send({ title: 'New course', publishedAt: null }), 400, 'read_only_field');
+    expectProblem(
+      await t.http
+        .put(`/api/courses/${draft.body.id}`)
+        .set(bearer(token))
+        .send({ title: 'New course', publishedAt: null }),
+      400,
+      'read_only_field',
+    );
   });
 
   it('when amounts are sent, then they are kept to the cent and negative ones refused', async () => {
-    const created = await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Cents', price: 10.005, credits: 1.234, currency: 'EUR' }).expect(201);
+    const created = await t.http
+      .post('/api/courses')
+      .set(bearer(token))
+      .send({ title: 'Cents', price: 10.005, credits: 1.234, currency: 'EUR' })
+      .expect(201);
     assert.equal(created.body.currency, 'EUR');
     assert.equal(created.body.credits, 1.23);
-    expectProblem(await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Negative', price: -1 }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Currency', currency: 'euro' }), 400, 'validation_failed');
+    expectProblem(
+      await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Negative', price: -1 }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Currency', currency: 'euro' }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('when a PUT changes nothing, then no audit entry or event is written', async () => {
@@ -94,9 +183,17 @@ describe('courses', () => {
     const body = { title: 'Same', price: 5 };
     const again = await t.http.put(`/api/courses/${created.body.id}`).set(bearer(token)).send(body).expect(200);
     assert.equal(again.body.updatedAt, created.body.updatedAt);
-    const [rows] = await t.db.sequelize.query("SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id", { bind: [created.body.id] });
-    assert.deepEqual((rows as Array<{ action: string }>).map((r) => r.action), ['course.created']);
+    const [rows] = await t.db.sequelize.query('SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id', {
+      bind: [created.body.id],
+    });
+    assert.deepEqual(
+      (rows as Array<{ action: string }>).map((r) => r.action),
+      ['course.created'],
+    );
     const staff = await buildUser({ role: 'ROLE_CLIENT_USER', organizationId });
-    await t.http.get(`/api/courses/${created.body.id}`).set(bearer(await tokenFor(t, staff))).expect(200);
+    await t.http
+      .get(`/api/courses/${created.body.id}`)
+      .set(bearer(await tokenFor(t, staff)))
+      .expect(200);
   });
 });

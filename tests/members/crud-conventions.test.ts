@@ -24,26 +24,48 @@ interface ResourceCase {
 let sequence = 0;
 
 /** Times come back normalised to milliseconds (2026-09-01T08:00:00.000Z). */
-const normalised = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value).toISOString() : value);
+const normalised = (value: unknown) =>
+  typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value).toISOString() : value;
 
 const cases: ResourceCase[] = [
   {
     name: 'members',
     path: '/api/members',
     table: 'members',
-    body: () => ({ firstName: 'Ada', lastName: 'Lovelace', email: `ada${++sequence}@example.test`, phone: '+44 20 7946 0000', status: 'pending', customFields: { chapter: 'London' } }),
+    body: () => ({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: `ada${++sequence}@example.test`,
+      phone: '+44 20 7946 0000',
+      status: 'pending',
+      customFields: { chapter: 'London' },
+    }),
     replacement: { firstName: 'Augusta', lastName: 'King', email: 'augusta@example.test', status: 'active' },
     resetField: ['phone', null],
     build: (org) => buildMember(org),
-    csvHeader: 'id,firstName,lastName,email,phone,tier,membershipType,status,joinedAt,renewalDate,userId,customFields,createdAt,updatedAt',
+    csvHeader:
+      'id,firstName,lastName,email,phone,tier,membershipType,status,joinedAt,renewalDate,userId,customFields,createdAt,updatedAt',
     readOnly: ['id', 'organizationId', 'createdAt', 'updatedAt'],
   },
   {
     name: 'events',
     path: '/api/events',
     table: 'events',
-    body: () => ({ title: 'Annual congress', startsAt: '2026-09-01T08:00:00Z', endsAt: '2026-09-03T17:00:00Z', timezone: 'Europe/Paris', location: 'Lyon', capacity: 400, status: 'published' }),
-    replacement: { title: 'Annual congress (moved)', startsAt: '2026-10-01T08:00:00Z', endsAt: '2026-10-03T17:00:00Z', status: 'published' },
+    body: () => ({
+      title: 'Annual congress',
+      startsAt: '2026-09-01T08:00:00Z',
+      endsAt: '2026-09-03T17:00:00Z',
+      timezone: 'Europe/Paris',
+      location: 'Lyon',
+      capacity: 400,
+      status: 'published',
+    }),
+    replacement: {
+      title: 'Annual congress (moved)',
+      startsAt: '2026-10-01T08:00:00Z',
+      endsAt: '2026-10-03T17:00:00Z',
+      status: 'published',
+    },
     resetField: ['location', null],
     build: (org) => buildEvent(org),
     csvHeader: 'id,title,description,startsAt,endsAt,timezone,location,onlineUrl,capacity,status,createdAt,updatedAt',
@@ -53,11 +75,19 @@ const cases: ResourceCase[] = [
     name: 'courses',
     path: '/api/courses',
     table: 'courses',
-    body: () => ({ title: 'Governance basics', description: 'Boards and bylaws', level: 'intermediate', durationMinutes: 90, credits: 1.5, price: 49.99 }),
+    body: () => ({
+      title: 'Governance basics',
+      description: 'Boards and bylaws',
+      level: 'intermediate',
+      durationMinutes: 90,
+      credits: 1.5,
+      price: 49.99,
+    }),
     replacement: { title: 'Governance basics, 2nd edition', level: 'intermediate', durationMinutes: 120 },
     resetField: ['price', 0],
     build: (org) => buildCourse(org),
-    csvHeader: 'id,title,description,status,level,durationMinutes,credits,price,currency,publishedAt,createdAt,updatedAt',
+    csvHeader:
+      'id,title,description,status,level,durationMinutes,credits,price,currency,publishedAt,createdAt,updatedAt',
     readOnly: ['id', 'organizationId', 'publishedAt', 'createdAt', 'updatedAt'],
   },
 ];
@@ -93,17 +123,28 @@ describe('CRUD conventions (members, events, courses)', () => {
         const fetched = await t.http.get(created.headers.location).set(bearer(token)).expect(200);
         assert.deepEqual(fetched.body, created.body);
         const audit = await AuditEntry.findAll({ where: { targetId: created.body.id } });
-        assert.deepEqual(audit.map((a) => a.action), [`${r.name.slice(0, -1)}.created`]);
+        assert.deepEqual(
+          audit.map((a) => a.action),
+          [`${r.name.slice(0, -1)}.created`],
+        );
       });
 
       it(`when one of the ${r.name} is replaced, then every writable field is replaced and left-out ones return to their defaults`, async () => {
         const created = await t.http.post(r.path).set(bearer(token)).send(r.body()).expect(201);
-        const replaced = await t.http.put(`${r.path}/${created.body.id}`).set(bearer(token)).send(r.replacement).expect(200);
-        for (const [key, value] of Object.entries(r.replacement)) assert.deepEqual(replaced.body[key], normalised(value), key);
+        const replaced = await t.http
+          .put(`${r.path}/${created.body.id}`)
+          .set(bearer(token))
+          .send(r.replacement)
+          .expect(200);
+        for (const [key, value] of Object.entries(r.replacement))
+          assert.deepEqual(replaced.body[key], normalised(value), key);
         assert.deepEqual(replaced.body[r.resetField[0]], r.resetField[1]);
         assert.equal(replaced.body.createdAt, created.body.createdAt);
         assert.ok(replaced.body.updatedAt >= created.body.updatedAt);
-        assert.deepEqual((await t.http.get(`${r.path}/${created.body.id}`).set(bearer(token)).expect(200)).body, replaced.body);
+        assert.deepEqual(
+          (await t.http.get(`${r.path}/${created.body.id}`).set(bearer(token)).expect(200)).body,
+          replaced.body,
+        );
       });
 
       it(`when one of the ${r.name} is deleted, then 204, and reading or deleting it again is 404`, async () => {
@@ -116,7 +157,10 @@ describe('CRUD conventions (members, events, courses)', () => {
 
       it(`when a body for ${r.name} carries read-only fields, then it is refused with read_only_field and nothing changes`, async () => {
         const refusedCreate = expectProblem(
-          await t.http.post(r.path).set(bearer(token)).send({ ...r.body(), id: '00000000-0000-4000-8000-000000000000', organizationId: otherOrganizationId }),
+          await t.http
+            .post(r.path)
+            .set(bearer(token))
+            .send({ ...r.body(), id: '00000000-0000-4000-8000-000000000000', organizationId: otherOrganizationId }),
           400,
           'read_only_field',
         );
@@ -125,11 +169,25 @@ describe('CRUD conventions (members, events, courses)', () => {
         const { id } = await r.build(organizationId);
         const before = (await t.http.get(`${r.path}/${id}`).set(bearer(token)).expect(200)).body;
         for (const field of r.readOnly) {
-          const refused = expectProblem(await t.http.put(`${r.path}/${id}`).set(bearer(token)).send({ ...r.replacement, [field]: '2020-01-01T00:00:00.000Z' }), 400, 'read_only_field');
+          const refused = expectProblem(
+            await t.http
+              .put(`${r.path}/${id}`)
+              .set(bearer(token))
+              .send({ ...r.replacement, [field]: '2020-01-01T00:00:00.000Z' }),
+            400,
+            'read_only_field',
+          );
           assert.deepEqual(refused.errors, [{ field, message: 'is read-only' }]);
         }
         assert.deepEqual((await t.http.get(`${r.path}/${id}`).set(bearer(token)).expect(200)).body, before);
-        const unknown = expectProblem(await t.http.post(r.path).set(bearer(token)).send({ ...r.body(), isAdmin: true }), 400, 'validation_failed');
+        const unknown = expectProblem(
+          await t.http
+            .post(r.path)
+            .set(bearer(token))
+            .send({ ...r.body(), isAdmin: true }),
+          400,
+          'validation_failed',
+        );
         assert.match(unknown.detail, /isAdmin|field/);
       });
 
@@ -137,7 +195,11 @@ describe('CRUD conventions (members, events, courses)', () => {
         const { id } = await r.build(organizationId);
         const before = (await t.http.get(`${r.path}/${id}`).set(bearer(token)).expect(200)).body;
         expectProblem(await t.http.get(`${r.path}/${id}`).set(bearer(otherToken)), 404, 'not_found');
-        expectProblem(await t.http.put(`${r.path}/${id}`).set(bearer(otherToken)).send(r.replacement), 404, 'not_found');
+        expectProblem(
+          await t.http.put(`${r.path}/${id}`).set(bearer(otherToken)).send(r.replacement),
+          404,
+          'not_found',
+        );
         expectProblem(await t.http.delete(`${r.path}/${id}`).set(bearer(otherToken)), 404, 'not_found');
         assert.deepEqual((await t.http.get(`${r.path}/${id}`).set(bearer(token)).expect(200)).body, before);
         const theirs = await t.http.get(r.path).set(bearer(otherToken)).expect(200);
@@ -173,8 +235,15 @@ describe('CRUD conventions (members, events, courses)', () => {
           ['order[createdAt]=sideways', 'order[createdAt]'],
         ];
         for (const [query, parameter] of refusals) {
-          const problem = expectProblem(await t.http.get(`${r.path}?${query}`).set(bearer(token)), 400, 'invalid_filter');
-          assert.ok(problem.errors.some((e: { field: string }) => e.field === parameter), `${query}: ${JSON.stringify(problem.errors)}`);
+          const problem = expectProblem(
+            await t.http.get(`${r.path}?${query}`).set(bearer(token)),
+            400,
+            'invalid_filter',
+          );
+          assert.ok(
+            problem.errors.some((e: { field: string }) => e.field === parameter),
+            `${query}: ${JSON.stringify(problem.errors)}`,
+          );
           assert.match(problem.detail, new RegExp(parameter.replace(/[[\]]/g, '\\$&')));
         }
       });
@@ -184,7 +253,11 @@ describe('CRUD conventions (members, events, courses)', () => {
         const orgToken = await tokenFor(t, org);
         const ids = [];
         for (let i = 0; i < 30; i++) ids.push((await r.build(org.organizationId!)).id);
-        const res = await t.http.get(`${r.path}?itemsPerPage=5`).set(bearer(orgToken)).set('Accept', 'text/csv').expect(200);
+        const res = await t.http
+          .get(`${r.path}?itemsPerPage=5`)
+          .set(bearer(orgToken))
+          .set('Accept', 'text/csv')
+          .expect(200);
         assert.match(res.headers['content-type'], /^text\/csv; charset=utf-8/);
         assert.match(res.headers['content-disposition'], new RegExp(`attachment; filename="?${r.name}.csv"?`));
         const lines = res.text.trim().split('\n');
@@ -201,9 +274,19 @@ describe('CRUD conventions (members, events, courses)', () => {
         assert.deepEqual(again.body, first.body);
         assert.equal(again.headers['idempotent-replayed'], 'true');
         assert.equal(again.headers.location, first.headers.location);
-        const [rows] = await t.db.sequelize.query(`SELECT count(*)::int AS n FROM ${r.table} WHERE id = $1`, { bind: [first.body.id] });
+        const [rows] = await t.db.sequelize.query(`SELECT count(*)::int AS n FROM ${r.table} WHERE id = $1`, {
+          bind: [first.body.id],
+        });
         assert.equal((rows as Array<{ n: number }>)[0]!.n, 1);
-        expectProblem(await t.http.post(r.path).set(bearer(token)).set('Idempotency-Key', key).send({ ...body, [Object.keys(body)[0]!]: 'Changed' }), 422, 'idempotency_key_reused');
+        expectProblem(
+          await t.http
+            .post(r.path)
+            .set(bearer(token))
+            .set('Idempotency-Key', key)
+            .send({ ...body, [Object.keys(body)[0]!]: 'Changed' }),
+          422,
+          'idempotency_key_reused',
+        );
         // the key belongs to this credential: another organization's request with it is its own
         await t.http.post(r.path).set(bearer(otherToken)).set('Idempotency-Key', key).send(r.body()).expect(201);
       });

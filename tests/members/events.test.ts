@@ -18,12 +18,48 @@ describe('events', () => {
     const staff = await buildUser({ role: 'ROLE_CLIENT_USER' });
     organizationId = staff.organizationId!;
     token = await tokenFor(t, staff);
-    const day = (d: string, from: string, to: string) => ({ startsAt: new Date(`${d}T${from}Z`), endsAt: new Date(`${d}T${to}Z`) });
-    ids.webinar = (await buildEvent(organizationId, { title: 'Webinar: budgeting', status: 'published', capacity: 100, ...day('2026-03-10', '15:00:00', '16:00:00') })).id;
-    ids.congress = (await buildEvent(organizationId, { title: 'Congress 2026', status: 'published', capacity: 400, ...day('2026-05-20', '08:00:00', '18:00:00') })).id;
-    ids.board = (await buildEvent(organizationId, { title: 'Board meeting', status: 'draft', capacity: 12, ...day('2026-04-01', '09:00:00', '11:00:00') })).id;
-    ids.gala = (await buildEvent(organizationId, { title: 'Gala dinner', status: 'cancelled', capacity: null, ...day('2026-12-12', '19:00:00', '23:00:00') })).id;
-    for (const [key, at] of [['webinar', '2025-01-01T00:00:00Z'], ['congress', '2025-02-01T00:00:00Z'], ['board', '2025-03-01T00:00:00Z'], ['gala', '2025-04-01T00:00:00Z']] as const) {
+    const day = (d: string, from: string, to: string) => ({
+      startsAt: new Date(`${d}T${from}Z`),
+      endsAt: new Date(`${d}T${to}Z`),
+    });
+    ids.webinar = (
+      await buildEvent(organizationId, {
+        title: 'Webinar: budgeting',
+        status: 'published',
+        capacity: 100,
+        ...day('2026-03-10', '15:00:00', '16:00:00'),
+      })
+    ).id;
+    ids.congress = (
+      await buildEvent(organizationId, {
+        title: 'Congress 2026',
+        status: 'published',
+        capacity: 400,
+        ...day('2026-05-20', '08:00:00', '18:00:00'),
+      })
+    ).id;
+    ids.board = (
+      await buildEvent(organizationId, {
+        title: 'Board meeting',
+        status: 'draft',
+        capacity: 12,
+        ...day('2026-04-01', '09:00:00', '11:00:00'),
+      })
+    ).id;
+    ids.gala = (
+      await buildEvent(organizationId, {
+        title: 'Gala dinner',
+        status: 'cancelled',
+        capacity: null,
+        ...day('2026-12-12', '19:00:00', '23:00:00'),
+      })
+    ).id;
+    for (const [key, at] of [
+      ['webinar', '2025-01-01T00:00:00Z'],
+      ['congress', '2025-02-01T00:00:00Z'],
+      ['board', '2025-03-01T00:00:00Z'],
+      ['gala', '2025-04-01T00:00:00Z'],
+    ] as const) {
       await backdate(t.db.sequelize, 'events', ids[key]!, at);
     }
   });
@@ -40,8 +76,14 @@ describe('events', () => {
   });
 
   it('when filtering start and end times, then every date operator applies', async () => {
-    sameSet(await list('startsAt[after]=2026-04-01T09:00:00Z&startsAt[before]=2026-06-01'), [ids.board!, ids.congress!]);
-    sameSet(await list('startsAt[strictly_after]=2026-04-01T09:00:00Z&startsAt[strictly_before]=2026-12-12T19:00:00Z'), [ids.congress!]);
+    sameSet(await list('startsAt[after]=2026-04-01T09:00:00Z&startsAt[before]=2026-06-01'), [
+      ids.board!,
+      ids.congress!,
+    ]);
+    sameSet(
+      await list('startsAt[strictly_after]=2026-04-01T09:00:00Z&startsAt[strictly_before]=2026-12-12T19:00:00Z'),
+      [ids.congress!],
+    );
     sameSet(await list('endsAt[before]=2026-03-10T16:00:00Z'), [ids.webinar!]);
     sameSet(await list('endsAt[strictly_before]=2026-03-10T16:00:00Z'), []);
     sameSet(await list('endsAt[after]=2026-05-20T18:00:00Z'), [ids.congress!, ids.gala!]);
@@ -55,13 +97,22 @@ describe('events', () => {
     sameSet(await list('capacity[lte]=100'), [ids.webinar!, ids.board!]);
     sameSet(await list('capacity[between]=12..100'), [ids.webinar!, ids.board!]);
     sameSet(await list('capacity[gte]=13&capacity[lt]=400'), [ids.webinar!]);
-    for (const query of ['capacity[gte]=ten', 'capacity[between]=5', 'capacity[between]=9..1', 'capacity[after]=3', 'capacity=5']) {
+    for (const query of [
+      'capacity[gte]=ten',
+      'capacity[between]=5',
+      'capacity[between]=9..1',
+      'capacity[after]=3',
+      'capacity=5',
+    ]) {
       expectProblem(await t.http.get(`/api/events?${query}`).set(bearer(token)), 400, 'invalid_filter');
     }
   });
 
   it('when filtering creation and update times, then the date operators apply', async () => {
-    sameSet(await list('createdAt[after]=2025-02-01&createdAt[strictly_before]=2025-04-01'), [ids.congress!, ids.board!]);
+    sameSet(await list('createdAt[after]=2025-02-01&createdAt[strictly_before]=2025-04-01'), [
+      ids.congress!,
+      ids.board!,
+    ]);
     sameSet(await list('updatedAt[before]=2025-01-31'), [ids.webinar!]);
   });
 
@@ -71,39 +122,93 @@ describe('events', () => {
     assert.deepEqual(await seeded('order[startsAt]=desc'), [ids.gala, ids.congress, ids.board, ids.webinar]);
     assert.deepEqual(await seeded('order[endsAt]=asc'), [ids.webinar, ids.board, ids.congress, ids.gala]);
     assert.deepEqual(await seeded('order[title]=asc'), [ids.board, ids.congress, ids.gala, ids.webinar]);
-    assert.deepEqual(await seeded('order[capacity]=asc'), [ids.board, ids.webinar, ids.congress, ids.gala], 'no capacity sorts last');
+    assert.deepEqual(
+      await seeded('order[capacity]=asc'),
+      [ids.board, ids.webinar, ids.congress, ids.gala],
+      'no capacity sorts last',
+    );
     assert.deepEqual(await seeded('order[createdAt]=desc'), [ids.gala, ids.board, ids.congress, ids.webinar]);
     assert.deepEqual(await seeded('order[updatedAt]=asc'), [ids.webinar, ids.congress, ids.board, ids.gala]);
   });
 
   it('when an event ends before it starts or names an unknown time zone, then 400 names the field', async () => {
     const backwards = expectProblem(
-      await t.http.post('/api/events').set(bearer(token)).send({ title: 'Oops', startsAt: '2026-05-02T10:00:00Z', endsAt: '2026-05-01T10:00:00Z' }),
+      await t.http
+        .post('/api/events')
+        .set(bearer(token))
+        .send({ title: 'Oops', startsAt: '2026-05-02T10:00:00Z', endsAt: '2026-05-01T10:00:00Z' }),
       400,
       'validation_failed',
     );
     assert.deepEqual(backwards.errors, [{ field: 'endsAt', message: 'must not be before startsAt' }]);
     const zone = expectProblem(
-      await t.http.post('/api/events').set(bearer(token)).send({ title: 'Oops', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', timezone: 'Mars/Olympus' }),
+      await t.http.post('/api/events').set(bearer(token)).send({
+        title: 'Oops',
+        startsAt: '2026-05-01T10:00:00Z',
+        endsAt: '2026-05-01T11:00:00Z',
+        timezone: 'Mars/Olympus',
+      }),
       400,
       'validation_failed',
     );
     assert.equal(zone.errors[0].field, 'timezone');
-    expectProblem(await t.http.post('/api/events').set(bearer(token)).send({ title: 'Oops', startsAt: 'soon', endsAt: '2026-05-01T11:00:00Z' }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/events').set(bearer(token)).send({ title: 'Oops', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', onlineUrl: 'javascript:alert(1)' }), 400, 'validation_failed');
-    expectProblem(await t.http.post('/api/events').set(bearer(token)).send({ title: 'Oops', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', capacity: -1 }), 400, 'validation_failed');
+    expectProblem(
+      await t.http
+        .post('/api/events')
+        .set(bearer(token))
+        .send({ title: 'Oops', startsAt: 'soon', endsAt: '2026-05-01T11:00:00Z' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http.post('/api/events').set(bearer(token)).send({
+        title: 'Oops',
+        startsAt: '2026-05-01T10:00:00Z',
+        endsAt: '2026-05-01T11:00:00Z',
+        onlineUrl: 'javascript:alert(1)',
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http
+        .post('/api/events')
+        .set(bearer(token))
+        .send({ title: 'Oops', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', capacity: -1 }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('when an event is published or cancelled with PUT, then its status changes and times keep their instant', async () => {
     const created = await t.http
       .post('/api/events')
       .set(bearer(token))
-      .send({ title: 'Workshop', startsAt: '2026-07-01T09:00:00+02:00', endsAt: '2026-07-01T12:00:00+02:00', timezone: 'Europe/Berlin', onlineUrl: 'https://meet.example.test/w' })
+      .send({
+        title: 'Workshop',
+        startsAt: '2026-07-01T09:00:00+02:00',
+        endsAt: '2026-07-01T12:00:00+02:00',
+        timezone: 'Europe/Berlin',
+        onlineUrl: 'https://meet.example.test/w',
+      })
       .expect(201);
     assert.equal(created.body.status, 'draft');
     assert.equal(created.body.startsAt, '2026-07-01T07:00:00.000Z');
-    assert.equal((await t.http.get(`/api/events/${created.body.id}`).set(bearer(token)).expect(200)).body.timezone, 'Europe/Berlin');
-    const published = await t.http.put(`/api/events/${created.body.id}`).set(bearer(token)).send({ title: 'Workshop', startsAt: created.body.startsAt, endsAt: created.body.endsAt, timezone: 'Europe/Berlin', status: 'published' }).expect(200);
+    assert.equal(
+      (await t.http.get(`/api/events/${created.body.id}`).set(bearer(token)).expect(200)).body.timezone,
+      'Europe/Berlin',
+    );
+    const published = await t.http
+      .put(`/api/events/${created.body.id}`)
+      .set(bearer(token))
+      .send({
+        title: 'Workshop',
+        startsAt: created.body.startsAt,
+        endsAt: created.body.endsAt,
+        timezone: 'Europe/Berlin',
+        status: 'published',
+      })
+      .expect(200);
     assert.equal(published.body.status, 'published');
     assert.equal(published.body.onlineUrl, null, 'left out, so reset');
   });

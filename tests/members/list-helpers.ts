@@ -16,7 +16,13 @@ export function sameSet(actual: string[], expected: string[], message?: string):
 }
 
 /** Moves a record's timestamps (the ORM always stamps now). */
-export async function backdate(sequelize: Sequelize, table: 'members' | 'events' | 'courses', id: string, at: string, column: 'created_at' | 'updated_at' | 'both' = 'both'): Promise<void> {
+export async function backdate(
+  sequelize: Sequelize,
+  table: 'members' | 'events' | 'courses',
+  id: string,
+  at: string,
+  column: 'created_at' | 'updated_at' | 'both' = 'both',
+): Promise<void> {
   const set = column === 'both' ? 'created_at = $1, updated_at = $1' : `${column} = $1`;
   await sequelize.query(`UPDATE ${table} SET ${set} WHERE id = $2`, { bind: [at, id] });
 }

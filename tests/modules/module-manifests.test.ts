@@ -22,7 +22,9 @@ const NOT_MODULES = ['crud', 'pages'];
 
 describe('the module list', () => {
   it('when a folder under src/modules has a manifest file, then its exported manifest is in the list', async () => {
-    const folders = readdirSync(modulesDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(modulesDir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     for (const folder of folders) {
       const files = readdirSync(join(modulesDir, folder)).filter((f) => f.endsWith('.module.ts'));
       if (NOT_MODULES.includes(folder)) {
@@ -42,7 +44,10 @@ describe('the module list', () => {
   it('when a module uses another, then the list builds the other first', () => {
     manifests.forEach((manifest, index) => {
       for (const used of (manifest.uses ?? []) as ModuleManifest[]) {
-        assert.ok(manifests.indexOf(used) > -1 && manifests.indexOf(used) < index, `${manifest.name} uses ${used.name}, listed after it`);
+        assert.ok(
+          manifests.indexOf(used) > -1 && manifests.indexOf(used) < index,
+          `${manifest.name} uses ${used.name}, listed after it`,
+        );
       }
     });
   });
@@ -69,12 +74,21 @@ describe('the modules as built', () => {
     for (const { manifest, context } of t.container.modules.filter(({ manifest }) => manifest.routes?.api)) {
       const registered: string[] = [];
       const record = (method: string) => (path: string) => void registered.push(`${method} ${path}`);
-      const router = { get: record('get'), post: record('post'), put: record('put'), patch: record('patch'), delete: record('delete') } as unknown as Router;
+      const router = {
+        get: record('get'),
+        post: record('post'),
+        put: record('put'),
+        patch: record('patch'),
+        delete: record('delete'),
+      } as unknown as Router;
       manifest.routes!.api!({ ...context, idempotency })(router);
       assert.ok(registered.length > 0, `${manifest.name} registers no route`);
       for (const route of registered) {
         const [method, path] = route.split(' ') as [string, string];
-        assert.ok(paths[path.replace(/:(\w+)/g, '{$1}')]?.[method], `${manifest.name}: ${route} is not an operation of openapi.yaml`);
+        assert.ok(
+          paths[path.replace(/:(\w+)/g, '{$1}')]?.[method],
+          `${manifest.name}: ${route} is not an operation of openapi.yaml`,
+        );
       }
     }
   });
@@ -87,7 +101,10 @@ describe('the modules as built', () => {
 
   it('when a module declares a job it binds no handler for, then binding refuses to start', () => {
     const [first] = t.container.modules;
-    const broken = { manifest: { ...first!.manifest, name: 'broken', jobs: jobTypes.slice(0, 1), handlers: () => [] }, context: first!.context };
+    const broken = {
+      manifest: { ...first!.manifest, name: 'broken', jobs: jobTypes.slice(0, 1), handlers: () => [] },
+      context: first!.context,
+    };
     assert.throws(() => jobHandlers({ modules: [broken] }), /broken declares jobs it binds no handler for/);
   });
 });

@@ -20,8 +20,10 @@ describe('Admin organizations: tenants as first-class records', () => {
   });
   after(() => t.close());
 
-  const create = (body: Record<string, unknown>) => t.http.post('/api/admin/organizations').set(bearer(token)).send(body);
-  const update = (id: string, body: Record<string, unknown>) => t.http.put(`/api/admin/organizations/${id}`).set(bearer(token)).send(body);
+  const create = (body: Record<string, unknown>) =>
+    t.http.post('/api/admin/organizations').set(bearer(token)).send(body);
+  const update = (id: string, body: Record<string, unknown>) =>
+    t.http.put(`/api/admin/organizations/${id}`).set(bearer(token)).send(body);
 
   it('when a platform admin creates an organization, then it has defaults, zero counts, a Location and an audit entry', async () => {
     const res = await create({ name: 'Royal Society of Tests', slug: 'royal-tests' }).expect(201);
@@ -33,7 +35,7 @@ describe('Admin organizations: tenants as first-class records', () => {
     assert.deepEqual(res.body.counts, { users: 0, members: 0, apiKeys: 0 });
     const audit = await AuditEntry.findOne({ where: { action: 'organization.created', targetId: res.body.id } });
     assert.equal(audit?.actorId, adminId);
-    assert.equal((audit?.after as Record<string, unknown>).slug, 'royal-tests');
+    assert.equal((audit!.after as Record<string, unknown>).slug, 'royal-tests');
   });
 
   it('when a slug is already used, then the answer is 409 naming the field', async () => {
@@ -65,17 +67,42 @@ describe('Admin organizations: tenants as first-class records', () => {
 
   it('when the list is filtered by name, status and plan, then only matching organizations come back, newest first', async () => {
     const a = (await create({ name: 'Filter Alpha Guild', slug: 'filter-alpha', plan: 'enterprise' }).expect(201)).body;
-    const b = (await create({ name: 'Filter Beta Guild', slug: 'filter-beta', plan: 'professional', status: 'suspended' }).expect(201)).body;
+    const b = (
+      await create({
+        name: 'Filter Beta Guild',
+        slug: 'filter-beta',
+        plan: 'professional',
+        status: 'suspended',
+      }).expect(201)
+    ).body;
     const byName = await t.http.get('/api/admin/organizations?q=filter%20').set(bearer(token)).expect(200);
-    assert.deepEqual(byName.body.data.map((o: { id: string }) => o.id), [b.id, a.id]);
+    assert.deepEqual(
+      byName.body.data.map((o: { id: string }) => o.id),
+      [b.id, a.id],
+    );
     // punctuation encodeURIComponent leaves unencoded is a match on text, not a refusal
-    const quoted = await t.http.get(`/api/admin/organizations?q=${encodeURIComponent("filter's (beta)!")}`).set(bearer(token)).expect(200);
+    const quoted = await t.http
+      .get(`/api/admin/organizations?q=${encodeURIComponent("filter's (beta)!")}`)
+      .set(bearer(token))
+      .expect(200);
     assert.deepEqual(quoted.body.data, []);
-    const suspended = await t.http.get('/api/admin/organizations?q=filter&status=suspended').set(bearer(token)).expect(200);
-    assert.deepEqual(suspended.body.data.map((o: { id: string }) => o.id), [b.id]);
+    const suspended = await t.http
+      .get('/api/admin/organizations?q=filter&status=suspended')
+      .set(bearer(token))
+      .expect(200);
+    assert.deepEqual(
+      suspended.body.data.map((o: { id: string }) => o.id),
+      [b.id],
+    );
     assert.ok(suspended.body.data[0].suspendedAt);
-    const plans = await t.http.get('/api/admin/organizations?q=filter&plan=enterprise,standard').set(bearer(token)).expect(200);
-    assert.deepEqual(plans.body.data.map((o: { id: string }) => o.id), [a.id]);
+    const plans = await t.http
+      .get('/api/admin/organizations?q=filter&plan=enterprise,standard')
+      .set(bearer(token))
+      .expect(200);
+    assert.deepEqual(
+      plans.body.data.map((o: { id: string }) => o.id),
+      [a.id],
+    );
     assert.equal(plans.body.pagination.totalItems, 1);
     expectProblem(await t.http.get('/api/admin/organizations?status=closed').set(bearer(token)), 400, 'invalid_filter');
   });
@@ -103,9 +130,16 @@ describe('Admin organizations: tenants as first-class records', () => {
     assert.ok(res.body.suspendedAt);
     expectProblem(await t.http.get('/api/members').set(bearer(userToken)), 403, 'organization_suspended');
     expectProblem(await t.http.get('/api/members').set(bearer(secret)), 403, 'organization_suspended');
-    expectProblem(await t.http.post('/api/auth/login').send({ email: user.email, password: 'correct horse battery staple' }), 403, 'organization_suspended');
+    expectProblem(
+      await t.http.post('/api/auth/login').send({ email: user.email, password: 'correct horse battery staple' }),
+      403,
+      'organization_suspended',
+    );
     const audit = await AuditEntry.findOne({ where: { action: 'organization.updated', targetId: org.id } });
-    assert.deepEqual([(audit?.before as { status: string }).status, (audit?.after as { status: string }).status], ['active', 'suspended']);
+    assert.deepEqual(
+      [(audit!.before as { status: string }).status, (audit!.after as { status: string }).status],
+      ['active', 'suspended'],
+    );
 
     const back = await update(org.id, { status: 'active' }).expect(200);
     assert.equal(back.body.suspendedAt, null);
@@ -115,7 +149,11 @@ describe('Admin organizations: tenants as first-class records', () => {
 
   it('when a platform admin acts in an organization, then they cannot suspend it themselves', async () => {
     const org = await buildOrganization();
-    const res = await t.http.put(`/api/admin/organizations/${org.id}`).set(bearer(token)).set('Guildhall-Organization', org.id).send({ status: 'suspended' });
+    const res = await t.http
+      .put(`/api/admin/organizations/${org.id}`)
+      .set(bearer(token))
+      .set('Guildhall-Organization', org.id)
+      .send({ status: 'suspended' });
     expectProblem(res, 403, 'cannot_modify_self');
   });
 
@@ -123,16 +161,28 @@ describe('Admin organizations: tenants as first-class records', () => {
     const org = await buildOrganization({ name: 'Same Name' });
     await update(org.id, { name: 'Same Name' }).expect(200);
     assert.equal(await AuditEntry.count({ where: { action: 'organization.updated', targetId: org.id } }), 0);
-    expectProblem(await t.http.get('/api/admin/organizations/00000000-0000-4000-8000-000000000000').set(bearer(token)), 404, 'not_found');
+    expectProblem(
+      await t.http.get('/api/admin/organizations/00000000-0000-4000-8000-000000000000').set(bearer(token)),
+      404,
+      'not_found',
+    );
     expectProblem(await update('00000000-0000-4000-8000-000000000000', { name: 'x' }), 404, 'not_found');
   });
 
   it('when a client admin or an API key asks, then organizations are forbidden', async () => {
     const org = await buildOrganization();
     const clientAdmin = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN' });
-    expectProblem(await t.http.get('/api/admin/organizations').set(bearer(await tokenFor(t, clientAdmin))), 403, 'forbidden');
+    expectProblem(
+      await t.http.get('/api/admin/organizations').set(bearer(await tokenFor(t, clientAdmin))),
+      403,
+      'forbidden',
+    );
     const { secret } = await buildApiKey(org.id);
-    expectProblem(await t.http.post('/api/admin/organizations').set(bearer(secret)).send({ name: 'Mine', slug: 'mine' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post('/api/admin/organizations').set(bearer(secret)).send({ name: 'Mine', slug: 'mine' }),
+      403,
+      'forbidden',
+    );
     expectProblem(await t.http.get('/api/admin/organizations'), 401, 'unauthenticated');
   });
 });

@@ -33,7 +33,8 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
   it('when / is opened, then an HTML page links to the portal, the docs, the contract and health, under a strict CSP', async () => {
     const res = await t.http.get('/').expect(200);
     assert.match(res.headers['content-type'], /^text\/html/);
-    for (const href of ['/admin', '/api/docs', '/api/openapi.yaml', '/health', '/errors']) assert.ok(res.text.includes(`href="${href}"`), href);
+    for (const href of ['/admin', '/api/docs', '/api/openapi.yaml', '/health', '/errors'])
+      assert.ok(res.text.includes(`href="${href}"`), href);
     assert.match(res.headers['content-security-policy'], /default-src 'none'; script-src 'self'/);
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
   });
@@ -42,8 +43,14 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
     const reset = await t.http.get('/portal/member/reset-password').expect(200);
     assert.match(reset.text, /<label for="password">New password<\/label>/);
     assert.match(reset.text, /src="\/pages\/reset-password.js"/);
-    await t.http.get('/pages/reset-password.js').expect(200).expect('Content-Type', /javascript/);
-    await t.http.get('/pages/page.css').expect(200).expect('Content-Type', /text\/css/);
+    await t.http
+      .get('/pages/reset-password.js')
+      .expect(200)
+      .expect('Content-Type', /javascript/);
+    await t.http
+      .get('/pages/page.css')
+      .expect(200)
+      .expect('Content-Type', /text\/css/);
     assert.equal((await t.http.get('/portal/intruder/reset-password')).status, 404);
     assert.equal((await t.http.get('/pages/../config.ts')).status, 404);
     const portal = await t.http.get('/portal/client').expect(200);
@@ -60,7 +67,10 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
     assert.ok(link, 'the e-mail links to the member portal page');
 
     const page = await browser.newPage();
-    await page.route((url) => offlineOnly(url), (route) => route.abort());
+    await page.route(
+      (url) => offlineOnly(url),
+      (route) => route.abort(),
+    );
     await page.goto(link!.replace('http://localhost:1', base));
     assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar once read');
     await page.getByLabel('New password', { exact: true }).fill('a brand new passphrase');
@@ -87,11 +97,18 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
     const admin = await buildAdmin(t);
     const org = await buildOrganization();
     const user = await buildUser({ organizationId: org.id, role: 'ROLE_MEMBER', firstName: 'Mary', lastName: 'Major' });
-    const started = await t.http.post(`/api/admin/users/${user.id}/impersonate`).set(bearer(admin.mfaToken)).send({ reason: 'support ticket 42' }).expect(201);
+    const started = await t.http
+      .post(`/api/admin/users/${user.id}/impersonate`)
+      .set(bearer(admin.mfaToken))
+      .send({ reason: 'support ticket 42' })
+      .expect(201);
     const url = new URL(`${started.body.redirectUrl}#access_token=${started.body.accessToken}`);
 
     const page = await browser.newPage();
-    await page.route((target) => offlineOnly(target), (route) => route.abort());
+    await page.route(
+      (target) => offlineOnly(target),
+      (route) => route.abort(),
+    );
     await page.goto(`${base}${url.pathname}${url.hash}`);
     await page.getByText(`Mary Major <${user.email}>`).waitFor();
     assert.equal(await page.locator('#role').textContent(), 'Member');
@@ -107,7 +124,10 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
 
   it('when the API docs are opened, then "Try it out" offers the server the docs come from, first', async () => {
     const page = await browser.newPage();
-    await page.route((url) => offlineOnly(url), (route) => route.abort());
+    await page.route(
+      (url) => offlineOnly(url),
+      (route) => route.abort(),
+    );
     await page.goto(`${base}/api/docs`);
     const servers = page.locator('.servers select option');
     await servers.first().waitFor({ state: 'attached' });

@@ -74,7 +74,10 @@ describe('demo library', () => {
     };
     const question = 'What is the maximum research grant for bridge durability projects?';
     const member = await ask(await user('member'), question);
-    assert.ok(member.sources.every((s) => s.resourceName !== 'Grants and Bursaries Guide'), JSON.stringify(member.sources));
+    assert.ok(
+      member.sources.every((s) => s.resourceName !== 'Grants and Bursaries Guide'),
+      JSON.stringify(member.sources),
+    );
     const premium = await ask(await user('premium'), question);
     assert.deepEqual(premium.sources.map((s) => [s.resourceName, s.pageNumber])[0], ['Grants and Bursaries Guide', 1]);
   });
@@ -85,7 +88,10 @@ describe('demo library', () => {
     assert.equal(list.body.pagination.totalItems, 3);
     const categories = await t.http.get('/api/resources/categories?itemsPerPage=50').set(bearer(demo.apiKey));
     assert.equal(categories.status, 200);
-    assert.deepEqual(categories.body.data.map((c: { name: string }) => c.name).sort(), demoLibraryDocuments.map((d) => d.category.name).sort());
+    assert.deepEqual(
+      categories.body.data.map((c: { name: string }) => c.name).sort(),
+      demoLibraryDocuments.map((d) => d.category.name).sort(),
+    );
   });
 });
 

@@ -39,14 +39,20 @@ describe('demo records', () => {
     const premium = await t.http.get('/api/members?tier=premium').set(bearer(demo.apiKey));
     assert.ok(premium.body.data.length >= 5);
     const smi = await t.http.get('/api/members?lastName=smi').set(bearer(demo.apiKey));
-    assert.deepEqual([...new Set(smi.body.data.map((m: { lastName: string }) => m.lastName))].sort(), ['Smith', 'Smithers']);
+    assert.deepEqual([...new Set(smi.body.data.map((m: { lastName: string }) => m.lastName))].sort(), [
+      'Smith',
+      'Smithers',
+    ]);
   });
 
   it('when events are filtered by date, then some are upcoming and some past, and statuses vary', async () => {
     const now = t.clock.now().toISOString();
     const upcoming = await t.http.get(`/api/events?startsAt[after]=${now}`).set(bearer(demo.apiKey));
     const past = await t.http.get(`/api/events?startsAt[strictly_before]=${now}`).set(bearer(demo.apiKey));
-    assert.ok(upcoming.body.data.length >= 5 && past.body.data.length >= 3, `${upcoming.body.data.length} upcoming, ${past.body.data.length} past`);
+    assert.ok(
+      upcoming.body.data.length >= 5 && past.body.data.length >= 3,
+      `${upcoming.body.data.length} upcoming, ${past.body.data.length} past`,
+    );
     const cancelled = await t.http.get('/api/events?status=cancelled').set(bearer(demo.apiKey));
     assert.ok(cancelled.body.data.length >= 1);
     const archived = await t.http.get('/api/courses?status=archived').set(bearer(demo.apiKey));
@@ -60,11 +66,18 @@ describe('demo records', () => {
   });
 
   it('when the demo data is seeded again, then nothing is added, and a deleted demo record comes back as it was', async () => {
-    const before = (await Member.findAll({ where: { organizationId: demo.organization.id }, order: [['email', 'ASC']] })).map((m) => [m.email, m.status, m.tier, m.joinedAt]);
-    const removed = await Member.findOne({ where: { organizationId: demo.organization.id }, order: [['email', 'ASC']] });
+    const before = (
+      await Member.findAll({ where: { organizationId: demo.organization.id }, order: [['email', 'ASC']] })
+    ).map((m) => [m.email, m.status, m.tier, m.joinedAt]);
+    const removed = await Member.findOne({
+      where: { organizationId: demo.organization.id },
+      order: [['email', 'ASC']],
+    });
     await removed!.destroy();
     assert.equal(await seedDemo(t.container), null);
-    const afterSeeding = (await Member.findAll({ where: { organizationId: demo.organization.id }, order: [['email', 'ASC']] })).map((m) => [m.email, m.status, m.tier, m.joinedAt]);
+    const afterSeeding = (
+      await Member.findAll({ where: { organizationId: demo.organization.id }, order: [['email', 'ASC']] })
+    ).map((m) => [m.email, m.status, m.tier, m.joinedAt]);
     assert.deepEqual(afterSeeding, before);
     assert.equal(await seedDemo(t.container), null);
     assert.equal(await Member.count({ where: { organizationId: demo.organization.id } }), DEMO_RECORD_COUNTS.members);

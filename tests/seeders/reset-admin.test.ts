@@ -32,8 +32,13 @@ function resetAdmin(args: string[], env: Record<string, string>, cwd: string): P
     execFile(
       process.execPath,
       ['--import', import.meta.resolve('tsx'), path.join(root, 'scripts/reset-admin.ts'), ...args],
-      { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env }, timeout: 180_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+        timeout: 180_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -51,7 +56,10 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
   before(async () => {
     database = await createTestDatabase({ persistent: true });
     cwd = await mkdtemp(path.join(tmpdir(), 'guildhall-reset-admin-'));
-    env = { APP_SECRET, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { DATA_DIR: database.dataDir }) };
+    env = {
+      APP_SECRET,
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { DATA_DIR: database.dataDir }),
+    };
     t = await startTestApp({ database });
     const { admin } = await buildAdmin(t, { email: 'Lost.Admin@demo.test' });
     adminId = admin.id;
@@ -59,8 +67,12 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
     mfaSecret = mfaSecretOf(admin)!;
     memberEmail = (await buildUser({ role: 'ROLE_MEMBER' })).email;
     // the owner tried too often: the login throttle is closed
-    for (let i = 0; i < t.config.loginThrottle.maxFailures; i++) await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' });
-    assert.equal((await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' })).status, 429);
+    for (let i = 0; i < t.config.loginThrottle.maxFailures; i++)
+      await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' });
+    assert.equal(
+      (await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' })).status,
+      429,
+    );
     await t.close();
   });
   after(async () => {
@@ -69,7 +81,11 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
   });
 
   it('when NODE_ENV=production and --force is missing, then it refuses with exit code 2', async () => {
-    const run = await resetAdmin([adminEmail], { ...env, NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525' }, cwd);
+    const run = await resetAdmin(
+      [adminEmail],
+      { ...env, NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525' },
+      cwd,
+    );
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /NODE_ENV=production.*--force/);
     assert.doesNotMatch(run.stdout, /Password:/);
@@ -90,21 +106,35 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
 
     t = await startTestApp({ database });
     try {
-      assert.equal((await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' })).status, 401, 'throttle lifted, old guess still wrong');
-      const login = await t.http.post('/api/auth/login').send({ email: adminEmail, password, otp: totpCode(mfaSecret, t.clock.now()) });
+      assert.equal(
+        (await t.http.post('/api/auth/login').send({ email: adminEmail, password: 'forgotten-it' })).status,
+        401,
+        'throttle lifted, old guess still wrong',
+      );
+      const login = await t.http
+        .post('/api/auth/login')
+        .send({ email: adminEmail, password, otp: totpCode(mfaSecret, t.clock.now()) });
       assert.equal(login.status, 200, JSON.stringify(login.body));
       assert.equal(login.body.mfaVerified, true);
       const entries = await AuditEntry.findAll({ where: { targetId: adminId, action: 'user.credentials_reset' } });
       assert.equal(entries.length, 1);
       assert.equal(entries[0]!.actorType, 'system');
-      assert.equal(JSON.stringify(entries[0]!.after).includes(password), false, 'the password is not in the audit trail');
+      assert.equal(
+        JSON.stringify(entries[0]!.after).includes(password),
+        false,
+        'the password is not in the audit trail',
+      );
     } finally {
       await t.close();
     }
   });
 
   it('when run with --password and --reset-mfa (and --force in production), then that password works without a code and MFA can be enrolled again', async () => {
-    const run = await resetAdmin([adminEmail, '--password', 'chosen-password-123', '--reset-mfa', '--force'], { ...env, NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525' }, cwd);
+    const run = await resetAdmin(
+      [adminEmail, '--password', 'chosen-password-123', '--reset-mfa', '--force'],
+      { ...env, NODE_ENV: 'production', SMTP_URL: 'smtp://127.0.0.1:2525' },
+      cwd,
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /Password: chosen-password-123/);
     assert.match(run.stdout, /MFA\s+: cleared; enrol again/);
@@ -116,10 +146,18 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
       const admin = await User.findByPk(adminId);
       assert.equal(admin!.mfaEnabledAt, null);
       assert.equal(admin!.mfaSecret, null);
-      const enrolment = await t.http.post('/api/auth/mfa/enrollment').set({ Authorization: `Bearer ${login.body.accessToken}` });
+      const enrolment = await t.http
+        .post('/api/auth/mfa/enrollment')
+        .set({ Authorization: `Bearer ${login.body.accessToken}` });
       assert.equal(enrolment.status, 201);
-      const last = await AuditEntry.findOne({ where: { targetId: adminId, action: 'user.credentials_reset' }, order: [['id', 'DESC']] });
-      assert.deepEqual({ mfaCleared: last!.after!.mfaCleared, forced: last!.after!.forced }, { mfaCleared: true, forced: true });
+      const last = await AuditEntry.findOne({
+        where: { targetId: adminId, action: 'user.credentials_reset' },
+        order: [['id', 'DESC']],
+      });
+      assert.deepEqual(
+        { mfaCleared: last!.after!.mfaCleared, forced: last!.after!.forced },
+        { mfaCleared: true, forced: true },
+      );
     } finally {
       await t.close();
     }
@@ -131,7 +169,10 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
     try {
       const run = await resetAdmin([adminEmail], { APP_SECRET, DATA_DIR: dataDir }, cwd);
       assert.equal(run.code, 75, run.stderr);
-      assert.match(run.stderr, new RegExp(`in use by another process \\(pid ${process.pid}\\).*stop that process first`));
+      assert.match(
+        run.stderr,
+        new RegExp(`in use by another process \\(pid ${process.pid}\\).*stop that process first`),
+      );
     } finally {
       await open.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -14,14 +14,24 @@ const cacheDir = path.join(root, 'node_modules/.cache/guildhall-tests');
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)])));
+  const nested = await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory() ? filesUnder(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
+    ),
+  );
   return nested.flat().sort();
 }
 
 async function bundleKey(): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of await filesUnder(path.join(root, 'admin'))) hash.update(path.relative(root, file)).update('\0').update(await readFile(file)).update('\0');
-  for (const name of ['adminjs', '@adminjs/express', 'rollup']) hash.update(JSON.parse(await readFile(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version);
+  for (const file of await filesUnder(path.join(root, 'admin')))
+    hash
+      .update(path.relative(root, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
+  for (const name of ['adminjs', '@adminjs/express', 'rollup'])
+    hash.update(JSON.parse(await readFile(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version);
   hash.update(process.env.NODE_ENV ?? '');
   return hash.digest('hex').slice(0, 24);
 }

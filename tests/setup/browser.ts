@@ -5,12 +5,21 @@
 import chromiumPackage from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
 
-const COMMON_ARGS = ['--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const COMMON_ARGS = [
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export async function launchBrowser(): Promise<Browser> {
   const CHROMIUM_PATH = process.env.CHROMIUM_PATH?.trim();
   if (CHROMIUM_PATH) {
-    return chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--headless', '--no-sandbox', '--disable-gpu', ...COMMON_ARGS] });
+    return chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', ...COMMON_ARGS],
+    });
   }
   // the package's own flags fit its build (SwiftShader for WebGL, no sandbox), except --single-process,
   // meant for serverless functions: there closing one browser context takes the whole browser down

@@ -13,11 +13,22 @@ export interface ChildService {
 }
 
 /** `cwd`: where the service runs (its `.env` and relative paths); the project root unless given. */
-export async function startChildService(env: Record<string, string>, timeoutMs = 90_000, cwd = root): Promise<ChildService> {
+export async function startChildService(
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+  cwd = root,
+): Promise<ChildService> {
   // tsx resolved here, so a cwd outside the project still finds it
   const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/main.ts')], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -44,10 +55,20 @@ export async function startChildService(env: Record<string, string>, timeoutMs =
 }
 
 /** Runs the entry point expecting it to stop on its own (a refused start): its exit code and output. */
-export async function runChildServiceToExit(env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+export async function runChildServiceToExit(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -41,8 +41,16 @@ const useTemplate = process.env.TEST_DB_TEMPLATE !== 'off';
 function templateKey(): string {
   const hash = createHash('sha256');
   const migrations = path.join(root, 'migrations');
-  for (const name of readdirSync(migrations).sort()) hash.update(name).update(readFileSync(path.join(migrations, name)));
-  for (const file of ['tests/setup/database.ts', 'src/shared/migrator.ts', 'src/shared/vector-schema.ts', 'node_modules/@electric-sql/pglite/package.json', 'node_modules/@electric-sql/pglite-pgvector/package.json', 'node_modules/pg-boss/package.json']) {
+  for (const name of readdirSync(migrations).sort())
+    hash.update(name).update(readFileSync(path.join(migrations, name)));
+  for (const file of [
+    'tests/setup/database.ts',
+    'src/shared/migrator.ts',
+    'src/shared/vector-schema.ts',
+    'node_modules/@electric-sql/pglite/package.json',
+    'node_modules/@electric-sql/pglite-pgvector/package.json',
+    'node_modules/pg-boss/package.json',
+  ]) {
     hash.update(file).update(readFileSync(path.join(root, file)));
   }
   hash.update(JSON.stringify(defaultQueueSpecs()));
@@ -53,7 +61,14 @@ const silent = createLogger('silent');
 
 /** The job catalog's queues as the test app configures them by default (tests/setup/test-app.ts). */
 const defaultQueueSpecs = () =>
-  queueSpecs(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', APP_SECRET: 'test-secret-test-secret-test-secret-0123', DATA_DIR: 'memory://' }));
+  queueSpecs(
+    loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      APP_SECRET: 'test-secret-test-secret-test-secret-0123',
+      DATA_DIR: 'memory://',
+    }),
+  );
 
 /**
  * Migrations, then the job queue's schema, queues (pg-boss 10 makes a partition table per queue: the
@@ -98,7 +113,7 @@ async function pgliteTemplateFile(): Promise<Buffer> {
   const deadline = Date.now() + 240_000;
   for (;;) {
     if (existsSync(file)) return readFile(file);
-    let handle;
+    let handle: Awaited<ReturnType<typeof open>> | undefined;
     try {
       handle = await open(lock, 'wx');
     } catch (error) {
@@ -114,7 +129,9 @@ async function pgliteTemplateFile(): Promise<Buffer> {
         await writeFile(partial, tarball);
         await rename(partial, file); // atomic: a reader sees the whole tarball or none
         // Templates of other migration sets are stale now.
-        for (const old of readdirSync(cacheDir)) if (old.startsWith('pglite-') && !old.startsWith(`pglite-${key}`)) await rm(path.join(cacheDir, old), { force: true });
+        for (const old of readdirSync(cacheDir))
+          if (old.startsWith('pglite-') && !old.startsWith(`pglite-${key}`))
+            await rm(path.join(cacheDir, old), { force: true });
         return tarball;
       } finally {
         await unlink(lock).catch(() => undefined);
@@ -131,7 +148,9 @@ async function pgliteTemplateFile(): Promise<Buffer> {
 
 let pgliteTemplate: Promise<Blob> | undefined;
 function loadPgliteTemplate(): Promise<Blob> {
-  pgliteTemplate ??= pgliteTemplateFile().then((buffer) => new Blob([new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength)]));
+  pgliteTemplate ??= pgliteTemplateFile().then(
+    (buffer) => new Blob([new Uint8Array(buffer.buffer as ArrayBuffer, buffer.byteOffset, buffer.byteLength)]),
+  );
   return pgliteTemplate;
 }
 
@@ -170,7 +189,9 @@ async function serverTemplate(serverUrl: string): Promise<string> {
  * `persistent`: survives closing the app (restart tests); PGlite then keeps it in a temporary directory.
  * `template: false`: an empty database (the app migrates it), e.g. to start PGlite without pgvector.
  */
-export async function createTestDatabase(options: { persistent?: boolean; template?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { persistent?: boolean; template?: boolean } = {},
+): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
   const withTemplate = useTemplate && options.template !== false;
   if (!serverUrl) {

@@ -30,7 +30,9 @@ export interface RawResponse {
 export function parseRaw(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n');
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(end + 4) };
 }
 
@@ -59,9 +61,13 @@ export function connect(port: number) {
           if (end >= 0) {
             const parsed = parseRaw(received);
             const length = Number(parsed.headers['content-length'] ?? 0);
-            if (Buffer.byteLength(parsed.body) >= length) return resolve({ ...parsed, body: parsed.body.slice(0, length) });
+            if (Buffer.byteLength(parsed.body) >= length)
+              return resolve({ ...parsed, body: parsed.body.slice(0, length) });
           }
-          if (Date.now() - started > timeoutMs) return reject(new Error(`no whole response within ${timeoutMs} ms; got ${JSON.stringify(received.slice(0, 300))}`));
+          if (Date.now() - started > timeoutMs)
+            return reject(
+              new Error(`no whole response within ${timeoutMs} ms; got ${JSON.stringify(received.slice(0, 300))}`),
+            );
           setTimeout(check, 20);
         };
         check();

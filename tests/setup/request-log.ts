@@ -12,7 +12,7 @@ if (folder) {
   process.on('exit', () => {
     if (seen.size === 0) return;
     mkdirSync(folder, { recursive: true });
-    writeFileSync(path.join(folder, `${process.pid}.txt`), [...seen].join('\n') + '\n');
+    writeFileSync(path.join(folder, `${process.pid}.txt`), `${[...seen].join('\n')}\n`);
   });
 }
 

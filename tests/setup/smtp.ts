@@ -21,7 +21,9 @@ export interface TestSmtpServer {
 }
 
 function decodeQuotedPrintable(raw: string): string {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 export async function startSmtpServer(): Promise<TestSmtpServer> {
@@ -66,7 +68,10 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       for (;;) {
         const found = received.find(predicate);
         if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no matching mail within ${timeoutMs} ms; received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join(' | ') || 'none'}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `no matching mail within ${timeoutMs} ms; received: ${received.map((m) => `${m.to.join(',')}: ${m.subject}`).join(' | ') || 'none'}`,
+          );
         await new Promise((r) => setTimeout(r, 100));
       }
     },

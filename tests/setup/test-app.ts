@@ -55,10 +55,22 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, loadDataDir: testDb.template });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    loadDataDir: testDb.template,
+  });
   await migrateUp(db, logger);
   const clock = new ManualClock(new Date());
-  const container = createContainer({ config, logger, db, clock, appSecret: config.appSecret!, dnsLookup: options.dnsLookup });
+  const container = createContainer({
+    config,
+    logger,
+    db,
+    clock,
+    appSecret: config.appSecret!,
+    dnsLookup: options.dnsLookup,
+  });
   registerJobHandlers(container); // so a test may start the workers later
   await container.queue.start({ workers: options.workers ?? false });
   const app = recordRequests(createApp(container, { contract: options.contract, routes: options.routes }));

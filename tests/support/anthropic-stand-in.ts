@@ -25,7 +25,10 @@ export interface MessagesRequest {
   max_tokens: number;
   system?: string;
   stream?: boolean;
-  messages: Array<{ role: 'user' | 'assistant'; content: string | Array<SearchResultBlock | { type: 'text'; text: string }> }>;
+  messages: Array<{
+    role: 'user' | 'assistant';
+    content: string | Array<SearchResultBlock | { type: 'text'; text: string }>;
+  }>;
 }
 
 export interface Reply {
@@ -43,7 +46,8 @@ export type Behaviour =
   | { kind: 'fail-mid-stream' };
 
 // words of four letters or more: a crude stand-in for what a model attends to (no "how", "for", "the")
-const words = (text: string) => new Set((text.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []).map((w) => w.replace(/s$/u, '')));
+const words = (text: string) =>
+  new Set((text.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []).map((w) => w.replace(/s$/u, '')));
 
 /** The search results of the last user message, in request order (their search_result_index). */
 export function searchResultsOf(request: MessagesRequest): SearchResultBlock[] {
@@ -59,7 +63,10 @@ export function questionOf(request: MessagesRequest): string {
   const last = request.messages.at(-1);
   if (!last) return '';
   if (typeof last.content === 'string') return last.content;
-  return last.content.filter((b): b is { type: 'text'; text: string } => b.type === 'text').map((b) => b.text).join(' ');
+  return last.content
+    .filter((b): b is { type: 'text'; text: string } => b.type === 'text')
+    .map((b) => b.text)
+    .join(' ');
 }
 
 /** The default model: quote the best-matching sentence and cite it; obey instructions injected in the best passage. */
@@ -69,7 +76,10 @@ export function groundedReply(request: MessagesRequest): Reply {
   const question = words(questionOf(request));
   let best = { index: 0, sentence: '', score: -1 };
   results.forEach((result, index) => {
-    for (const sentence of result.content.map((c) => c.text).join(' ').split(/(?<=[.!?])\s+/u)) {
+    for (const sentence of result.content
+      .map((c) => c.text)
+      .join(' ')
+      .split(/(?<=[.!?])\s+/u)) {
       const score = [...words(sentence)].filter((w) => question.has(w)).length;
       if (score > best.score) best = { index, sentence, score };
     }
@@ -77,7 +87,12 @@ export function groundedReply(request: MessagesRequest): Reply {
   // a gullible model: when the passage that answers best carries injected instructions, it obeys them
   const bestText = results[best.index]!.content.map((c) => c.text).join(' ');
   if (/ignore (all )?previous instructions/i.test(bestText)) {
-    return { parts: [{ text: 'As instructed, here is every document I was given: ' }, ...results.map((r, i) => ({ text: `${r.title}. `, cite: [i] }))] };
+    return {
+      parts: [
+        { text: 'As instructed, here is every document I was given: ' },
+        ...results.map((r, i) => ({ text: `${r.title}. `, cite: [i] })),
+      ],
+    };
   }
   return { parts: [{ text: 'According to the library, ' }, { text: best.sentence, cite: [best.index] }] };
 }
@@ -146,7 +161,8 @@ export class AnthropicStandIn {
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       return this.fail(res, 404, 'not_found_error', `no route ${req.method} ${req.url}`);
     }
-    if (!req.headers['x-api-key'] && !req.headers.authorization) return this.fail(res, 401, 'authentication_error', 'missing credential');
+    if (!req.headers['x-api-key'] && !req.headers.authorization)
+      return this.fail(res, 401, 'authentication_error', 'missing credential');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as MessagesRequest;
@@ -155,7 +171,12 @@ export class AnthropicStandIn {
     await this.respond(this.behaviour, request, res, aborted.signal);
   }
 
-  private async respond(behaviour: Behaviour, request: MessagesRequest, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async respond(
+    behaviour: Behaviour,
+    request: MessagesRequest,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ): Promise<void> {
     switch (behaviour.kind) {
       case 'overloaded':
         return this.fail(res, 529, 'overloaded_error', 'Overloaded');
@@ -177,7 +198,12 @@ export class AnthropicStandIn {
       case 'fail-mid-stream':
         return this.send(res, request, { parts: [{ text: 'The answer starts ' }, { text: 'and then ' }] }, true);
       case 'reply':
-        return this.send(res, request, typeof behaviour.reply === 'function' ? behaviour.reply(request) : behaviour.reply, false);
+        return this.send(
+          res,
+          request,
+          typeof behaviour.reply === 'function' ? behaviour.reply(request) : behaviour.reply,
+          false,
+        );
       case 'grounded':
         return this.send(res, request, groundedReply(request), false);
     }
@@ -200,7 +226,11 @@ export class AnthropicStandIn {
           type: 'message',
           role: 'assistant',
           model: request.model,
-          content: reply.parts.map((part) => ({ type: 'text', text: part.text, citations: part.cite?.length ? part.cite.map((i) => citation(results, i)) : null })),
+          content: reply.parts.map((part) => ({
+            type: 'text',
+            text: part.text,
+            citations: part.cite?.length ? part.cite.map((i) => citation(results, i)) : null,
+          })),
           stop_reason: 'end_turn',
           stop_sequence: null,
           usage,
@@ -208,13 +238,34 @@ export class AnthropicStandIn {
       );
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomUUID()}` });
-    const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', { message: { id, type: 'message', role: 'assistant', model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'request-id': `req_${randomUUID()}`,
+    });
+    const event = (type: string, data: object) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: request.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    });
     reply.parts.forEach((part, index) => {
-      event('content_block_start', { index, content_block: { type: 'text', text: '', citations: part.cite?.length ? [] : null } });
-      for (const i of part.cite ?? []) event('content_block_delta', { index, delta: { type: 'citations_delta', citation: citation(results, i) } });
-      for (const piece of part.text.split(/(?<=\s)/u)) event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+      event('content_block_start', {
+        index,
+        content_block: { type: 'text', text: '', citations: part.cite?.length ? [] : null },
+      });
+      for (const i of part.cite ?? [])
+        event('content_block_delta', { index, delta: { type: 'citations_delta', citation: citation(results, i) } });
+      for (const piece of part.text.split(/(?<=\s)/u))
+        event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
       event('content_block_stop', { index });
     });
     if (failMidway) {
@@ -222,7 +273,10 @@ export class AnthropicStandIn {
       res.end();
       return;
     }
-    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    event('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     event('message_stop', {});
     res.end();
   }

@@ -11,7 +11,11 @@ import { Document, HeadingLevel, LastRenderedPageBreak, Packer, PageBreak, Parag
  * An empty string makes a page with no text layer: a drawn shape only, like a scanned page.
  */
 export async function makePdf(pages: readonly string[]): Promise<Buffer> {
-  const doc = new PDFDocument({ autoFirstPage: false, margin: 50, info: { Title: 'Fixture', CreationDate: new Date(0) } });
+  const doc = new PDFDocument({
+    autoFirstPage: false,
+    margin: 50,
+    info: { Title: 'Fixture', CreationDate: new Date(0) },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<void>((resolve, reject) => {
@@ -53,7 +57,9 @@ export async function makeDocx(sections: readonly DocxSection[]): Promise<Buffer
   const children: Paragraph[] = [];
   for (const section of sections) {
     if (section.pageBreakBefore) children.push(new Paragraph({ children: [new PageBreak()] }));
-    const run = section.lastRenderedPageBreak ? new TextRun({ children: [new LastRenderedPageBreak(), section.heading] }) : new TextRun(section.heading);
+    const run = section.lastRenderedPageBreak
+      ? new TextRun({ children: [new LastRenderedPageBreak(), section.heading] })
+      : new TextRun(section.heading);
     children.push(new Paragraph({ heading: HEADINGS[section.level ?? 1], children: [run] }));
     for (const text of section.paragraphs) children.push(new Paragraph({ children: [new TextRun(text)] }));
   }
@@ -75,7 +81,9 @@ export async function makeXlsx(sheets: readonly XlsxSheet[]): Promise<Buffer> {
   for (const sheet of sheets) {
     const worksheet = workbook.addWorksheet(sheet.name);
     for (const row of sheet.rows) {
-      worksheet.addRow(row.map((cell) => (cell && typeof cell === 'object' ? { formula: cell.formula, result: cell.result } : cell)));
+      worksheet.addRow(
+        row.map((cell) => (cell && typeof cell === 'object' ? { formula: cell.formula, result: cell.result } : cell)),
+      );
     }
   }
   return Buffer.from(await workbook.xlsx.writeBuffer());
@@ -97,7 +105,11 @@ export async function makePptx(slides: readonly PptxSlide[]): Promise<Buffer> {
   for (const spec of slides) {
     const slide = deck.addSlide();
     if (spec.title) slide.addText(spec.title, { x: 0.5, y: 0.3, w: 9, h: 1, fontSize: 28, bold: true });
-    if (spec.bullets?.length) slide.addText(spec.bullets.map((text) => ({ text, options: { bullet: true, breakLine: true } })), { x: 0.5, y: 1.5, w: 9, h: 4, fontSize: 16 });
+    if (spec.bullets?.length)
+      slide.addText(
+        spec.bullets.map((text) => ({ text, options: { bullet: true, breakLine: true } })),
+        { x: 0.5, y: 1.5, w: 9, h: 4, fontSize: 16 },
+      );
     if (spec.notes) slide.addNotes(spec.notes);
   }
   return Buffer.from((await deck.write({ outputType: 'nodebuffer' })) as Uint8Array);

@@ -2,7 +2,6 @@
 // (431, trickled bodies, early 413) checked on a real listening server with raw sockets.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { loadContract } from '../../src/http/openapi.ts';
@@ -33,21 +32,41 @@ describe('HTTP hardening', () => {
   it('when a request to a secured operation has no credential, then 401 comes before any validation', async () => {
     expectProblem(await t.http.post('/api/members').send({}), 401, 'unauthenticated');
     expectProblem(await t.http.get('/api/members?colour=red'), 401, 'unauthenticated');
-    expectProblem(await t.http.post('/api/api-keys').set('Content-Type', 'application/json').send('{"name": '), 401, 'unauthenticated');
+    expectProblem(
+      await t.http.post('/api/api-keys').set('Content-Type', 'application/json').send('{"name": '),
+      401,
+      'unauthenticated',
+    );
     // with a credential the same requests are validated
     const body = expectProblem(await t.http.post('/api/members').set(bearer(token)).send({}), 400, 'validation_failed');
     assert.ok(body.errors.some((e: { field: string }) => e.field === 'firstName'));
   });
 
   it('when a JSON body has a value of the wrong type, then 400 names it instead of converting it', async () => {
-    const member = expectProblem(await t.http.post('/api/members').set(bearer(token)).send({ firstName: 123, lastName: 'Y', email: 'typed@example.test' }), 400, 'validation_failed');
-    assert.deepEqual(member.errors.map((e: { field: string }) => e.field), ['firstName']);
-    const event = expectProblem(
-      await t.http.post('/api/events').set(bearer(token)).send({ title: 'T', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', capacity: true }),
+    const member = expectProblem(
+      await t.http
+        .post('/api/members')
+        .set(bearer(token))
+        .send({ firstName: 123, lastName: 'Y', email: 'typed@example.test' }),
       400,
       'validation_failed',
     );
-    assert.deepEqual(event.errors.map((e: { field: string }) => e.field), ['capacity']);
+    assert.deepEqual(
+      member.errors.map((e: { field: string }) => e.field),
+      ['firstName'],
+    );
+    const event = expectProblem(
+      await t.http
+        .post('/api/events')
+        .set(bearer(token))
+        .send({ title: 'T', startsAt: '2026-05-01T10:00:00Z', endsAt: '2026-05-01T11:00:00Z', capacity: true }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      event.errors.map((e: { field: string }) => e.field),
+      ['capacity'],
+    );
     expectProblem(await t.http.post('/api/api-keys').set(bearer(token)).send({ name: true }), 400, 'validation_failed');
     // query strings are still read as the types they declare
     const page = await t.http.get('/api/members?page=1&itemsPerPage=5').set(bearer(token)).expect(200);
@@ -57,20 +76,48 @@ describe('HTTP hardening', () => {
   it('when a date or date-time does not exist on the calendar, then 400 names it instead of storing the day it rolls over to', async () => {
     // 30 February used to be accepted and stored as 2 March
     const event = expectProblem(
-      await t.http.post('/api/events').set(bearer(token)).send({ title: 'T', startsAt: '2026-02-30T10:00:00Z', endsAt: '2026-05-01T11:00:00Z' }),
+      await t.http
+        .post('/api/events')
+        .set(bearer(token))
+        .send({ title: 'T', startsAt: '2026-02-30T10:00:00Z', endsAt: '2026-05-01T11:00:00Z' }),
       400,
       'validation_failed',
     );
-    assert.deepEqual(event.errors.map((e: { field: string }) => e.field), ['startsAt']);
-    const member = expectProblem(await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2025-02-29' }), 400, 'validation_failed');
-    assert.deepEqual(member.errors.map((e: { field: string }) => e.field), ['joinedAt']);
-    const leap = await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2024-02-29' }).expect(201);
+    assert.deepEqual(
+      event.errors.map((e: { field: string }) => e.field),
+      ['startsAt'],
+    );
+    const member = expectProblem(
+      await t.http
+        .post('/api/members')
+        .set(bearer(token))
+        .send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2025-02-29' }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      member.errors.map((e: { field: string }) => e.field),
+      ['joinedAt'],
+    );
+    const leap = await t.http
+      .post('/api/members')
+      .set(bearer(token))
+      .send({ firstName: 'A', lastName: 'B', email: 'leap@example.test', joinedAt: '2024-02-29' })
+      .expect(201);
     assert.equal(leap.body.joinedAt, '2024-02-29');
-    expectProblem(await t.http.get('/api/events?startsAt[after]=2026-02-30T00:00:00Z').set(bearer(token)), 400, 'invalid_filter');
+    expectProblem(
+      await t.http.get('/api/events?startsAt[after]=2026-02-30T00:00:00Z').set(bearer(token)),
+      400,
+      'invalid_filter',
+    );
   });
 
   it('when one field breaks several rules, then each rule is an error but the detail names the field once', async () => {
-    const body = expectProblem(await t.http.get('/api/members?page=99999999999').set(bearer(token)), 400, 'validation_failed');
+    const body = expectProblem(
+      await t.http.get('/api/members?page=99999999999').set(bearer(token)),
+      400,
+      'validation_failed',
+    );
     assert.ok(body.errors.length >= 2, JSON.stringify(body.errors));
     assert.ok(body.errors.every((e: { field: string }) => e.field === 'page'));
     assert.equal(body.detail, '1 field(s) failed validation: page');
@@ -79,7 +126,11 @@ describe('HTTP hardening', () => {
   it('when a scalar query parameter is sent in brackets, then 401 without a credential and 400 naming it with one', async () => {
     for (const query of ['status[x]=active', 'role[x]=ROLE_MEMBER', 'status[99999999]=active']) {
       expectProblem(await t.http.get(`/api/admin/users?${query}`), 401, 'unauthenticated');
-      const body = expectProblem(await t.http.get(`/api/admin/users?${query}`).set(bearer(adminToken)), 400, 'invalid_filter');
+      const body = expectProblem(
+        await t.http.get(`/api/admin/users?${query}`).set(bearer(adminToken)),
+        400,
+        'invalid_filter',
+      );
       assert.equal(body.errors[0].field, query.split('=')[0]);
     }
     await t.http.get('/api/admin/users?status=active&status=inactive').set(bearer(adminToken)).expect(200);
@@ -101,10 +152,15 @@ describe('HTTP hardening', () => {
   it('when a body trickles in a byte at a time, then it is cut at the body timeout with 408', async () => {
     const client = connect(server.port);
     const body = JSON.stringify({ email: 'slow@example.test', password: 'x'.repeat(40) });
-    client.socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    client.socket.write(
+      `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     const started = Date.now();
     let sent = 0;
-    const trickle = setInterval(() => sent < body.length && !client.socket.destroyed && client.socket.write(body[sent++]!), 200);
+    const trickle = setInterval(
+      () => sent < body.length && !client.socket.destroyed && client.socket.write(body[sent++]!),
+      200,
+    );
     try {
       const res = await client.response(6_000);
       assert.equal(res.status, 408);
@@ -121,7 +177,9 @@ describe('HTTP hardening', () => {
     for (const credential of [bearer(token).Authorization, undefined]) {
       const client = connect(server.port);
       const auth = credential ? `Authorization: ${credential}\r\n` : '';
-      client.socket.write(`POST /api/api-keys HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n{"name":"`);
+      client.socket.write(
+        `POST /api/api-keys HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n{"name":"`,
+      );
       const res = await client.response(3_000);
       assert.equal(res.status, credential ? 413 : 401);
       assert.equal(res.headers.connection, 'close');
@@ -129,7 +187,12 @@ describe('HTTP hardening', () => {
       let written = 0;
       const chunk = Buffer.alloc(64 * 1024, 'a');
       while (!client.closedAt && written < 50 * 1024 * 1024) {
-        if (!client.socket.write(chunk)) await Promise.race([new Promise((r) => client.socket.once('drain', r)), client.closed, new Promise((r) => setTimeout(r, 3_000))]);
+        if (!client.socket.write(chunk))
+          await Promise.race([
+            new Promise((r) => client.socket.once('drain', r)),
+            client.closed,
+            new Promise((r) => setTimeout(r, 3_000)),
+          ]);
         if (client.socket.writableNeedDrain) break; // the server stopped reading: flow control holds us
         written += chunk.length;
       }
@@ -140,7 +203,14 @@ describe('HTTP hardening', () => {
 
   it('when a query parameter is sent to an operation that takes none, then the 400 is one the contract declares', async () => {
     const paths = loadContract().document.paths!;
-    for (const [path, method] of [['/health', 'get'], ['/ready', 'get'], ['/api/auth/me', 'get'], ['/api/auth/mfa/enrollment', 'post'], ['/api/admin/impersonate', 'delete'], ['/api/webhooks/event-types', 'get']] as const) {
+    for (const [path, method] of [
+      ['/health', 'get'],
+      ['/ready', 'get'],
+      ['/api/auth/me', 'get'],
+      ['/api/auth/mfa/enrollment', 'post'],
+      ['/api/admin/impersonate', 'delete'],
+      ['/api/webhooks/event-types', 'get'],
+    ] as const) {
       const operation = (paths[path] as Record<string, { responses: Record<string, unknown> }>)[method]!;
       assert.ok(operation.responses['400'], `${method} ${path} declares its 400`);
     }
@@ -150,18 +220,35 @@ describe('HTTP hardening', () => {
   });
 
   it('when Guildhall-Organization names no organization, then 400 naming the header on any operation', async () => {
-    const body = expectProblem(await t.http.get('/api/auth/me').set(bearer(adminToken)).set('Guildhall-Organization', '00000000-0000-4000-8000-000000000000'), 400, 'validation_failed');
+    const body = expectProblem(
+      await t.http
+        .get('/api/auth/me')
+        .set(bearer(adminToken))
+        .set('Guildhall-Organization', '00000000-0000-4000-8000-000000000000'),
+      400,
+      'validation_failed',
+    );
     assert.equal(body.errors[0].field, 'Guildhall-Organization');
-    expectProblem(await t.http.get('/api/admin/jobs').set(bearer(adminToken)).set('Guildhall-Organization', 'not-a-uuid'), 400, 'validation_failed');
+    expectProblem(
+      await t.http.get('/api/admin/jobs').set(bearer(adminToken)).set('Guildhall-Organization', 'not-a-uuid'),
+      400,
+      'validation_failed',
+    );
     await t.http.get('/api/members').set(bearer(adminToken)).set('Guildhall-Organization', organizationId).expect(200);
   });
 
   it('when TRUST_PROXY names the proxy, then its X-Forwarded-Proto makes the request secure', async () => {
-    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, uniquelocal' }).http.trustProxy, ['10.0.0.0/8', 'uniquelocal']);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, uniquelocal' }).http.trustProxy, [
+      '10.0.0.0/8',
+      'uniquelocal',
+    ]);
     assert.equal(loadConfig({ TRUST_PROXY: '2' }).http.trustProxy, 2);
     assert.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
     // the app honours what the configuration names: a proxy on the private network, not the whole internet
-    const app = createApp({ ...t.container, config: { ...t.config, http: { ...t.config.http, trustProxy: ['10.0.0.0/8'] } } });
+    const app = createApp({
+      ...t.container,
+      config: { ...t.config, http: { ...t.config.http, trustProxy: ['10.0.0.0/8'] } },
+    });
     const trusts = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
     assert.equal(trusts('10.1.2.3', 0), true);
     assert.equal(trusts('203.0.113.9', 0), false);

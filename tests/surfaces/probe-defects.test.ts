@@ -16,7 +16,9 @@ describe('defects found by the outside probe', () => {
   let member: string;
 
   before(async () => {
-    t = await startTestApp({ env: { LIBRARY_MAX_FILE_BYTES: String(64 * 1024), LIBRARY_UPLOAD_CORS_ORIGINS: 'https://portal.example.org' } });
+    t = await startTestApp({
+      env: { LIBRARY_MAX_FILE_BYTES: String(64 * 1024), LIBRARY_UPLOAD_CORS_ORIGINS: 'https://portal.example.org' },
+    });
     const org = await buildOrganization();
     admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: org.id }));
     member = await tokenFor(t, await buildUser({ role: 'ROLE_MEMBER', organizationId: org.id }));
@@ -27,7 +29,11 @@ describe('defects found by the outside probe', () => {
 
   describe('integers beyond the column', () => {
     it('when a range filter exceeds int32, then 400 names it (members may read the list too)', async () => {
-      const capacity = expectProblem(await t.http.get('/api/events?capacity[gt]=3000000000').set(bearer(member)), 400, 'invalid_filter');
+      const capacity = expectProblem(
+        await t.http.get('/api/events?capacity[gt]=3000000000').set(bearer(member)),
+        400,
+        'invalid_filter',
+      );
       assert.deepEqual([...new Set(fieldsOf(capacity))], ['capacity[gt]']);
       const between = await t.http.get('/api/courses?durationMinutes[between]=0..3000000000').set(bearer(member));
       assert.deepEqual(fieldsOf(expectProblem(between, 400, 'invalid_filter')), ['durationMinutes[between]']);
@@ -36,12 +42,15 @@ describe('defects found by the outside probe', () => {
     });
 
     it('when a CSV export fails before its first byte, then it answers problem+json like the JSON list', async () => {
-      const res = await t.http.get('/api/courses?durationMinutes[between]=0..3000000000').set(bearer(admin)).set('Accept', 'text/csv');
+      const res = await t.http
+        .get('/api/courses?durationMinutes[between]=0..3000000000')
+        .set(bearer(admin))
+        .set('Accept', 'text/csv');
       expectProblem(res, 400, 'invalid_filter');
       assert.equal(res.headers['content-disposition'], undefined);
     });
 
-    it('when the database refuses the export\'s query before the first row, then 500 problem+json and no attachment', async () => {
+    it("when the database refuses the export's query before the first row, then 500 problem+json and no attachment", async () => {
       await t.db.sequelize.query('ALTER TABLE courses RENAME TO courses_away');
       try {
         const res = await t.http.get('/api/courses').set(bearer(admin)).set('Accept', 'text/csv');
@@ -53,7 +62,11 @@ describe('defects found by the outside probe', () => {
     });
 
     it('when a decimal filter is beyond any number the column holds, then 400 instead of a database error', async () => {
-      const price = expectProblem(await t.http.get('/api/courses?price[gt]=1e300').set(bearer(member)), 400, 'invalid_filter');
+      const price = expectProblem(
+        await t.http.get('/api/courses?price[gt]=1e300').set(bearer(member)),
+        400,
+        'invalid_filter',
+      );
       assert.deepEqual(fieldsOf(price), ['price[gt]']);
     });
   });
@@ -80,18 +93,34 @@ describe('defects found by the outside probe', () => {
       t.http[method](path).set(bearer(admin)).set('Content-Type', 'application/json').send(body);
 
     it('when a create or an update holds a lone surrogate, then both refuse it with 400 naming the field and nothing changes', async () => {
-      const created = expectProblem(await json('post', '/api/members', '{"firstName":"Ann \\ud800","lastName":"L","email":"s1@example.test"}'), 400, 'validation_failed');
+      const created = expectProblem(
+        await json('post', '/api/members', '{"firstName":"Ann \\ud800","lastName":"L","email":"s1@example.test"}'),
+        400,
+        'validation_failed',
+      );
       assert.deepEqual(fieldsOf(created), ['firstName']);
       assert.match(created.errors[0].message, /surrogate/);
-      const ok = await json('post', '/api/members', '{"firstName":"Ann","lastName":"L","email":"s2@example.test"}').expect(201);
-      const updated = await json('put', `/api/members/${ok.body.id}`, '{"firstName":"Ann \\udfff x","lastName":"L","email":"s2@example.test"}');
+      const ok = await json(
+        'post',
+        '/api/members',
+        '{"firstName":"Ann","lastName":"L","email":"s2@example.test"}',
+      ).expect(201);
+      const updated = await json(
+        'put',
+        `/api/members/${ok.body.id}`,
+        '{"firstName":"Ann \\udfff x","lastName":"L","email":"s2@example.test"}',
+      );
       assert.deepEqual(fieldsOf(expectProblem(updated, 400, 'validation_failed')), ['firstName']);
       const stored = await t.http.get(`/api/members/${ok.body.id}`).set(bearer(admin)).expect(200);
       assert.equal(stored.body.firstName, 'Ann');
     });
 
     it('when a surrogate pair (an emoji, escaped or not) is sent, then it is stored as sent', async () => {
-      const res = await json('post', '/api/members', '{"firstName":"Ann \\ud83d\\ude00 😀","lastName":"L","email":"s3@example.test"}').expect(201);
+      const res = await json(
+        'post',
+        '/api/members',
+        '{"firstName":"Ann \\ud83d\\ude00 😀","lastName":"L","email":"s3@example.test"}',
+      ).expect(201);
       assert.equal(res.body.firstName, 'Ann 😀 😀');
     });
   });
@@ -102,7 +131,12 @@ describe('defects found by the outside probe', () => {
       const finished = await t.http
         .post('/api/uploads')
         .set(bearer(admin))
-        .set({ ...TUS, 'Upload-Length': String(whole.length), 'Upload-Metadata': filename('w.pdf'), 'Content-Type': 'application/offset+octet-stream' })
+        .set({
+          ...TUS,
+          'Upload-Length': String(whole.length),
+          'Upload-Metadata': filename('w.pdf'),
+          'Content-Type': 'application/offset+octet-stream',
+        })
         .send(whole);
       assert.equal(finished.status, 201, finished.text);
       assert.equal(finished.headers['upload-offset'], String(whole.length));
@@ -112,7 +146,12 @@ describe('defects found by the outside probe', () => {
       const res = await t.http
         .post('/api/uploads')
         .set(bearer(admin))
-        .set({ ...TUS, 'Upload-Length': String(bytes.length * 2), 'Upload-Metadata': filename('a.pdf'), 'Content-Type': 'application/offset+octet-stream' })
+        .set({
+          ...TUS,
+          'Upload-Length': String(bytes.length * 2),
+          'Upload-Metadata': filename('a.pdf'),
+          'Content-Type': 'application/offset+octet-stream',
+        })
         .send(bytes);
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.match(res.headers.location ?? '', /^\/api\/uploads\/[0-9a-f-]{36}$/);
@@ -122,9 +161,17 @@ describe('defects found by the outside probe', () => {
     });
 
     it('when Tus-Resumable is missing, then HEAD, PATCH and DELETE answer 412 problem+json', async () => {
-      const created = await t.http.post('/api/uploads').set(bearer(admin)).set({ ...TUS, 'Upload-Length': '10', 'Upload-Metadata': filename('b.pdf') }).expect(201);
+      const created = await t.http
+        .post('/api/uploads')
+        .set(bearer(admin))
+        .set({ ...TUS, 'Upload-Length': '10', 'Upload-Metadata': filename('b.pdf') })
+        .expect(201);
       const location = created.headers.location!;
-      const patch = await t.http.patch(location).set(bearer(admin)).set({ 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }).send(Buffer.from('12345'));
+      const patch = await t.http
+        .patch(location)
+        .set(bearer(admin))
+        .set({ 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' })
+        .send(Buffer.from('12345'));
       expectProblem(patch, 412, 'tus_version_unsupported');
       expectProblem(await t.http.delete(location).set(bearer(admin)), 412, 'tus_version_unsupported');
       const head = await t.http.head(location).set(bearer(admin));
@@ -138,7 +185,11 @@ describe('defects found by the outside probe', () => {
       assert.equal(elsewhere.headers['access-control-allow-origin'], undefined);
       const portal = await t.http.options('/api/uploads').set('Origin', 'https://portal.example.org');
       assert.equal(portal.headers['access-control-allow-origin'], 'https://portal.example.org');
-      const json = await t.http.get('/api/members').set(bearer(admin)).set('Origin', 'https://portal.example.org').expect(200);
+      const json = await t.http
+        .get('/api/members')
+        .set(bearer(admin))
+        .set('Origin', 'https://portal.example.org')
+        .expect(200);
       assert.equal(json.headers['access-control-allow-origin'], undefined, 'the JSON API sends none');
     });
 

@@ -63,9 +63,11 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       contract,
       uploadQuota: async (_actor, upload) => {
         quotaChecks.push(upload.declaredBytes);
-        if ((upload.declaredBytes ?? 0) > 5_000) throw new AppError('payload_too_large', 'Over the organization storage quota');
+        if ((upload.declaredBytes ?? 0) > 5_000)
+          throw new AppError('payload_too_large', 'Over the organization storage quota');
       },
-      scimTokens: async (presented) => (presented === SCIM_TOKEN ? directoryActor('directory-1', organizationId) : null),
+      scimTokens: async (presented) =>
+        presented === SCIM_TOKEN ? directoryActor('directory-1', organizationId) : null,
       routes: {
         api: [
           (router) =>
@@ -91,18 +93,31 @@ describe('surfaces: one router, parser, credential and error format per kind of 
         scim: [
           (router) => {
             router.get('/Users', (req, res) =>
-              sendScim(res, { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, Resources: [], actor: req.context.actor?.type }),
+              sendScim(res, {
+                schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+                totalResults: 0,
+                Resources: [],
+                actor: req.context.actor?.type,
+              }),
             );
             router.post('/Users', (req, res) => {
-              if (typeof req.body.userName !== 'string') throw new AppError('validation_failed', 'userName is required', { errors: [{ field: 'userName', message: 'is required' }] });
-              res.status(201).json({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], id: 'u1', userName: req.body.userName });
+              if (typeof req.body.userName !== 'string')
+                throw new AppError('validation_failed', 'userName is required', {
+                  errors: [{ field: 'userName', message: 'is required' }],
+                });
+              res.status(201).json({
+                schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+                id: 'u1',
+                userName: req.body.userName,
+              });
             });
           },
         ],
         sso: [
           (router) => {
             router.post('/callback/test', (req, res) => {
-              if (req.body.code === 'bad') throw new AppError('invalid_credentials', 'The sign-in <b>code</b> was refused');
+              if (req.body.code === 'bad')
+                throw new AppError('invalid_credentials', 'The sign-in <b>code</b> was refused');
               res.redirect(303, `/portal/member?state=${encodeURIComponent(req.body.state)}`);
             });
           },
@@ -111,9 +126,13 @@ describe('surfaces: one router, parser, credential and error format per kind of 
           (webhooks) =>
             webhooks.receive('/test', {
               verify: (req) => {
-                if (req.get('x-signature') !== sign(req.rawBody.toString('utf8'))) throw new AppError('unauthenticated', 'The webhook signature does not match');
+                if (req.get('x-signature') !== sign(req.rawBody.toString('utf8')))
+                  throw new AppError('unauthenticated', 'The webhook signature does not match');
               },
-              handle: (req, res) => void res.status(200).json({ received: jsonPayload<{ event: string }>(req).event, bytes: req.rawBody!.length }),
+              handle: (req, res) =>
+                void res
+                  .status(200)
+                  .json({ received: jsonPayload<{ event: string }>(req).event, bytes: req.rawBody!.length }),
             }),
         ],
       },
@@ -125,7 +144,12 @@ describe('surfaces: one router, parser, credential and error format per kind of 
   describe('uploads (problem+json, no JSON parser, credential and quota before the body)', () => {
     it('when an upload is sent, then the route streams the raw bytes, whatever their content type', async () => {
       const body = '{"not": "parsed"}';
-      const res = await http_.post('/api/uploads/test').set(bearer(token)).set('Content-Type', 'application/json').send(body).expect(201);
+      const res = await http_
+        .post('/api/uploads/test')
+        .set(bearer(token))
+        .set('Content-Type', 'application/json')
+        .send(body)
+        .expect(201);
       assert.equal(res.body.bytes, Buffer.byteLength(body));
       assert.equal(res.body.actor, 'user');
     });
@@ -133,10 +157,15 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     it('when the credential is missing or the quota refuses, then the answer comes before a byte of the body is sent', async () => {
       const server = await listen({ ...t, app });
       try {
-        for (const [auth, status, code] of [['', 401, 'unauthenticated'], [`Authorization: Bearer ${token}\r\n`, 413, 'payload_too_large']] as const) {
+        for (const [auth, status, code] of [
+          ['', 401, 'unauthenticated'],
+          [`Authorization: Bearer ${token}\r\n`, 413, 'payload_too_large'],
+        ] as const) {
           const client = connect(server.port);
           // the headers announce 8 000 bytes (under the route's limit, over the quota); none are sent
-          client.socket.write(`POST /api/uploads/test HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/octet-stream\r\nContent-Length: 8000\r\n\r\n`);
+          client.socket.write(
+            `POST /api/uploads/test HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/octet-stream\r\nContent-Length: 8000\r\n\r\n`,
+          );
           const res = await client.response(3_000);
           assert.equal(res.status, status);
           assert.equal(JSON.parse(res.body).code, code);
@@ -153,7 +182,9 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       const server = await listen({ ...t, app });
       try {
         const client = connect(server.port);
-        client.socket.write(`POST /api/uploads/test HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        client.socket.write(
+          `POST /api/uploads/test HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        );
         for (let i = 0; i < 3; i++) client.socket.write(`fa0\r\n${'x'.repeat(4000)}\r\n`); // 12 000 bytes, limit 10 000
         const res = await client.response(3_000);
         assert.equal(res.status, 413);
@@ -167,11 +198,28 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     it('when an Idempotency-Key is replayed, then the same body is answered from the record and another body is refused', async () => {
       const before = uploadsHandled.length;
       const key = `upload-${Date.now()}`;
-      const first = await http_.post('/api/uploads/test').set(bearer(token)).set('Idempotency-Key', key).set('Content-Type', 'application/octet-stream').send(Buffer.from('first body')).expect(201);
-      const replay = await http_.post('/api/uploads/test').set(bearer(token)).set('Idempotency-Key', key).set('Content-Type', 'application/octet-stream').send(Buffer.from('first body')).expect(201);
+      const first = await http_
+        .post('/api/uploads/test')
+        .set(bearer(token))
+        .set('Idempotency-Key', key)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from('first body'))
+        .expect(201);
+      const replay = await http_
+        .post('/api/uploads/test')
+        .set(bearer(token))
+        .set('Idempotency-Key', key)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from('first body'))
+        .expect(201);
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.deepEqual(replay.body, first.body);
-      const other = await http_.post('/api/uploads/test').set(bearer(token)).set('Idempotency-Key', key).set('Content-Type', 'application/octet-stream').send(Buffer.from('other body'));
+      const other = await http_
+        .post('/api/uploads/test')
+        .set(bearer(token))
+        .set('Idempotency-Key', key)
+        .set('Content-Type', 'application/octet-stream')
+        .send(Buffer.from('other body'));
       expectProblem(other, 422, 'idempotency_key_reused');
       assert.equal(uploadsHandled.length - before, 1, 'the route committed once');
     });
@@ -206,23 +254,63 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       const res = await http_.get('/scim/v2/Users').set(bearer(SCIM_TOKEN)).expect(200);
       assert.match(res.headers['content-type'], /^application\/scim\+json/);
       assert.equal(JSON.parse(res.text).actor, 'directory');
-      const created = await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'application/scim+json').send(JSON.stringify({ userName: 'ada' })).expect(201);
+      const created = await http_
+        .post('/scim/v2/Users')
+        .set(bearer(SCIM_TOKEN))
+        .set('Content-Type', 'application/scim+json')
+        .send(JSON.stringify({ userName: 'ada' }))
+        .expect(201);
       assert.match(created.headers['content-type'], /^application\/scim\+json/);
       assert.equal(JSON.parse(created.text).userName, 'ada');
     });
 
     it('when the body is malformed, invalid, of another type or the path unknown, then SCIM errors with their scimType', async () => {
-      scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'application/scim+json').send('{"userName": '), 400, 'invalidSyntax');
-      const invalid = scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'application/scim+json').send('{}'), 400, 'invalidValue');
+      scimError(
+        await http_
+          .post('/scim/v2/Users')
+          .set(bearer(SCIM_TOKEN))
+          .set('Content-Type', 'application/scim+json')
+          .send('{"userName": '),
+        400,
+        'invalidSyntax',
+      );
+      const invalid = scimError(
+        await http_
+          .post('/scim/v2/Users')
+          .set(bearer(SCIM_TOKEN))
+          .set('Content-Type', 'application/scim+json')
+          .send('{}'),
+        400,
+        'invalidValue',
+      );
       assert.match(invalid.detail, /userName/);
-      scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'text/plain').send('userName=ada'), 415);
+      scimError(
+        await http_
+          .post('/scim/v2/Users')
+          .set(bearer(SCIM_TOKEN))
+          .set('Content-Type', 'text/plain')
+          .send('userName=ada'),
+        415,
+      );
       scimError(await http_.get('/scim/v2/Nothing').set(bearer(SCIM_TOKEN)), 404);
     });
 
     it('when a SCIM body or filter holds a NUL character, then a SCIM 400 names it before any route runs', async () => {
-      const body = scimError(await http_.post('/scim/v2/Users').set(bearer(SCIM_TOKEN)).set('Content-Type', 'application/scim+json').send('{"userName":"ada\\u0000x"}'), 400, 'invalidValue');
+      const body = scimError(
+        await http_
+          .post('/scim/v2/Users')
+          .set(bearer(SCIM_TOKEN))
+          .set('Content-Type', 'application/scim+json')
+          .send('{"userName":"ada\\u0000x"}'),
+        400,
+        'invalidValue',
+      );
       assert.match(body.detail, /userName/);
-      scimError(await http_.get('/scim/v2/Users?filter=userName%20eq%20%22a%00%22').set(bearer(SCIM_TOKEN)), 400, 'invalidValue');
+      scimError(
+        await http_.get('/scim/v2/Users?filter=userName%20eq%20%22a%00%22').set(bearer(SCIM_TOKEN)),
+        400,
+        'invalidValue',
+      );
     });
   });
 
@@ -249,18 +337,47 @@ describe('surfaces: one router, parser, credential and error format per kind of 
   describe('inbound webhooks (raw body kept for the signature, problem+json)', () => {
     it('when the signature over the exact bytes matches, then the route gets the payload', async () => {
       const body = '{ "event" :  "dsync.user.created" }'; // spacing a re-serialised body would lose
-      const res = await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(body)).send(body).expect(200);
+      const res = await http_
+        .post('/webhooks/test')
+        .set('Content-Type', 'application/json')
+        .set('X-Signature', sign(body))
+        .send(body)
+        .expect(200);
       assert.deepEqual(res.body, { received: 'dsync.user.created', bytes: Buffer.byteLength(body) });
     });
 
     it('when the signature does not match or the payload is not JSON, then problem+json', async () => {
       const body = '{"event":"dsync.user.created"}';
-      expectProblem(await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(`${body} `)).send(body), 401, 'unauthenticated');
+      expectProblem(
+        await http_
+          .post('/webhooks/test')
+          .set('Content-Type', 'application/json')
+          .set('X-Signature', sign(`${body} `))
+          .send(body),
+        401,
+        'unauthenticated',
+      );
       const garbled = '{"event":';
-      expectProblem(await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(garbled)).send(garbled), 400, 'malformed_body');
+      expectProblem(
+        await http_
+          .post('/webhooks/test')
+          .set('Content-Type', 'application/json')
+          .set('X-Signature', sign(garbled))
+          .send(garbled),
+        400,
+        'malformed_body',
+      );
       expectProblem(await http_.post('/webhooks/unknown').send(body), 404, 'route_not_found');
       const nul = '{"event":"dsync.user\\u0000.created"}';
-      const refused = expectProblem(await http_.post('/webhooks/test').set('Content-Type', 'application/json').set('X-Signature', sign(nul)).send(nul), 400, 'validation_failed');
+      const refused = expectProblem(
+        await http_
+          .post('/webhooks/test')
+          .set('Content-Type', 'application/json')
+          .set('X-Signature', sign(nul))
+          .send(nul),
+        400,
+        'validation_failed',
+      );
       assert.equal(refused.errors[0].field, 'event');
     });
   });
@@ -273,7 +390,14 @@ describe('surfaces: one router, parser, credential and error format per kind of 
           new Promise<{ status: number; type: string; chunks: string[] }>((resolve, reject) => {
             const chunks: string[] = [];
             const req = http.request(
-              { host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/test/events', headers: { ...bearer(token), 'Idempotency-Key': key }, agent: false },
+              {
+                host: '127.0.0.1',
+                port: server.port,
+                method: 'POST',
+                path: '/api/test/events',
+                headers: { ...bearer(token), 'Idempotency-Key': key },
+                agent: false,
+              },
               (res) => {
                 res.setEncoding('utf8');
                 res.on('data', (chunk: string) => {
@@ -281,7 +405,9 @@ describe('surfaces: one router, parser, credential and error format per kind of 
                   // the first event arrived while the handler still holds the second: nothing buffered it
                   if (chunks.length === 1) releaseSecondEvent();
                 });
-                res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), chunks }));
+                res.on('end', () =>
+                  resolve({ status: res.statusCode!, type: String(res.headers['content-type']), chunks }),
+                );
               },
             );
             req.on('error', reject);

@@ -7,7 +7,14 @@ import { assessEvidence } from '../../src/modules/chat/chat.evidence.ts';
 import { pickSentences } from '../../src/modules/chat/extractive-answer.ts';
 import type { RetrievedPassage } from '../../src/modules/chat/passage-retrieval.repository.ts';
 
-const passage = (id: string, pageNumber: number, content: string, similarity: number, coverage: number, score: number): RetrievedPassage => ({
+const passage = (
+  id: string,
+  pageNumber: number,
+  content: string,
+  similarity: number,
+  coverage: number,
+  score: number,
+): RetrievedPassage => ({
   id,
   resourceId: 'r1',
   resourceName: 'Site Safety Manual',
@@ -24,8 +31,22 @@ const passage = (id: string, pageNumber: number, content: string, similarity: nu
 
 // as retrieval re-ranked them (0.7 similarity + 0.3 coverage): the weather page first, although the
 // inspections page sits a little closer to the question by cosine alone
-const weather = passage('p5', 5, 'Lifting operations stop when wind speed exceeds 38 kilometres per hour or during lightning. The crane supervisor records each stoppage.', 0.41, 0.25, 0.03);
-const inspections = passage('p1', 1, 'Every bridge site is inspected before work starts and then every week. The inspector signs the site register.', 0.44, 0, 0.032);
+const weather = passage(
+  'p5',
+  5,
+  'Lifting operations stop when wind speed exceeds 38 kilometres per hour or during lightning. The crane supervisor records each stoppage.',
+  0.41,
+  0.25,
+  0.03,
+);
+const inspections = passage(
+  'p1',
+  1,
+  'Every bridge site is inspected before work starts and then every week. The inspector signs the site register.',
+  0.44,
+  0,
+  0.032,
+);
 
 describe('search-mode answers: the page cited first', () => {
   it('when a later passage has the higher similarity, then the relevant passages keep the retrieval order', () => {

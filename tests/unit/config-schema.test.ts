@@ -180,9 +180,7 @@ describe('production requirements', () => {
 
   it('when production has both, then it starts; a short secret or private webhook targets are refused', () => {
     assert.equal(loadConfig(PRODUCTION).smtpUrl, 'smtp://mail.example.test');
-    assert.deepEqual(problemsOf({ ...PRODUCTION, APP_SECRET: 'short' }), [
-      'APP_SECRET must be at least 32 characters',
-    ]);
+    assert.deepEqual(problemsOf({ ...PRODUCTION, APP_SECRET: 'short' }), ['APP_SECRET must be at least 32 characters']);
     assert.deepEqual(problemsOf({ ...PRODUCTION, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' }), [
       'WEBHOOKS_ALLOW_PRIVATE_TARGETS cannot be true when NODE_ENV=production',
     ]);
@@ -213,7 +211,7 @@ describe('production requirements', () => {
       assert.equal(code, 78, output);
       assert.match(output, /^Configuration error: PORT must be an integer between 0 and 65535, got "80a"$/m);
       assert.match(output, /^APP_SECRET is required when NODE_ENV=production/m);
-      assert.match(output, /^  and set APP_SECRET to that value/m, 'the lines of one problem are indented');
+      assert.match(output, /^ {2}and set APP_SECRET to that value/m, 'the lines of one problem are indented');
       assert.match(output, /^SMTP_URL is required when NODE_ENV=production/m);
     } finally {
       await rm(cwd, { recursive: true, force: true });

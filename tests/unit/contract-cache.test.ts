@@ -26,7 +26,9 @@ describe('parsed contract cache', () => {
 
   it('when the contract is edited, then the edit is parsed, not the old cache, and the old entry is removed', () => {
     const before = readdirSync(dir);
-    const edited = parsedContract('openapi: 3.1.0\ninfo: { title: Edited, version: "2" }\npaths: {}\n', dir) as { info: { title: string } };
+    const edited = parsedContract('openapi: 3.1.0\ninfo: { title: Edited, version: "2" }\npaths: {}\n', dir) as {
+      info: { title: string };
+    };
     assert.equal(edited.info.title, 'Edited');
     const after_ = readdirSync(dir);
     assert.equal(after_.length, 1);
@@ -36,7 +38,9 @@ describe('parsed contract cache', () => {
   it('when the cache folder cannot be created, then the contract is still parsed', () => {
     // a NUL byte makes every file-system call on the path fail (tests run as root, so permissions would not)
     const unusable = path.join(dir, 'unusable\u0000folder');
-    const document = parsedContract('openapi: 3.1.0\ninfo: { title: Plain, version: "1" }\npaths: {}\n', unusable) as { info: { title: string } };
+    const document = parsedContract('openapi: 3.1.0\ninfo: { title: Plain, version: "1" }\npaths: {}\n', unusable) as {
+      info: { title: string };
+    };
     assert.equal(document.info.title, 'Plain');
     assert.equal(existsSync(path.join(dir, 'unusable')), false);
   });

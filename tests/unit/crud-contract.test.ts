@@ -14,12 +14,20 @@ type Json = Record<string, any>;
 const contract = loadContract().document as unknown as Json;
 const deref = (node: Json): Json => {
   if (!node?.$ref) return node;
-  const target = (node.$ref as string).slice(2).split('/').reduce((at: Json, key) => at[key], contract);
+  const target = (node.$ref as string)
+    .slice(2)
+    .split('/')
+    .reduce((at: Json, key) => at[key], contract);
   return deref(target);
 };
 const schemaName = (node: Json) => (node.$ref as string | undefined)?.split('/').pop();
 
-const RANGE_SCHEMA = { date: 'DateFilter', datetime: 'DateTimeFilter', integer: 'IntegerRangeFilter', decimal: 'NumberRangeFilter' } as Record<string, string>;
+const RANGE_SCHEMA = {
+  date: 'DateFilter',
+  datetime: 'DateTimeFilter',
+  integer: 'IntegerRangeFilter',
+  decimal: 'NumberRangeFilter',
+} as Record<string, string>;
 
 interface Described {
   path: string;
@@ -34,7 +42,11 @@ function checkResource(definition: Described, single: string) {
   const parameters = (list.parameters as Json[]).map(deref).filter((p) => !['page', 'itemsPerPage'].includes(p.name));
   const filters = Object.entries(definition.fields).filter(([, spec]) => spec.filter);
   const declared = parameters.filter((p) => p.name !== 'order');
-  assert.deepEqual(declared.map((p) => p.name).sort(), filters.map(([name]) => name).sort(), `${definition.path} filters`);
+  assert.deepEqual(
+    declared.map((p) => p.name).sort(),
+    filters.map(([name]) => name).sort(),
+    `${definition.path} filters`,
+  );
   for (const [name, spec] of filters) {
     const parameter = declared.find((p) => p.name === name)!;
     if (spec.filter === 'exact') assert.equal(parameter.schema.type, 'array', `${name} takes several values`);
@@ -45,21 +57,32 @@ function checkResource(definition: Described, single: string) {
     }
   }
   const order = parameters.find((p) => p.name === 'order')!;
-  const sortable = Object.entries(definition.fields).filter(([, spec]) => spec.sortable).map(([name]) => name);
+  const sortable = Object.entries(definition.fields)
+    .filter(([, spec]) => spec.sortable)
+    .map(([name]) => name);
   assert.deepEqual(Object.keys(order.schema.properties).sort(), sortable.sort(), `${definition.path} sorts`);
 
   const input = contract.components.schemas[`${single}Input`];
   const readOnly = Object.keys(input.properties).filter((key) => schemaName(input.properties[key]) === 'ReadOnlyField');
   assert.deepEqual(readOnly.sort(), [...definition.readOnly].sort(), `${single} read-only fields`);
-  assert.deepEqual(Object.keys(input.properties).filter((k) => !readOnly.includes(k)).sort(), [...definition.writable].sort(), `${single} writable fields`);
+  assert.deepEqual(
+    Object.keys(input.properties)
+      .filter((k) => !readOnly.includes(k))
+      .sort(),
+    [...definition.writable].sort(),
+    `${single} writable fields`,
+  );
   const output = Object.keys(contract.components.schemas[single].properties);
   assert.deepEqual([...definition.csvColumns!, 'organizationId'].sort(), output.sort(), `${single} CSV columns`);
 }
 
 describe('contract and definitions agree', () => {
-  it('when the members list is declared, then its filters, sorts and fields match the definition', () => checkResource(memberResource, 'Member'));
-  it('when the events list is declared, then its filters, sorts and fields match the definition', () => checkResource(eventResource, 'Event'));
-  it('when the courses list is declared, then its filters, sorts and fields match the definition', () => checkResource(courseResource, 'Course'));
+  it('when the members list is declared, then its filters, sorts and fields match the definition', () =>
+    checkResource(memberResource, 'Member'));
+  it('when the events list is declared, then its filters, sorts and fields match the definition', () =>
+    checkResource(eventResource, 'Event'));
+  it('when the courses list is declared, then its filters, sorts and fields match the definition', () =>
+    checkResource(courseResource, 'Course'));
 
   it('when the webhook catalog is published, then the enum and the webhooks section list exactly its event kinds', () => {
     const kinds = Object.keys(publicEventsOf(domainEventCatalog)).sort();

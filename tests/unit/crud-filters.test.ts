@@ -39,11 +39,17 @@ describe('list filters (parsing)', () => {
 
   it('when an exact filter has one value or several, then it is an IN list without duplicates', () => {
     assert.deepEqual(parse({ status: 'active' }).conditions, [{ field: 'status', kind: 'in', values: ['active'] }]);
-    assert.deepEqual(parse({ status: ['active', 'lapsed', 'active'] }).conditions, [{ field: 'status', kind: 'in', values: ['active', 'lapsed'] }]);
+    assert.deepEqual(parse({ status: ['active', 'lapsed', 'active'] }).conditions, [
+      { field: 'status', kind: 'in', values: ['active', 'lapsed'] },
+    ]);
   });
 
   it('when an exact filter is case-insensitive, then its values are lower-cased', () => {
-    assert.deepEqual(parse({ email: 'Ann@Example.COM' }).conditions[0], { field: 'email', kind: 'in', values: ['ann@example.com'] });
+    assert.deepEqual(parse({ email: 'Ann@Example.COM' }).conditions[0], {
+      field: 'email',
+      kind: 'in',
+      values: ['ann@example.com'],
+    });
   });
 
   it('when a partial filter is given, then it is a lower-case prefix', () => {
@@ -51,14 +57,26 @@ describe('list filters (parsing)', () => {
   });
 
   it('when date operators are given, then after/before are inclusive and strictly_* exclusive', () => {
-    const { conditions } = parse({ createdAt: { after: '2026-01-01', before: '2026-01-31T12:00:00+02:00', strictly_after: '2025-12-31T00:00:00Z', strictly_before: '2026-02-01' } });
+    const { conditions } = parse({
+      createdAt: {
+        after: '2026-01-01',
+        before: '2026-01-31T12:00:00+02:00',
+        strictly_after: '2025-12-31T00:00:00Z',
+        strictly_before: '2026-02-01',
+      },
+    });
     assert.deepEqual(conditions, [
       { field: 'createdAt', kind: 'compare', op: 'gte', value: '2026-01-01T00:00:00.000Z' },
       { field: 'createdAt', kind: 'compare', op: 'lte', value: '2026-01-31T10:00:00.000Z' },
       { field: 'createdAt', kind: 'compare', op: 'gt', value: '2025-12-31T00:00:00.000Z' },
       { field: 'createdAt', kind: 'compare', op: 'lt', value: '2026-02-01T00:00:00.000Z' },
     ]);
-    assert.deepEqual(parse({ joinedAt: { after: '2024-02-29' } }).conditions[0], { field: 'joinedAt', kind: 'compare', op: 'gte', value: '2024-02-29' });
+    assert.deepEqual(parse({ joinedAt: { after: '2024-02-29' } }).conditions[0], {
+      field: 'joinedAt',
+      kind: 'compare',
+      op: 'gte',
+      value: '2024-02-29',
+    });
   });
 
   it('when numeric range operators are given, then each becomes a comparison and between a closed range', () => {
@@ -69,7 +87,12 @@ describe('list filters (parsing)', () => {
       { field: 'capacity', kind: 'compare', op: 'lte', value: 40 },
       { field: 'capacity', kind: 'between', low: 10, high: 20 },
     ]);
-    assert.deepEqual(parse({ price: { between: '9.5..10.25' } }).conditions[0], { field: 'price', kind: 'between', low: 9.5, high: 10.25 });
+    assert.deepEqual(parse({ price: { between: '9.5..10.25' } }).conditions[0], {
+      field: 'price',
+      kind: 'between',
+      low: 9.5,
+      high: 10.25,
+    });
   });
 
   it('when order keys are given, then they keep their order and direction', () => {
@@ -89,7 +112,11 @@ describe('list filters (parsing)', () => {
   });
 
   it('when an operator is unknown or missing, then the parameter with its operator is named', () => {
-    refuses({ createdAt: { since: '2026-01-01' } }, 'createdAt[since]', /after, before, strictly_after, strictly_before/);
+    refuses(
+      { createdAt: { since: '2026-01-01' } },
+      'createdAt[since]',
+      /after, before, strictly_after, strictly_before/,
+    );
     refuses({ capacity: { after: '3' } }, 'capacity[after]', /gt, gte, lt, lte, between/);
     refuses({ createdAt: '2026-01-01' }, 'createdAt', /operator/);
     refuses({ status: { in: 'x' } }, 'status');
@@ -117,7 +144,10 @@ describe('list filters (parsing)', () => {
   });
 
   it('when a single value is parsed, then it is normalised by type', () => {
-    assert.equal(parseValue('x', { type: 'uuid' }, 'AAAAAAAA-0000-4000-8000-000000000000'), 'aaaaaaaa-0000-4000-8000-000000000000');
+    assert.equal(
+      parseValue('x', { type: 'uuid' }, 'AAAAAAAA-0000-4000-8000-000000000000'),
+      'aaaaaaaa-0000-4000-8000-000000000000',
+    );
     assert.equal(parseValue('x', { type: 'decimal' }, 12.5), 12.5);
     assert.equal(parseValue('x', { type: 'string' }, ' trimmed '), 'trimmed');
   });

@@ -11,7 +11,15 @@ const memberScope = scopeFor(apiKey, 'member', 'read');
 
 const shape: TableShape = {
   table: 'members',
-  columns: { id: 'id', organizationId: 'organization_id', email: 'email', lastName: 'last_name', status: 'status', createdAt: 'created_at', joinedAt: 'joined_at' },
+  columns: {
+    id: 'id',
+    organizationId: 'organization_id',
+    email: 'email',
+    lastName: 'last_name',
+    status: 'status',
+    createdAt: 'created_at',
+    joinedAt: 'joined_at',
+  },
   fields: memberResource.fields,
 };
 
@@ -38,7 +46,18 @@ describe('list SQL', () => {
       rows.text,
       `SELECT "id", "organization_id" AS "organizationId", "email", "last_name" AS "lastName", "status", "created_at" AS "createdAt", "joined_at" AS "joinedAt" FROM "members" WHERE ${where} ORDER BY "last_name" DESC, "id" DESC LIMIT $9 OFFSET $10`,
     );
-    assert.deepEqual(rows.values, ['org-1', 'a@b.c', 'd@e.f', 'o\\_b\\%%', 'active', '2026-01-01T00:00:00.000Z', 1, 2, 25, 50]);
+    assert.deepEqual(rows.values, [
+      'org-1',
+      'a@b.c',
+      'd@e.f',
+      'o\\_b\\%%',
+      'active',
+      '2026-01-01T00:00:00.000Z',
+      1,
+      2,
+      25,
+      50,
+    ]);
     assert.equal(count.text, `SELECT count(*)::int AS total FROM "members" WHERE ${where}`);
     assert.deepEqual(count.values, rows.values.slice(0, 8));
   });
@@ -60,8 +79,20 @@ describe('list SQL', () => {
   });
 
   it('when an order is given, then id breaks ties in the direction of the last key', () => {
-    assert.deepEqual(orderTerms([{ field: 'lastName', direction: 'asc' }]), [{ field: 'lastName', direction: 'asc' }, { field: 'id', direction: 'asc' }]);
-    assert.deepEqual(orderTerms([{ field: 'status', direction: 'asc' }, { field: 'joinedAt', direction: 'desc' }]).at(-1), { field: 'id', direction: 'desc' });
-    assert.throws(() => listSql(shape, memberScope, { conditions: [{ field: 'nope', kind: 'in', values: ['x'] }], order: [] }), /no column for nope/);
+    assert.deepEqual(orderTerms([{ field: 'lastName', direction: 'asc' }]), [
+      { field: 'lastName', direction: 'asc' },
+      { field: 'id', direction: 'asc' },
+    ]);
+    assert.deepEqual(
+      orderTerms([
+        { field: 'status', direction: 'asc' },
+        { field: 'joinedAt', direction: 'desc' },
+      ]).at(-1),
+      { field: 'id', direction: 'desc' },
+    );
+    assert.throws(
+      () => listSql(shape, memberScope, { conditions: [{ field: 'nope', kind: 'in', values: ['x'] }], order: [] }),
+      /no column for nope/,
+    );
   });
 });

@@ -5,20 +5,23 @@ import request from 'supertest';
 import { mostSpecificFirst, routeTable, sequence } from '../../src/http/dispatch.ts';
 
 /** Sets req.openapi as the contract lookup would, for the express-style route of the operation. */
-const operation = (expressRoute: string): RequestHandler => (req, _res, next) => {
-  (req as Request & { openapi?: { expressRoute: string } }).openapi = { expressRoute };
-  next();
-};
+const operation =
+  (expressRoute: string): RequestHandler =>
+  (req, _res, next) => {
+    (req as Request & { openapi?: { expressRoute: string } }).openapi = { expressRoute };
+    next();
+  };
 
-const errors = (error: Error, _req: Request, res: Response, _next: NextFunction) => void res.status(500).json({ error: error.message });
+const errors = (error: Error, _req: Request, res: Response, _next: NextFunction) =>
+  void res.status(500).json({ error: error.message });
 
-describe('dispatch: one layer for a chain, one step to an operation\'s route', () => {
+describe("dispatch: one layer for a chain, one step to an operation's route", () => {
   it('when a chain runs, then each step runs in order; a throw, a rejection or next(error) reaches the error handler', async () => {
     const seen: string[] = [];
     const app = express();
     app.use(
       sequence([
-        (req, _res, next) => (seen.push('sync'), next()),
+        (_req, _res, next) => (seen.push('sync'), next()),
         async (req, _res, next) => {
           await new Promise((resolve) => setImmediate(resolve));
           seen.push('async');
@@ -36,7 +39,12 @@ describe('dispatch: one layer for a chain, one step to an operation\'s route', (
     app.get('/', (_req, res) => void res.json({ seen }));
     app.use(errors);
     assert.deepEqual((await request(app).get('/').expect(200)).body.seen, ['sync', 'async']);
-    for (const [fail, message] of [['throw', 'thrown'], ['reject', 'rejected'], ['next', 'passed'], ['sync', 'sync throw']]) {
+    for (const [fail, message] of [
+      ['throw', 'thrown'],
+      ['reject', 'rejected'],
+      ['next', 'passed'],
+      ['sync', 'sync throw'],
+    ]) {
       assert.equal((await request(app).get(`/?fail=${fail}`).expect(500)).body.error, message);
     }
   });
@@ -47,12 +55,19 @@ describe('dispatch: one layer for a chain, one step to an operation\'s route', (
     app.use(
       routeTable((router) => {
         router.get('/things', (_req, res) => void res.json({ route: 'list' }));
-        router.get('/things/:id', (req, res) => void res.json({ route: 'item', id: req.params.id, path: req.route?.path }));
+        router.get(
+          '/things/:id',
+          (req, res) => void res.json({ route: 'item', id: req.params.id, path: req.route?.path }),
+        );
         router.delete('/things/:id', (_req, res) => void res.status(204).end());
       }),
     );
     app.use(errors);
-    assert.deepEqual((await request(app).get('/things/a%20b').expect(200)).body, { route: 'item', id: 'a b', path: '/things/:id' });
+    assert.deepEqual((await request(app).get('/things/a%20b').expect(200)).body, {
+      route: 'item',
+      id: 'a b',
+      path: '/things/:id',
+    });
     await request(app).delete('/things/x').expect(204);
   });
 
@@ -82,10 +97,20 @@ describe('dispatch: one layer for a chain, one step to an operation\'s route', (
     const app = express();
     // the order a module list might give: the library's /:id first, the catalogue's /categories after
     const modules = [
-      (router: express.Router) => void router.get('/api/resources/:id', (req, res) => void res.json({ route: 'id', id: req.params.id })),
-      (router: express.Router) => void router.get('/api/resources/categories', (_req, res) => void res.json({ route: 'categories' })),
+      (router: express.Router) =>
+        void router.get('/api/resources/:id', (req, res) => void res.json({ route: 'id', id: req.params.id })),
+      (router: express.Router) =>
+        void router.get('/api/resources/categories', (_req, res) => void res.json({ route: 'categories' })),
     ];
-    app.use(routeTable(mostSpecificFirst((table) => modules.forEach((register) => register(table)))));
+    app.use(
+      routeTable(
+        mostSpecificFirst((table) =>
+          modules.forEach((register) => {
+            register(table);
+          }),
+        ),
+      ),
+    );
     assert.deepEqual((await request(app).get('/api/resources/categories').expect(200)).body, { route: 'categories' });
     assert.deepEqual((await request(app).get('/api/resources/abc').expect(200)).body, { route: 'id', id: 'abc' });
   });

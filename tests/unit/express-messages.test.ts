@@ -19,26 +19,42 @@ async function listening(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe('the listening server: requests and responses born with the app\'s prototypes', () => {
-  it('when a request arrives, then its objects were created with the prototypes Express gives them, and Express\'s methods work', async () => {
+describe("the listening server: requests and responses born with the app's prototypes", () => {
+  it("when a request arrives, then its objects were created with the prototypes Express gives them, and Express's methods work", async () => {
     const app = express();
     app.get('/probe/:id', (req, res) => {
       res.json({
-        requestBornAsApp: Object.getPrototypeOf(req) === app.request && req.constructor !== IncomingMessage && req instanceof IncomingMessage,
-        responseBornAsApp: Object.getPrototypeOf(res) === app.response && res.constructor !== ServerResponse && res instanceof ServerResponse,
+        requestBornAsApp:
+          Object.getPrototypeOf(req) === app.request &&
+          req.constructor !== IncomingMessage &&
+          req instanceof IncomingMessage,
+        responseBornAsApp:
+          Object.getPrototypeOf(res) === app.response &&
+          res.constructor !== ServerResponse &&
+          res instanceof ServerResponse,
         app: req.app === app && res.app === app,
         header: req.get('x-probe'),
         id: req.params.id,
         query: req.query.q,
       });
     });
-    const servers = [createHttpServer(app, settings, 'http://localhost', createLogger('silent')), createHttpServer(app, settings, 'http://localhost', createLogger('silent'))];
+    const servers = [
+      createHttpServer(app, settings, 'http://localhost', createLogger('silent')),
+      createHttpServer(app, settings, 'http://localhost', createLogger('silent')),
+    ];
     try {
       for (const server of servers) {
         const base = await listening(server);
         const response = await fetch(`${base}/probe/7?q=x`, { headers: { 'X-Probe': 'yes' } });
         assert.equal(response.status, 200);
-        assert.deepEqual(await response.json(), { requestBornAsApp: true, responseBornAsApp: true, app: true, header: 'yes', id: '7', query: 'x' });
+        assert.deepEqual(await response.json(), {
+          requestBornAsApp: true,
+          responseBornAsApp: true,
+          app: true,
+          header: 'yes',
+          id: '7',
+          query: 'x',
+        });
       }
     } finally {
       for (const server of servers) server.close();
@@ -47,7 +63,9 @@ describe('the listening server: requests and responses born with the app\'s prot
 
   it('when the app is served without those classes (as supertest does), then Express sets the prototypes itself and the same route answers', async () => {
     const app = express();
-    app.get('/probe', (req, res) => res.json({ app: req.app === app, inherits: Object.getPrototypeOf(req) === app.request }));
+    app.get('/probe', (req, res) =>
+      res.json({ app: req.app === app, inherits: Object.getPrototypeOf(req) === app.request }),
+    );
     const born = createHttpServer(app, settings, 'http://localhost', createLogger('silent'));
     const plain = createServer(app);
     try {

@@ -18,13 +18,49 @@ interface Reliance {
 }
 
 const RELIANCES: Reliance[] = [
-  { name: 'express-openapi-validator', version: '5.6.2', where: 'src/http/openapi.patches.ts', what: 'its parameter mutator and route lookup, patched' },
-  { name: 'path-to-regexp', from: 'express-openapi-validator', version: '8.4.2', where: 'src/http/openapi.patches.ts', what: 'pathToRegexp, memoised' },
-  { name: 'router', version: '2.3.0', where: 'src/http/dispatch.ts', what: "a router's stack of layers, read to jump to a route" },
-  { name: 'express', version: '5.3.0', where: 'src/http/express-messages.ts', what: "app.request and app.response as the messages' prototypes" },
-  { name: 'sequelize', version: '6.37.8', where: 'src/shared/sql.ts, src/jobs/queue.ts', what: "a transaction's `connection`" },
-  { name: '@electric-sql/pglite-socket', version: '0.2.17', where: 'src/shared/database.ts', what: "the socket server's inner `server`, for its port" },
-  { name: '@energetic-ai/core', version: '0.2.0', where: 'src/integrations/embeddings/use-lite.embedder.ts', what: 'the process handlers TF.js adds on import, removed' },
+  {
+    name: 'express-openapi-validator',
+    version: '5.6.2',
+    where: 'src/http/openapi.patches.ts',
+    what: 'its parameter mutator and route lookup, patched',
+  },
+  {
+    name: 'path-to-regexp',
+    from: 'express-openapi-validator',
+    version: '8.4.2',
+    where: 'src/http/openapi.patches.ts',
+    what: 'pathToRegexp, memoised',
+  },
+  {
+    name: 'router',
+    version: '2.3.0',
+    where: 'src/http/dispatch.ts',
+    what: "a router's stack of layers, read to jump to a route",
+  },
+  {
+    name: 'express',
+    version: '5.3.0',
+    where: 'src/http/express-messages.ts',
+    what: "app.request and app.response as the messages' prototypes",
+  },
+  {
+    name: 'sequelize',
+    version: '6.37.8',
+    where: 'src/shared/sql.ts, src/jobs/queue.ts',
+    what: "a transaction's `connection`",
+  },
+  {
+    name: '@electric-sql/pglite-socket',
+    version: '0.2.17',
+    where: 'src/shared/database.ts',
+    what: "the socket server's inner `server`, for its port",
+  },
+  {
+    name: '@energetic-ai/core',
+    version: '0.2.0',
+    where: 'src/integrations/embeddings/use-lite.embedder.ts',
+    what: 'the process handlers TF.js adds on import, removed',
+  },
 ];
 
 function installedVersion(name: string, from?: string): string {
@@ -58,6 +94,10 @@ describe('framework internals: the versions they were written against', () => {
     const { port } = server.address() as { port: number };
     const answer = await (await fetch(`http://127.0.0.1:${port}/`)).text();
     server.close();
-    assert.equal(answer, 'true', 'src/http/server.ts reads socket._httpMessage to know whether a response is under way');
+    assert.equal(
+      answer,
+      'true',
+      'src/http/server.ts reads socket._httpMessage to know whether a response is under way',
+    );
   });
 });

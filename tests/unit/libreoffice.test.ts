@@ -30,7 +30,10 @@ describe('LibreOffice rendering', () => {
     const pdf = await renderWithLibreOffice(Buffer.from('a word file'), 'docx', { sofficePath: fake });
     assert.equal(pdf?.toString(), '%PDF-rendered');
     const args = await readFile(path.join(dir, 'args'), 'utf8');
-    assert.match(args, /--headless --norestore -env:UserInstallation=file:\/\/.*\/profile --convert-to pdf --outdir \S+ \S+document\.docx/);
+    assert.match(
+      args,
+      /--headless --norestore -env:UserInstallation=file:\/\/.*\/profile --convert-to pdf --outdir \S+ \S+document\.docx/,
+    );
   });
 
   it('when the configured path cannot be run, then LibreOffice counts as absent and nothing is rendered', async () => {

@@ -10,13 +10,25 @@ describe('bracketAwareQueryParser', () => {
   const parse = bracketAwareQueryParser(extended);
 
   it('when a query has no brackets, then the result equals the extended parser’s', () => {
-    for (const query of ['page=2', 'page=2&itemsPerPage=25', 'status=a&status=b', 'q=a+b%20c', 'empty=', 'flag', 'q=%C3%A9t%C3%A9', '']) {
+    for (const query of [
+      'page=2',
+      'page=2&itemsPerPage=25',
+      'status=a&status=b',
+      'q=a+b%20c',
+      'empty=',
+      'flag',
+      'q=%C3%A9t%C3%A9',
+      '',
+    ]) {
       assert.deepEqual(parse(query), extended(query), query);
     }
   });
 
   it('when a query has bracketed filters, plain or percent-encoded, then they become nested objects', () => {
-    assert.deepEqual(parse('createdAt[after]=2026-01-01&order[lastName]=asc'), { createdAt: { after: '2026-01-01' }, order: { lastName: 'asc' } });
+    assert.deepEqual(parse('createdAt[after]=2026-01-01&order[lastName]=asc'), {
+      createdAt: { after: '2026-01-01' },
+      order: { lastName: 'asc' },
+    });
     assert.deepEqual(parse('order%5BlastName%5D=desc'), { order: { lastName: 'desc' } });
     assert.deepEqual(parse('status[]=active&status[]=pending'), { status: ['active', 'pending'] });
   });

@@ -39,13 +39,23 @@ const allowedCount = (states: LimitState[]) => states.filter((s) => s.allowed).l
 describe('RateLimiter', () => {
   it('when far from the limit, then hits are leased in blocks; near it every hit is decided alone and the 101st of 100 is refused', async () => {
     const store = new MemoryStore();
-    const limiter = new RateLimiter(store, new ManualClock(new Date('2026-01-01T10:00:00Z')), { leaseSize: () => 10, exactMargin: 50 });
+    const limiter = new RateLimiter(store, new ManualClock(new Date('2026-01-01T10:00:00Z')), {
+      leaseSize: () => 10,
+      exactMargin: 50,
+    });
     const states = [];
     for (let i = 0; i < 101; i++) states.push(await limiter.consume('org:a', 100, 3600));
     assert.ok(store.writes < 70, `expected leases, got ${store.writes} writes for 101 hits`);
-    assert.deepEqual(states.slice(0, 100).map((s) => s.allowed), Array(100).fill(true));
+    assert.deepEqual(
+      states.slice(0, 100).map((s) => s.allowed),
+      Array(100).fill(true),
+    );
     assert.equal(states[100]!.allowed, false);
-    assert.deepEqual(states.map((s) => s.remaining), Array.from({ length: 101 }, (_, i) => Math.max(0, 99 - i)), 'one instance: Remaining is exact');
+    assert.deepEqual(
+      states.map((s) => s.remaining),
+      Array.from({ length: 101 }, (_, i) => Math.max(0, 99 - i)),
+      'one instance: Remaining is exact',
+    );
     assert.equal(store.total(), 100, 'refused hits are not counted');
     await limiter.close();
   });
@@ -58,7 +68,9 @@ describe('RateLimiter', () => {
       const b = new RateLimiter(store, clock);
       const states: LimitState[] = [];
       for (let burst = 0; burst < (limit * 2) / 20; burst++) {
-        states.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).consume('org:c', limit, 3600)))));
+        states.push(
+          ...(await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).consume('org:c', limit, 3600)))),
+        );
       }
       assert.equal(allowedCount(states), limit, `limit ${limit}`);
       assert.equal(store.total(), limit);

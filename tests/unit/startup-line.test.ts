@@ -11,6 +11,9 @@ describe('the start-up line', () => {
   });
 
   it('when production serves the sandbox, then both are named', () => {
-    assert.match(startupLine(8080, 'production', 'sandbox'), /:8080 — production mode \(NODE_ENV=production\), serving the sandbox API environment \(APP_ENV=sandbox, gh_test_ keys\)/);
+    assert.match(
+      startupLine(8080, 'production', 'sandbox'),
+      /:8080 — production mode \(NODE_ENV=production\), serving the sandbox API environment \(APP_ENV=sandbox, gh_test_ keys\)/,
+    );
   });
 });

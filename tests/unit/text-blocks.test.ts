@@ -6,21 +6,32 @@ import { textBlocks } from '../../src/integrations/documents/text-blocks.ts';
 import { excerptOf, splitSentences } from '../../src/modules/chat/extractive-answer.ts';
 import type { RetrievedPassage } from '../../src/modules/chat/passage-retrieval.repository.ts';
 
-const PAGE = 'Site inspections\nEvery bridge site is inspected before work starts and then every week. The inspector checks\nscaffolding, harness anchor points and the condition of temporary barriers, and signs the\nsite register.\nWorking at height\nAnyone working more than two metres above the ground must wear a full body harness\nclipped to an approved anchor.';
+const PAGE =
+  'Site inspections\nEvery bridge site is inspected before work starts and then every week. The inspector checks\nscaffolding, harness anchor points and the condition of temporary barriers, and signs the\nsite register.\nWorking at height\nAnyone working more than two metres above the ground must wear a full body harness\nclipped to an approved anchor.';
 
 describe('text blocks', () => {
   it('when a PDF page has headings over wrapped paragraphs, then each heading stands alone and each paragraph is one block', () => {
     assert.deepEqual(textBlocks(PAGE), [
       { text: 'Site inspections', standalone: true },
-      { text: 'Every bridge site is inspected before work starts and then every week. The inspector checks scaffolding, harness anchor points and the condition of temporary barriers, and signs the site register.', standalone: false },
+      {
+        text: 'Every bridge site is inspected before work starts and then every week. The inspector checks scaffolding, harness anchor points and the condition of temporary barriers, and signs the site register.',
+        standalone: false,
+      },
       { text: 'Working at height', standalone: true },
-      { text: 'Anyone working more than two metres above the ground must wear a full body harness clipped to an approved anchor.', standalone: false },
+      {
+        text: 'Anyone working more than two metres above the ground must wear a full body harness clipped to an approved anchor.',
+        standalone: false,
+      },
     ]);
   });
 
   it('when a narrow line wraps before a capital, or a short line continues a sentence, then it stays running text', () => {
-    assert.deepEqual(textBlocks('The final report goes to the\nBoard of Directors within six weeks.'), [{ text: 'The final report goes to the Board of Directors within six weeks.', standalone: false }]);
-    assert.deepEqual(textBlocks('Dues are invoiced every January and payable within\n45 days of the invoice date.'), [{ text: 'Dues are invoiced every January and payable within 45 days of the invoice date.', standalone: false }]);
+    assert.deepEqual(textBlocks('The final report goes to the\nBoard of Directors within six weeks.'), [
+      { text: 'The final report goes to the Board of Directors within six weeks.', standalone: false },
+    ]);
+    assert.deepEqual(textBlocks('Dues are invoiced every January and payable within\n45 days of the invoice date.'), [
+      { text: 'Dues are invoiced every January and payable within 45 days of the invoice date.', standalone: false },
+    ]);
   });
 
   it('when the extractive answer cuts a page into sentences, then a short heading is no sentence and does not lead the next one', () => {
@@ -37,6 +48,9 @@ describe('text blocks', () => {
       excerptOf(passage, undefined, 1000),
       'Site inspections: Every bridge site is inspected before work starts and then every week. The inspector checks scaffolding, harness anchor points and the condition of temporary barriers, and signs the site register. Working at height: Anyone working more than two metres above the ground must wear a full body harness clipped to an approved anchor.',
     );
-    assert.equal(excerptOf({ content: 'Plain text without a heading.', headingPath: 'Guide > Dues' } as RetrievedPassage), 'Guide > Dues: Plain text without a heading.');
+    assert.equal(
+      excerptOf({ content: 'Plain text without a heading.', headingPath: 'Guide > Dues' } as RetrievedPassage),
+      'Guide > Dues: Plain text without a heading.',
+    );
   });
 });

@@ -21,7 +21,11 @@ setTimeout(() => console.log('still serving'), 100);
 
 describe('USE-lite embedder', () => {
   it('when the model has loaded and a promise rejects unhandled, then the process handler logs it and the process goes on', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', SCRIPT], { timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', SCRIPT],
+      { timeout: 60_000 },
+    );
     assert.match(stdout, /dimensions 512/);
     assert.match(stdout, /logged by the service: a request failed without a catch/);
     assert.match(stdout, /still serving/);

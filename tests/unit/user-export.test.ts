@@ -24,10 +24,18 @@ describe('CSV cells, date ranges and LIKE patterns', () => {
       from: new Date('2026-01-01T00:00:00.000Z'),
       to: new Date('2026-01-31T23:59:59.999Z'),
     });
-    assert.deepEqual(parseDateRange({ after: '2026-01-01T10:00:00+02:00' }, 'createdAt'), { from: new Date('2026-01-01T08:00:00.000Z') });
+    assert.deepEqual(parseDateRange({ after: '2026-01-01T10:00:00+02:00' }, 'createdAt'), {
+      from: new Date('2026-01-01T08:00:00.000Z'),
+    });
     assert.equal(parseDateRange({}, 'createdAt'), undefined);
-    assert.throws(() => parseDateRange({ after: '2026-02-01', before: '2026-01-01' }, 'createdAt'), (e: unknown) => e instanceof AppError && e.code === 'invalid_filter');
-    assert.throws(() => parseDateRange({ after: '2026-13-45' }, 'createdAt'), (e: unknown) => e instanceof AppError && e.code === 'invalid_filter');
+    assert.throws(
+      () => parseDateRange({ after: '2026-02-01', before: '2026-01-01' }, 'createdAt'),
+      (e: unknown) => e instanceof AppError && e.code === 'invalid_filter',
+    );
+    assert.throws(
+      () => parseDateRange({ after: '2026-13-45' }, 'createdAt'),
+      (e: unknown) => e instanceof AppError && e.code === 'invalid_filter',
+    );
   });
 
   it('when user input has LIKE wildcards, then they match literally', () => {

@@ -27,8 +27,21 @@ describe('webhook settings', () => {
   });
 
   it('when private targets are allowed in production, then the start is refused', () => {
-    assert.throws(() => loadConfig({ NODE_ENV: 'production', APP_SECRET: SECRET, SMTP_URL: 'smtp://mail.example.test', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }), /WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
-    assert.equal(loadConfig({ NODE_ENV: 'production', APP_SECRET: SECRET, SMTP_URL: 'smtp://mail.example.test' }).webhooks.allowPrivateTargets, false);
+    assert.throws(
+      () =>
+        loadConfig({
+          NODE_ENV: 'production',
+          APP_SECRET: SECRET,
+          SMTP_URL: 'smtp://mail.example.test',
+          WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+        }),
+      /WEBHOOKS_ALLOW_PRIVATE_TARGETS/,
+    );
+    assert.equal(
+      loadConfig({ NODE_ENV: 'production', APP_SECRET: SECRET, SMTP_URL: 'smtp://mail.example.test' }).webhooks
+        .allowPrivateTargets,
+      false,
+    );
     assert.equal(loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allowPrivateTargets, true);
   });
 });

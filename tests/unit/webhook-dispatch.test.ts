@@ -41,7 +41,12 @@ describe('webhook dispatch logic', () => {
     assert.equal(afterAttempt(delivery(), result(204), now, [5]).status, 'succeeded');
     assert.equal(afterAttempt(delivery(), result(410), now, [5, 5, 5]).status, 'failed');
     assert.equal(afterAttempt(delivery({ retryStep: 1 }), result(500), now, [5]).status, 'failed');
-    const unsealable = afterAttempt(delivery({ retryStep: 0 }), result(null, { unsealable: true, reachedEndpoint: false }), now, [5, 5]);
+    const unsealable = afterAttempt(
+      delivery({ retryStep: 0 }),
+      result(null, { unsealable: true, reachedEndpoint: false }),
+      now,
+      [5, 5],
+    );
     assert.equal(unsealable.status, 'failed');
     assert.equal(unsealable.nextAttemptAt, null);
   });
@@ -68,8 +73,35 @@ describe('webhook dispatch logic', () => {
     const secrets = new WebhookSecrets(deriveKey('one-secret-one-secret-one-secret-one-00', 'webhook-secrets'));
     const other = new WebhookSecrets(deriveKey('two-secret-two-secret-two-secret-two-00', 'webhook-secrets'));
     const later = new Date(now.getTime() + 3600_000);
-    assert.throws(() => secrets.signingSecrets({ secretSealed: other.seal('whsec_a'), previousSecretSealed: null, previousSecretExpiresAt: null }, now), UnsealableSecretError);
-    assert.deepEqual(secrets.signingSecrets({ secretSealed: secrets.seal('whsec_b'), previousSecretSealed: other.seal('whsec_a'), previousSecretExpiresAt: later }, now), ['whsec_b']);
-    assert.deepEqual(secrets.signingSecrets({ secretSealed: secrets.seal('whsec_b'), previousSecretSealed: secrets.seal('whsec_a'), previousSecretExpiresAt: later }, now), ['whsec_b', 'whsec_a']);
+    assert.throws(
+      () =>
+        secrets.signingSecrets(
+          { secretSealed: other.seal('whsec_a'), previousSecretSealed: null, previousSecretExpiresAt: null },
+          now,
+        ),
+      UnsealableSecretError,
+    );
+    assert.deepEqual(
+      secrets.signingSecrets(
+        {
+          secretSealed: secrets.seal('whsec_b'),
+          previousSecretSealed: other.seal('whsec_a'),
+          previousSecretExpiresAt: later,
+        },
+        now,
+      ),
+      ['whsec_b'],
+    );
+    assert.deepEqual(
+      secrets.signingSecrets(
+        {
+          secretSealed: secrets.seal('whsec_b'),
+          previousSecretSealed: secrets.seal('whsec_a'),
+          previousSecretExpiresAt: later,
+        },
+        now,
+      ),
+      ['whsec_b', 'whsec_a'],
+    );
   });
 });

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { DEFAULT_RETRY_DELAYS_SECONDS, retryDelaySeconds, totalScheduleSeconds } from '../../src/modules/webhooks/webhook.retry-schedule.ts';
+import {
+  DEFAULT_RETRY_DELAYS_SECONDS,
+  retryDelaySeconds,
+  totalScheduleSeconds,
+} from '../../src/modules/webhooks/webhook.retry-schedule.ts';
 import { newWebhookSecret, signDelivery } from '../../src/modules/webhooks/webhook.signer.ts';
 
 describe('webhook signing and retry schedule', () => {
@@ -19,7 +23,10 @@ describe('webhook signing and retry schedule', () => {
     const secret = newWebhookSecret();
     const headers = signDelivery([secret], 'msg_1', new Date(), body);
     assert.throws(() => new Webhook(secret).verify(body.replace('m1', 'm2'), { ...headers }), WebhookVerificationError);
-    assert.throws(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': 'msg_2' }), WebhookVerificationError);
+    assert.throws(
+      () => new Webhook(secret).verify(body, { ...headers, 'webhook-id': 'msg_2' }),
+      WebhookVerificationError,
+    );
     assert.throws(() => new Webhook(newWebhookSecret()).verify(body, { ...headers }), WebhookVerificationError);
   });
 
@@ -39,8 +46,17 @@ describe('webhook signing and retry schedule', () => {
   });
 
   it('when a delay is drawn, then it stays within 10% of the schedule', () => {
-    assert.equal(retryDelaySeconds(2, [5, 300], () => 0), 270);
-    assert.equal(retryDelaySeconds(2, [5, 300], () => 1), 330);
-    assert.equal(retryDelaySeconds(1, [1], () => 0), 1);
+    assert.equal(
+      retryDelaySeconds(2, [5, 300], () => 0),
+      270,
+    );
+    assert.equal(
+      retryDelaySeconds(2, [5, 300], () => 1),
+      330,
+    );
+    assert.equal(
+      retryDelaySeconds(1, [1], () => 0),
+      1,
+    );
   });
 });

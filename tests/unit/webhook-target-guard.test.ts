@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyAddress, WebhookTargetGuard, type DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
+import {
+  classifyAddress,
+  WebhookTargetGuard,
+  type DnsLookup,
+} from '../../src/modules/webhooks/webhook.target-guard.ts';
 import { AppError } from '../../src/shared/errors.ts';
 
-const dnsAnswers = (answers: Record<string, string[]>): DnsLookup => async (hostname) => {
-  const addresses = answers[hostname];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-};
+const dnsAnswers =
+  (answers: Record<string, string[]>): DnsLookup =>
+  async (hostname) => {
+    const addresses = answers[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
 
 async function refused(promise: Promise<unknown>, message: RegExp) {
   await assert.rejects(promise, (error: unknown) => {
@@ -62,7 +68,11 @@ describe('webhook target guard (SSRF)', () => {
   it('when private targets are not allowed, then http, credentials and every non-public address are refused', async () => {
     const guard = new WebhookTargetGuard({
       allowPrivateTargets: false,
-      lookup: dnsAnswers({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['10.0.0.7'], 'mixed.example.com': ['93.184.216.34', '127.0.0.1'] }),
+      lookup: dnsAnswers({
+        'hooks.example.com': ['93.184.216.34'],
+        'internal.example.com': ['10.0.0.7'],
+        'mixed.example.com': ['93.184.216.34', '127.0.0.1'],
+      }),
     });
     assert.equal((await guard.check('https://hooks.example.com/in')).host, 'hooks.example.com');
     await refused(guard.check('http://hooks.example.com/in'), /must use https/);
@@ -78,7 +88,10 @@ describe('webhook target guard (SSRF)', () => {
   });
 
   it('when private targets are allowed (development), then loopback and http pass but metadata never does', async () => {
-    const guard = new WebhookTargetGuard({ allowPrivateTargets: true, lookup: dnsAnswers({ localhost: ['127.0.0.1'], imds: ['169.254.169.254'], 'aws6.example': ['fd00:ec2::254'] }) });
+    const guard = new WebhookTargetGuard({
+      allowPrivateTargets: true,
+      lookup: dnsAnswers({ localhost: ['127.0.0.1'], imds: ['169.254.169.254'], 'aws6.example': ['fd00:ec2::254'] }),
+    });
     assert.ok(await guard.check('http://localhost:8080/hooks'));
     assert.ok(await guard.check('http://10.0.0.8/hooks'));
     await refused(guard.check('http://imds/latest'), /link-local/);
@@ -86,7 +99,13 @@ describe('webhook target guard (SSRF)', () => {
   });
 
   it('when a name is resolved for a delivery, then the first checked address is the one to connect to', async () => {
-    const guard = new WebhookTargetGuard({ allowPrivateTargets: false, lookup: dnsAnswers({ 'hooks.example.com': ['93.184.216.34', '93.184.216.35'] }) });
-    assert.deepEqual(await guard.resolve(new URL('https://hooks.example.com/x')), { address: '93.184.216.34', family: 4 });
+    const guard = new WebhookTargetGuard({
+      allowPrivateTargets: false,
+      lookup: dnsAnswers({ 'hooks.example.com': ['93.184.216.34', '93.184.216.35'] }),
+    });
+    assert.deepEqual(await guard.resolve(new URL('https://hooks.example.com/x')), {
+      address: '93.184.216.34',
+      family: 4,
+    });
   });
 });

@@ -57,13 +57,25 @@ describe('webhook dispatcher', () => {
       deliverer: new WebhookDeliverer({ guard, secrets, sender: new WebhookSender(16), timeoutMs: 2000 }),
       clock,
       logger: t.container.logger,
-      options: { concurrency: 16, pollIntervalMs: 50, breakerThreshold: 3, breakerCooldownMs: 60_000, leaseMs: 30_000, retryDelaysSeconds: [3600, 3600], ...options },
+      options: {
+        concurrency: 16,
+        pollIntervalMs: 50,
+        breakerThreshold: 3,
+        breakerCooldownMs: 60_000,
+        leaseMs: 30_000,
+        retryDelaysSeconds: [3600, 3600],
+        ...options,
+      },
     });
     dispatchers.push(built);
     return built;
   }
 
-  async function subscription(organizationId: string, url: string, secret = newWebhookSecret()): Promise<{ id: string; secret: string }> {
+  async function subscription(
+    organizationId: string,
+    url: string,
+    secret = newWebhookSecret(),
+  ): Promise<{ id: string; secret: string }> {
     const row = await sql().one<{ id: string }>(
       `INSERT INTO webhook_subscriptions (organization_id, url, event_types, secret_sealed) VALUES ($1, $2, '{member.created}', $3) RETURNING id`,
       [organizationId, url, secrets.seal(secret)],
@@ -72,7 +84,12 @@ describe('webhook dispatcher', () => {
   }
 
   /** `count` events, each owed to the subscription and due at `dueAt`; returns the delivery ids in order. */
-  async function deliveries(organizationId: string, subscriptionId: string, count: number, dueAt: Date): Promise<string[]> {
+  async function deliveries(
+    organizationId: string,
+    subscriptionId: string,
+    count: number,
+    dueAt: Date,
+  ): Promise<string[]> {
     const prefix = randomToken(6).replace(/[^a-z0-9]/gi, 'x');
     const rows = await sql().rows<{ id: string }>(
       `WITH events AS (
@@ -110,9 +127,24 @@ describe('webhook dispatcher', () => {
     const [quietDelivery] = await deliveries(quiet.id, (await subscription(quiet.id, quietReceiver.url)).id, 1, now);
 
     const repository = new WebhookDeliveryRepository({ sequelize: t.db.sequelize, sql: sql() });
-    const claim = await repository.claim({ now, leaseUntil: new Date(now.getTime() + 30_000), slots: 16, quotaLeft: () => 12, endpointQuotaLeft: () => 16, saturatedSubscriptions: [], breakerThreshold: 3 });
-    assert.ok(claim.deliveries.some((d) => d.id === quietDelivery), 'the quiet organization is served in the first claim');
-    assert.equal(claim.deliveries.filter((d) => d.organizationId === busy.id).length, 8, 'the busy one gets its share of the slots, not all of them');
+    const claim = await repository.claim({
+      now,
+      leaseUntil: new Date(now.getTime() + 30_000),
+      slots: 16,
+      quotaLeft: () => 12,
+      endpointQuotaLeft: () => 16,
+      saturatedSubscriptions: [],
+      breakerThreshold: 3,
+    });
+    assert.ok(
+      claim.deliveries.some((d) => d.id === quietDelivery),
+      'the quiet organization is served in the first claim',
+    );
+    assert.equal(
+      claim.deliveries.filter((d) => d.organizationId === busy.id).length,
+      8,
+      'the busy one gets its share of the slots, not all of them',
+    );
     assert.equal(claim.more, true);
 
     // The same through a dispatcher whose slots are taken by the backlog: the reserve is left for others.
@@ -120,7 +152,11 @@ describe('webhook dispatcher', () => {
     const clock = new ManualClock(now);
     const running = dispatcher(clock, { concurrency: 8 });
     const first = await running.dispatchOnce();
-    assert.equal(first.claimed, 5, 'the busy organization: its share (4 of 8), all to one endpoint (at most 4 may); the quiet one: 1');
+    assert.equal(
+      first.claimed,
+      5,
+      'the busy organization: its share (4 of 8), all to one endpoint (at most 4 may); the quiet one: 1',
+    );
     await running.drain();
     const [delivered] = await quietReceiver.waitFor(1);
     assert.equal(JSON.parse(delivered!.body).type, 'member.created');
@@ -147,7 +183,11 @@ describe('webhook dispatcher', () => {
     assert.equal((await running.dispatchOnce()).claimed, 0, 'three deliveries are due, but the circuit is open');
     clock.advance(59_000);
     assert.equal((await running.dispatchOnce()).claimed, 0);
-    assert.deepEqual((await deliveryRows(id)).map((d) => d.status), Array(6).fill('pending'), 'waiting, not failed');
+    assert.deepEqual(
+      (await deliveryRows(id)).map((d) => d.status),
+      Array(6).fill('pending'),
+      'waiting, not failed',
+    );
 
     // Cool-down over: half-open, one probe at a time even with room for more; it fails, the circuit opens again.
     clock.advance(2_000);
@@ -163,7 +203,11 @@ describe('webhook dispatcher', () => {
     assert.equal((await wide.dispatchOnce()).claimed, 1);
     await wide.drain();
     assert.deepEqual(await breakerOf(id), { failures: 0, openUntil: null });
-    assert.equal((await wide.dispatchOnce()).claimed, 1, 'the one never attempted; the failed ones wait for their retry time');
+    assert.equal(
+      (await wide.dispatchOnce()).claimed,
+      1,
+      'the one never attempted; the failed ones wait for their retry time',
+    );
     await wide.drain();
     const rows = await deliveryRows(id);
     assert.equal(rows.filter((d) => d.status === 'succeeded').length, 2);
@@ -187,7 +231,10 @@ describe('webhook dispatcher', () => {
     try {
       await target.waitFor(300, 120_000);
       await eventually(async () => {
-        const row = await sql().one<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status = 'succeeded'`, [ids]);
+        const row = await sql().one<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND status = 'succeeded'`,
+          [ids],
+        );
         return row!.n === 300;
       }, 120_000);
     } finally {
@@ -197,7 +244,10 @@ describe('webhook dispatcher', () => {
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(target.received.length, 300);
     assert.equal(new Set(target.received.map((d) => d.headers['webhook-id'])).size, 300, 'no message twice');
-    const attempts = await sql().one<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[])', [ids]);
+    const attempts = await sql().one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = ANY($1::uuid[])',
+      [ids],
+    );
     assert.equal(attempts!.n, 300);
   });
 
@@ -205,12 +255,22 @@ describe('webhook dispatcher', () => {
     const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     const token = await tokenFor(t, admin);
     const target = await receiver();
-    const created = await t.http.post('/api/webhooks').set(bearer(token)).send({ url: target.url, events: ['member.created'] }).expect(201);
+    const created = await t.http
+      .post('/api/webhooks')
+      .set(bearer(token))
+      .send({ url: target.url, events: ['member.created'] })
+      .expect(201);
     // sealed under another APP_SECRET: "Unsupported state or unable to authenticate data"
-    const foreign = new WebhookSecrets(deriveKey('another-secret-another-secret-another-0', 'webhook-secrets')).seal(newWebhookSecret());
+    const foreign = new WebhookSecrets(deriveKey('another-secret-another-secret-another-0', 'webhook-secrets')).seal(
+      newWebhookSecret(),
+    );
     await sql().query('UPDATE webhook_subscriptions SET secret_sealed = $2 WHERE id = $1', [created.body.id, foreign]);
     for (const email of ['lost1@example.test', 'lost2@example.test']) {
-      await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'Lost', lastName: 'Key', email }).expect(201);
+      await t.http
+        .post('/api/members')
+        .set(bearer(token))
+        .send({ firstName: 'Lost', lastName: 'Key', email })
+        .expect(201);
     }
     const running = t.container.services.webhookDispatcher; // the app's own, driven by hand
     await running.dispatchOnce();
@@ -218,20 +278,34 @@ describe('webhook dispatcher', () => {
 
     const subscription = (await t.http.get(`/api/webhooks/${created.body.id}`).set(bearer(token)).expect(200)).body;
     assert.equal(subscription.status, 'disabled');
-    assert.match(subscription.disabledReason, /^The signing secret cannot be unsealed \(Unsupported state or unable to authenticate data\) at .*; rotate the secret, then resume/);
-    const list = (await t.http.get(`/api/webhooks/${created.body.id}/deliveries`).set(bearer(token)).expect(200)).body.data;
-    assert.deepEqual(list.map((d: { status: string }) => d.status), ['failed', 'failed']);
+    assert.match(
+      subscription.disabledReason,
+      /^The signing secret cannot be unsealed \(Unsupported state or unable to authenticate data\) at .*; rotate the secret, then resume/,
+    );
+    const list = (await t.http.get(`/api/webhooks/${created.body.id}/deliveries`).set(bearer(token)).expect(200)).body
+      .data;
+    assert.deepEqual(
+      list.map((d: { status: string }) => d.status),
+      ['failed', 'failed'],
+    );
     const attempted = list.filter((d: { attemptCount: number }) => d.attemptCount > 0);
     assert.ok(attempted.length >= 1);
     assert.match(attempted[0].attempts[0].error, /signing secret cannot be unsealed/);
-    assert.ok(list.every((d: { nextAttemptAt: string | null }) => d.nextAttemptAt === null), 'nothing scheduled: no retry loop');
+    assert.ok(
+      list.every((d: { nextAttemptAt: string | null }) => d.nextAttemptAt === null),
+      'nothing scheduled: no retry loop',
+    );
     assert.equal((await running.dispatchOnce()).claimed, 0);
     assert.equal(target.received.length, 0);
 
     // Repair: a new secret (the lost one is dropped even during the rotation grace period), then resume.
     const rotated = await t.http.post(`/api/webhooks/${created.body.id}/rotate-secret`).set(bearer(token)).expect(200);
     await t.http.patch(`/api/webhooks/${created.body.id}`).set(bearer(token)).send({ status: 'active' }).expect(200);
-    await t.http.post('/api/members').set(bearer(token)).send({ firstName: 'Found', lastName: 'Key', email: 'found@example.test' }).expect(201);
+    await t.http
+      .post('/api/members')
+      .set(bearer(token))
+      .send({ firstName: 'Found', lastName: 'Key', email: 'found@example.test' })
+      .expect(201);
     await running.dispatchOnce();
     await running.drain();
     const [delivered] = await target.waitFor(1);

@@ -29,9 +29,18 @@ describe('webhook deliveries across a restart', () => {
     app = await startTestApp({ database, env, workers: false });
     const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
     const token = await tokenFor(app, admin);
-    const webhook = await app.http.post('/api/webhooks').set(bearer(token)).send({ url: receiver.url, events: ['member.created'] }).expect(201);
-    const member = await app.http.post('/api/members').set(bearer(token)).send({ firstName: 'Kept', lastName: 'Safe', email: 'kept@example.test' }).expect(201);
-    const [pending] = (await app.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200)).body.data;
+    const webhook = await app.http
+      .post('/api/webhooks')
+      .set(bearer(token))
+      .send({ url: receiver.url, events: ['member.created'] })
+      .expect(201);
+    const member = await app.http
+      .post('/api/members')
+      .set(bearer(token))
+      .send({ firstName: 'Kept', lastName: 'Safe', email: 'kept@example.test' })
+      .expect(201);
+    const [pending] = (await app.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(token)).expect(200))
+      .body.data;
     assert.equal(pending.status, 'pending');
     assert.equal(pending.attemptCount, 0);
     await app.close();
@@ -41,12 +50,20 @@ describe('webhook deliveries across a restart', () => {
     accepting = true;
     app = await startTestApp({ database, env, workers: true });
     const [delivery] = await receiver.waitFor(1, 30_000);
-    const payload = new Webhook(webhook.body.secret).verify(delivery!.body, delivery!.headers) as { type: string; data: { id: string } };
+    const payload = new Webhook(webhook.body.secret).verify(delivery!.body, delivery!.headers) as {
+      type: string;
+      data: { id: string };
+    };
     assert.equal(payload.type, 'member.created');
     assert.equal(payload.data.id, member.body.id);
     assert.equal(delivery!.headers['webhook-id'], pending.eventId);
     const done = await eventually(async () => {
-      const list = (await app!.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(await tokenFor(app!, admin))).expect(200)).body.data;
+      const list = (
+        await app!.http
+          .get(`/api/webhooks/${webhook.body.id}/deliveries`)
+          .set(bearer(await tokenFor(app!, admin)))
+          .expect(200)
+      ).body.data;
       return list[0]?.status === 'succeeded' && list[0];
     });
     assert.equal(done.attemptCount, 1);
@@ -58,8 +75,16 @@ describe('webhook deliveries across a restart', () => {
     try {
       const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
       const token = await tokenFor(app!, admin);
-      const webhook = await app!.http.post('/api/webhooks').set(bearer(token)).send({ url: flaky.url, events: ['member.created'] }).expect(201);
-      await app!.http.post('/api/members').set(bearer(token)).send({ firstName: 'Re', lastName: 'Try', email: 'retry@example.test' }).expect(201);
+      const webhook = await app!.http
+        .post('/api/webhooks')
+        .set(bearer(token))
+        .send({ url: flaky.url, events: ['member.created'] })
+        .expect(201);
+      await app!.http
+        .post('/api/members')
+        .set(bearer(token))
+        .send({ firstName: 'Re', lastName: 'Try', email: 'retry@example.test' })
+        .expect(201);
       await flaky.waitFor(1); // first attempt failed; the retry is queued for a second later
       await app!.close();
       app = undefined;
@@ -68,10 +93,18 @@ describe('webhook deliveries across a restart', () => {
       app = await startTestApp({ database, env, workers: true });
       await flaky.waitFor(2, 30_000);
       const list = await eventually(async () => {
-        const body = (await app!.http.get(`/api/webhooks/${webhook.body.id}/deliveries`).set(bearer(await tokenFor(app!, admin))).expect(200)).body.data;
+        const body = (
+          await app!.http
+            .get(`/api/webhooks/${webhook.body.id}/deliveries`)
+            .set(bearer(await tokenFor(app!, admin)))
+            .expect(200)
+        ).body.data;
         return body[0]?.status === 'succeeded' && body;
       });
-      assert.deepEqual(list[0].attempts.map((a: { statusCode: number }) => a.statusCode), [500, 204]);
+      assert.deepEqual(
+        list[0].attempts.map((a: { statusCode: number }) => a.statusCode),
+        [500, 204],
+      );
     } finally {
       await flaky.close();
     }

@@ -13,7 +13,12 @@ describe('webhook subscriptions', () => {
   let t: TestApp;
   let token: string;
   let organizationId: string;
-  const dns = stubDns({ 'hooks.partner.test': ['93.184.216.34'], 'internal.partner.test': ['10.20.30.40'], 'v6.partner.test': ['2606:4700::1111'], 'mapped.partner.test': ['::ffff:127.0.0.1'] });
+  const dns = stubDns({
+    'hooks.partner.test': ['93.184.216.34'],
+    'internal.partner.test': ['10.20.30.40'],
+    'v6.partner.test': ['2606:4700::1111'],
+    'mapped.partner.test': ['::ffff:127.0.0.1'],
+  });
   const subscribe = (body: object, as = token) => t.http.post('/api/webhooks').set(bearer(as)).send(body);
 
   before(async () => {
@@ -25,7 +30,11 @@ describe('webhook subscriptions', () => {
   after(() => t.close());
 
   it('when a URL subscribes to events, then the secret is returned once and never listed', async () => {
-    const created = await subscribe({ url: 'https://hooks.partner.test/guildhall', events: ['member.created', 'member.updated'], description: 'CRM sync' }).expect(201);
+    const created = await subscribe({
+      url: 'https://hooks.partner.test/guildhall',
+      events: ['member.created', 'member.updated'],
+      description: 'CRM sync',
+    }).expect(201);
     assert.match(created.body.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
     assert.equal(created.headers.location, `/api/webhooks/${created.body.id}`);
     assert.deepEqual(created.body.events, ['member.created', 'member.updated']);
@@ -35,12 +44,21 @@ describe('webhook subscriptions', () => {
     const listed = await t.http.get('/api/webhooks').set(bearer(token)).expect(200);
     const item = listed.body.data.find((w: { id: string }) => w.id === created.body.id);
     assert.deepEqual(item, fetched.body);
-    const [rows] = await t.db.sequelize.query('SELECT secret_sealed FROM webhook_subscriptions WHERE id = $1', { bind: [created.body.id] });
-    assert.ok(!(rows as Array<{ secret_sealed: string }>)[0]!.secret_sealed.includes(created.body.secret.slice(6)), 'sealed at rest');
+    const [rows] = await t.db.sequelize.query('SELECT secret_sealed FROM webhook_subscriptions WHERE id = $1', {
+      bind: [created.body.id],
+    });
+    assert.ok(
+      !(rows as Array<{ secret_sealed: string }>)[0]!.secret_sealed.includes(created.body.secret.slice(6)),
+      'sealed at rest',
+    );
   });
 
   it('when a subscription names unknown event kinds or none, then it is a 400', async () => {
-    const unknown = expectProblem(await subscribe({ url: 'https://hooks.partner.test/x', events: ['member.created', 'member.exploded'] }), 400, 'validation_failed');
+    const unknown = expectProblem(
+      await subscribe({ url: 'https://hooks.partner.test/x', events: ['member.created', 'member.exploded'] }),
+      400,
+      'validation_failed',
+    );
     assert.match(unknown.errors[0].field, /^events/);
     expectProblem(await subscribe({ url: 'https://hooks.partner.test/x', events: [] }), 400, 'validation_failed');
     expectProblem(await subscribe({ url: 'https://hooks.partner.test/x' }), 400, 'validation_failed');
@@ -70,17 +88,37 @@ describe('webhook subscriptions', () => {
   it('when a subscription is changed, paused and resumed, then each change is stored and audited', async () => {
     const created = await subscribe({ url: 'https://hooks.partner.test/a', events: ['member.created'] }).expect(201);
     const path = `/api/webhooks/${created.body.id}`;
-    const changed = await t.http.patch(path).set(bearer(token)).send({ url: 'https://v6.partner.test/b', events: ['event.created', 'course.deleted'], description: 'moved' }).expect(200);
+    const changed = await t.http
+      .patch(path)
+      .set(bearer(token))
+      .send({ url: 'https://v6.partner.test/b', events: ['event.created', 'course.deleted'], description: 'moved' })
+      .expect(200);
     assert.equal(changed.body.url, 'https://v6.partner.test/b');
     assert.deepEqual(changed.body.events, ['event.created', 'course.deleted']);
-    assert.equal((await t.http.patch(path).set(bearer(token)).send({ status: 'paused' }).expect(200)).body.status, 'paused');
-    assert.equal((await t.http.patch(path).set(bearer(token)).send({ status: 'active' }).expect(200)).body.status, 'active');
-    expectProblem(await t.http.patch(path).set(bearer(token)).send({ url: 'https://internal.partner.test/c' }), 422, 'unsafe_webhook_target');
+    assert.equal(
+      (await t.http.patch(path).set(bearer(token)).send({ status: 'paused' }).expect(200)).body.status,
+      'paused',
+    );
+    assert.equal(
+      (await t.http.patch(path).set(bearer(token)).send({ status: 'active' }).expect(200)).body.status,
+      'active',
+    );
+    expectProblem(
+      await t.http.patch(path).set(bearer(token)).send({ url: 'https://internal.partner.test/c' }),
+      422,
+      'unsafe_webhook_target',
+    );
     expectProblem(await t.http.patch(path).set(bearer(token)).send({ status: 'disabled' }), 400, 'validation_failed');
     expectProblem(await t.http.patch(path).set(bearer(token)).send({}), 400, 'validation_failed');
     const audit = await AuditEntry.findAll({ where: { targetId: created.body.id }, order: [['id', 'ASC']] });
-    assert.deepEqual(audit.map((a) => a.action), ['webhook.created', 'webhook.updated', 'webhook.paused', 'webhook.resumed']);
-    assert.ok(audit.every((a) => !JSON.stringify(a.after).includes('whsec_')), 'secrets stay out of the audit trail');
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['webhook.created', 'webhook.updated', 'webhook.paused', 'webhook.resumed'],
+    );
+    assert.ok(
+      audit.every((a) => !JSON.stringify(a.after).includes('whsec_')),
+      'secrets stay out of the audit trail',
+    );
   });
 
   it('when the secret is rotated, then a new one is returned once', async () => {
@@ -107,7 +145,11 @@ describe('webhook subscriptions', () => {
     expectProblem(await t.http.delete(path).set(bearer(other)), 404, 'not_found');
     expectProblem(await t.http.post(`${path}/rotate-secret`).set(bearer(other)), 404, 'not_found');
     expectProblem(await t.http.get(`${path}/deliveries`).set(bearer(other)), 404, 'not_found');
-    expectProblem(await t.http.post(`${path}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`).set(bearer(other)), 404, 'not_found');
+    expectProblem(
+      await t.http.post(`${path}/deliveries/00000000-0000-4000-8000-000000000000/redeliver`).set(bearer(other)),
+      404,
+      'not_found',
+    );
     assert.equal((await t.http.get('/api/webhooks').set(bearer(other)).expect(200)).body.pagination.totalItems, 0);
   });
 
@@ -117,10 +159,23 @@ describe('webhook subscriptions', () => {
     const { secret } = await buildApiKey(organizationId);
     await t.http.get('/api/webhooks').set(bearer(secret)).expect(200);
     const kinds = await t.http.get('/api/webhooks/event-types').set(bearer(secret)).expect(200);
-    assert.deepEqual(kinds.body.data.map((k: { type: string }) => k.type), [
-      'member.created', 'member.updated', 'member.deleted', 'event.created', 'event.updated', 'event.deleted', 'course.created', 'course.updated', 'course.deleted',
-      'resource.published', 'resource.updated', 'resource.deleted',
-    ]);
+    assert.deepEqual(
+      kinds.body.data.map((k: { type: string }) => k.type),
+      [
+        'member.created',
+        'member.updated',
+        'member.deleted',
+        'event.created',
+        'event.updated',
+        'event.deleted',
+        'course.created',
+        'course.updated',
+        'course.deleted',
+        'resource.published',
+        'resource.updated',
+        'resource.deleted',
+      ],
+    );
   });
 
   it('when a subscription POST repeats its Idempotency-Key, then the first answer (with the same secret) comes back, and another body is 422', async () => {
@@ -128,7 +183,11 @@ describe('webhook subscriptions', () => {
     const first = await subscribe(body).set('Idempotency-Key', 'subscribe-1').expect(201);
     const again = await subscribe(body).set('Idempotency-Key', 'subscribe-1').expect(201);
     assert.deepEqual(again.body, first.body);
-    expectProblem(await subscribe({ ...body, events: ['course.updated'] }).set('Idempotency-Key', 'subscribe-1'), 422, 'idempotency_key_reused');
+    expectProblem(
+      await subscribe({ ...body, events: ['course.updated'] }).set('Idempotency-Key', 'subscribe-1'),
+      422,
+      'idempotency_key_reused',
+    );
     const listed = await t.http.get('/api/webhooks?itemsPerPage=100').set(bearer(token)).expect(200);
     assert.equal(listed.body.data.filter((w: { url: string }) => w.url === body.url).length, 1);
   });
