@@ -2,9 +2,9 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthService } from '../modules/auth/auth.service.ts';
 import type { Organization } from '../modules/organizations/organization.model.ts';
 import { AppError, errors } from '../shared/errors.ts';
+import { isUuid } from '../shared/uuid.ts';
 
 export const ORGANIZATION_HEADER = 'guildhall-organization';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Resolves `Authorization: Bearer ...` to an actor. Routes that need one call actorOf(req); routes
@@ -25,7 +25,7 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
     // Platform admins cross tenants only explicitly, by naming the organization.
     const chosen = req.get(ORGANIZATION_HEADER);
     if (chosen && actor.role === 'ROLE_PLATFORM_ADMIN') {
-      const organization = UUID.test(chosen) ? await findOrganization(chosen) : null;
+      const organization = isUuid(chosen) ? await findOrganization(chosen) : null;
       // a request parameter naming nothing, like an unknown filter value: 400 on every operation
       // (a 404 would claim the operation's own target is missing, and most operations declare none)
       if (!organization) {

@@ -4,6 +4,7 @@
 // source of truth for callers that do not come through HTTP.
 import { errors } from '../../shared/errors.ts';
 import type { FieldSpec, SortDirection, SortTerm, ValueType } from './crud.definition.ts';
+import { isUuid } from '../../shared/uuid.ts';
 
 export type Scalar = string | number;
 export type CompareOp = 'gt' | 'gte' | 'lt' | 'lte';
@@ -31,7 +32,6 @@ export const DATE_OPERATORS: Readonly<Record<string, CompareOp>> = {
 };
 export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'between'] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 const INTEGER = /^-?\d{1,10}$/;
@@ -55,7 +55,7 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
   const checks: Record<ValueType, () => Scalar | undefined> = {
     string: () => (text.length <= 200 ? text : undefined),
     email: () => (text.length <= 320 ? text : undefined),
-    uuid: () => (UUID.test(text) ? text.toLowerCase() : undefined),
+    uuid: () => (isUuid(text) ? text.toLowerCase() : undefined),
     date: () => (isCalendarDate(text) ? text : undefined),
     datetime: () => {
       if (isCalendarDate(text)) return `${text}T00:00:00.000Z`;

@@ -10,8 +10,7 @@ import { deletionWarnings, type UserOwnership } from './user-ownership.ts';
 import { findUserRow, type UserRow } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
 import { User } from './user.model.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../shared/uuid.ts';
 
 export interface UserDeletion {
   user: UserRow;
@@ -31,7 +30,7 @@ export class UserDeletionService {
     if (id === actor.id) throw new AppError('cannot_delete_self', 'You cannot delete your own account');
     const transferredTo = options.transferTo ?? null;
     // checked before any query: a malformed id would otherwise reach PostgreSQL as a uuid cast error (a 500)
-    if (transferredTo && !UUID.test(transferredTo))
+    if (transferredTo && !isUuid(transferredTo))
       throw errors.unprocessable('transferTo must be another active user of the same organization');
     const associatedData = await this.deps.sequelize.transaction(async (transaction) => {
       const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });

@@ -5,6 +5,7 @@ import { errors, type FieldError } from '../../../shared/errors.ts';
 import { ACCESS_LEVEL_INPUTS, parseAccessLevel } from '../access-levels.ts';
 import { RESOURCE_STATUSES, type ResourceStatus } from '../resource.model.ts';
 import type { ResourceMetadataInput } from '../resource.service.ts';
+import { isUuid } from '../../../shared/uuid.ts';
 
 export const FIELD_LIMITS = { name: 200, description: 5000, tags: 50, tag: 50, categoryIds: 50 } as const;
 
@@ -19,7 +20,6 @@ const KNOWN = new Set([
   'status',
   'uploadId',
 ]);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AMOUNT = /^\d{1,12}(\.\d{1,3})?$/;
 const CURRENCY = /^[A-Z]{3}$/;
 const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -78,7 +78,7 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
   }
   const categoryIds = list('categoryIds');
   if (categoryIds) {
-    const bad = categoryIds.filter((id) => !UUID.test(id));
+    const bad = categoryIds.filter((id) => !isUuid(id));
     if (bad.length)
       fail(
         'categoryIds',
