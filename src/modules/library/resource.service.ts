@@ -9,18 +9,19 @@ import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError, errors, type FieldError } from '../../shared/errors.ts';
+import { errors } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { AccessLevel } from './access-levels.ts';
 import { libraryReader } from './resource.access.ts';
+import { checkCategories, linkCategories } from './resource-category-links.repository.ts';
 import { toResourceDto, type ResourceDto } from './resource.mapper.ts';
 import { Resource, RESOURCE_FORMATS, type ResourceStatus } from './resource.model.ts';
 import { ResourceVersion } from './resource-version.model.ts';
 import { loadResourceViews, requireOwnResource } from './resource-view.repository.ts';
-import { inspectStagedFile, type InspectedFile, type StagedFile } from './upload/file-inspection.ts';
-import { newTempKey } from './upload/storage-engine.ts';
+import type { InspectedFile, StagedFile } from './upload/file-inspection.ts';
+import { StagedFiles } from './upload/staged-files.ts';
 import type { CompletedUploads } from './uploads/completed-upload.ts';
 
 export interface ResourceMetadataInput {
@@ -75,11 +76,6 @@ const versionKey = (organizationId: string, resourceId: string, version: number)
 const featuredKey = (organizationId: string, resourceId: string, format: string) =>
   `${resourcePrefix(organizationId, resourceId)}featured-${randomUUID()}.${format === 'jpeg' ? 'jpg' : format}`;
 
-interface Promotion {
-  from: string;
-  to: string;
-}
-
 export class ResourceService {
   constructor(private readonly deps: ResourceServiceDeps) {}
 
@@ -91,24 +87,21 @@ export class ResourceService {
   async create(actor: Actor, input: CreateResourceInput): Promise<ResourceDto> {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
-    const staged = new Set<string>(
-      [input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)),
-    );
-    const promotions: Promotion[] = [];
+    const staged = this.staged(input);
     try {
       if (input.file && input.uploadId)
         throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       const accessLevel = input.accessLevel ?? 'members';
       const price = input.price ?? null;
       assertPriceMatchesLevel(accessLevel, price);
-      const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
+      const source = input.file ?? (input.uploadId ? await staged.takeUpload(actor, input.uploadId) : undefined);
       if (!source)
         throw errors.validation([
           { field: 'file', message: 'is required (a file part, or the uploadId of a finished resumable upload)' },
         ]);
-      const file = await this.inspect(source, 'file', FILE_FORMATS, staged);
+      const file = await staged.inspect(source, 'file', FILE_FORMATS);
       const image = input.featuredImage
-        ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged)
+        ? await staged.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS)
         : undefined;
       const id = randomUUID();
       const status = input.status ?? 'draft';
@@ -116,7 +109,7 @@ export class ResourceService {
       const key = versionKey(organizationId, id, 1);
       const imageKey = image ? featuredKey(organizationId, id, image.format) : null;
       const dto = await this.deps.sequelize.transaction(async (transaction) => {
-        const categoryIds = await this.checkCategories(organizationId, input.categoryIds ?? [], transaction);
+        const categoryIds = await checkCategories(this.deps.sql, organizationId, input.categoryIds ?? [], transaction);
         await Resource.create(
           {
             id,
@@ -139,7 +132,7 @@ export class ResourceService {
           { transaction },
         );
         await this.addVersion(actor, organizationId, id, 1, key, file, transaction);
-        await this.linkCategories(organizationId, id, categoryIds, transaction);
+        await linkCategories(this.deps.sql, organizationId, id, categoryIds, transaction);
         const dto = await this.view(actor, id, transaction);
         await this.deps.audit.record(
           actor,
@@ -149,32 +142,29 @@ export class ResourceService {
         if (status === 'published') await this.deps.events.publish(actor, 'resource.published', dto, transaction);
         return dto;
       });
-      promotions.push({ from: file.tempKey, to: key });
-      if (image && imageKey) promotions.push({ from: image.tempKey, to: imageKey });
-      await this.promote(promotions, staged);
+      staged.promoteAfterCommit(file.tempKey, key);
+      if (image && imageKey) staged.promoteAfterCommit(image.tempKey, imageKey);
+      await staged.promote();
       return dto;
     } finally {
-      await this.discard(staged);
+      await staged.discard();
     }
   }
 
   async update(actor: Actor, id: string, input: UpdateResourceInput): Promise<ResourceDto> {
     const scope = scopeFor(actor, 'resource', 'write');
     const organizationId = scope.organizationId!;
-    const staged = new Set<string>(
-      [input.file?.tempKey, input.featuredImage?.tempKey].filter((key): key is string => Boolean(key)),
-    );
-    const promotions: Promotion[] = [];
+    const staged = this.staged(input);
     const obsolete: string[] = [];
     try {
       if (input.file && input.uploadId)
         throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       // 404 for another tenant's id before any upload is taken or inspected
       await requireOwnResource(this.deps.sql, organizationId, id);
-      const source = input.file ?? (input.uploadId ? await this.takeUpload(actor, input.uploadId, staged) : undefined);
-      const file = source ? await this.inspect(source, 'file', FILE_FORMATS, staged) : undefined;
+      const source = input.file ?? (input.uploadId ? await staged.takeUpload(actor, input.uploadId) : undefined);
+      const file = source ? await staged.inspect(source, 'file', FILE_FORMATS) : undefined;
       const image = input.featuredImage
-        ? await this.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS, staged)
+        ? await staged.inspect(input.featuredImage, 'featuredImage', IMAGE_FORMATS)
         : undefined;
       const dto = await this.deps.sequelize.transaction(async (transaction) => {
         // the row lock serialises concurrent replacements: each sees the other's version and adds the next
@@ -222,18 +212,18 @@ export class ResourceService {
           resource.currentVersion = version;
           resource.type = file.type;
           resource.format = file.format;
-          promotions.push({ from: file.tempKey, to: key });
+          staged.promoteAfterCommit(file.tempKey, key);
         }
         if (image) {
           const key = featuredKey(organizationId, id, image.format);
           if (resource.featuredImageKey) obsolete.push(resource.featuredImageKey);
           resource.featuredImageKey = key;
-          promotions.push({ from: image.tempKey, to: key });
+          staged.promoteAfterCommit(image.tempKey, key);
         }
         if (input.categoryIds !== undefined) {
-          const categoryIds = await this.checkCategories(organizationId, input.categoryIds, transaction);
+          const categoryIds = await checkCategories(this.deps.sql, organizationId, input.categoryIds, transaction);
           await this.deps.sql.query('DELETE FROM resource_category_links WHERE resource_id = $1', [id], transaction);
-          await this.linkCategories(organizationId, id, categoryIds, transaction);
+          await linkCategories(this.deps.sql, organizationId, id, categoryIds, transaction);
         }
         resource.updatedBy = userIdOf(actor);
         resource.changed('updatedAt', true);
@@ -260,7 +250,7 @@ export class ResourceService {
           await this.deps.events.publish(actor, 'resource.unpublished', after, transaction);
         return after;
       });
-      await this.promote(promotions, staged);
+      await staged.promote();
       await Promise.all(
         obsolete.map((key) =>
           this.deps.storage
@@ -272,7 +262,7 @@ export class ResourceService {
       );
       return dto;
     } finally {
-      await this.discard(staged);
+      await staged.discard();
     }
   }
 
@@ -299,33 +289,9 @@ export class ResourceService {
     await this.removePrefix(resourcePrefix(organizationId, id));
   }
 
-  private async takeUpload(actor: Actor, uploadId: string, staged: Set<string>): Promise<StagedFile> {
-    if (!this.deps.uploads)
-      throw new AppError('unprocessable', 'Resumable uploads are not available', {
-        errors: [{ field: 'uploadId', message: 'resumable uploads are not available' }],
-      });
-    const upload = await this.deps.uploads.take(actor, uploadId);
-    staged.add(upload.tempKey);
-    return { tempKey: upload.tempKey, sizeBytes: upload.sizeBytes, sha256: upload.sha256, fileName: upload.fileName };
-  }
-
-  private async inspect(
-    file: StagedFile,
-    field: string,
-    allowed: readonly (typeof FILE_FORMATS)[number][],
-    staged: Set<string>,
-  ): Promise<InspectedFile> {
-    const inspected = await inspectStagedFile(this.deps.storage, file, {
-      field,
-      allowed,
-      newTempKey: () => {
-        const key = newTempKey();
-        staged.add(key);
-        return key;
-      },
-    });
-    staged.add(inspected.tempKey);
-    return inspected;
+  /** The bytes this write stages: its file parts now, and whatever it takes or inspects later. */
+  private staged(input: ResourceFileInput): StagedFiles {
+    return new StagedFiles(this.deps, [input.file, input.featuredImage]);
   }
 
   private async addVersion(
@@ -354,76 +320,11 @@ export class ResourceService {
     );
   }
 
-  /** Categories must be this organization's and not archived; 422 names the ones that are not. */
-  private async checkCategories(
-    organizationId: string,
-    ids: readonly string[],
-    transaction: Transaction,
-  ): Promise<string[]> {
-    const unique = [...new Set(ids)];
-    if (!unique.length) return [];
-    const rows = await this.deps.sql.rows<{ id: string }>(
-      'SELECT id FROM resource_categories WHERE id = ANY($1::uuid[]) AND organization_id = $2 AND archived_at IS NULL',
-      [unique, organizationId],
-      transaction,
-    );
-    const found = new Set(rows.map((row) => row.id));
-    const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) {
-      const fieldErrors: FieldError[] = missing.map((id) => ({
-        field: 'categoryIds',
-        message: `no active category ${id} in this organization`,
-      }));
-      throw new AppError('unprocessable', `Unknown or archived categories: ${missing.join(', ')}`, {
-        errors: fieldErrors,
-      });
-    }
-    return unique;
-  }
-
-  private async linkCategories(
-    organizationId: string,
-    resourceId: string,
-    categoryIds: readonly string[],
-    transaction: Transaction,
-  ): Promise<void> {
-    if (!categoryIds.length) return;
-    await this.deps.sql.query(
-      'INSERT INTO resource_category_links (resource_id, category_id, organization_id) SELECT $1, unnest($2::uuid[]), $3',
-      [resourceId, categoryIds, organizationId],
-      transaction,
-    );
-  }
-
   /** The resource as its managers see it (event data and answers), read inside the transaction. */
   private async view(actor: Actor, id: string, transaction: Transaction): Promise<ResourceDto> {
     const [view] = await loadResourceViews(this.deps.sql, libraryReader(actor, null), [id], transaction);
     if (!view) throw errors.notFound('resource', id);
     return toResourceDto(view);
-  }
-
-  /** After the commit: the staged bytes become the row's files. */
-  private async promote(promotions: readonly Promotion[], staged: Set<string>): Promise<void> {
-    for (const { from, to } of promotions) {
-      try {
-        await this.deps.storage.move(from, to);
-        staged.delete(from);
-      } catch (error) {
-        // the row is committed: leave the temp key for a retry by hand; the sweeper removes it later
-        this.deps.logger.error({ err: error, from, to }, 'could not promote an uploaded file to its final key');
-        throw error;
-      }
-    }
-  }
-
-  private async discard(staged: ReadonlySet<string>): Promise<void> {
-    await Promise.all(
-      [...staged].map((key) =>
-        this.deps.storage
-          .delete(key)
-          .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not remove a staged upload')),
-      ),
-    );
   }
 
   private async removePrefix(prefix: string): Promise<void> {
