@@ -54,13 +54,14 @@ async function main(): Promise<void> {
   const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
   registerJobHandlers(container);
   await container.queue.start({ workers: true });
-  logger.info({ jobTypes: jobTypes.length }, 'Guildhall worker running jobs');
-
-  // also the unhandled-rejection handler (fatal, then this same stop, exit 1), as in the API process
+  // also the unhandled-rejection handler (fatal, then this same stop, exit 1), as in the API process.
+  // Installed before the line that says the worker runs: until a listener exists, a SIGTERM ends the
+  // process at once (the OS default), and a supervisor may send one as soon as it reads that line.
   onShutdownSignal(logger, 'shutting down: no new jobs, finishing running ones', async () => {
     await container.close(); // the queue stops gracefully first: running jobs complete
     await db.close();
   });
+  logger.info({ jobTypes: jobTypes.length }, 'Guildhall worker running jobs');
 }
 
 main().catch((error) => {

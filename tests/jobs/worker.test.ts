@@ -32,7 +32,10 @@ function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // the signal's name when a signal ended it (null as a code said nothing of which)
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
   // a test file stopped by its timeout runs no after hook: do not leave a worker behind
   process.once('exit', () => child.kill('SIGKILL'));
   const ready = async () => {
