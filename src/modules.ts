@@ -19,6 +19,7 @@ import { mailModule } from './modules/mail/mail.module.ts';
 import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
 import { resourceCatalogModule } from './modules/resource-catalog/resource-catalog.module.ts';
+import { ssoModule } from './modules/sso/sso.module.ts';
 import { resourceReportsModule } from './modules/resource-reports/resource-reports.module.ts';
 import { usersModule } from './modules/users/users.module.ts';
 import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
@@ -40,6 +41,7 @@ export const modules = [
   eventsModule,
   coursesModule,
   webhooksModule,
+  ssoModule,
   jobsAdminModule,
   libraryModule,
   resourceCatalogModule,

@@ -49,6 +49,16 @@ const rules = [
       ? 'SMTP_URL is required when NODE_ENV=production (without it e-mails would stay in the outbox)'
       : undefined,
   ),
+  rule(['NODE_ENV', 'IDENTITY_SERVICE_API_URL'], (v) =>
+    v.NODE_ENV === 'production' && !v.IDENTITY_SERVICE_API_URL.startsWith('https:')
+      ? 'IDENTITY_SERVICE_API_URL must be https when NODE_ENV=production (the API key travels with every call)'
+      : undefined,
+  ),
+  rule(['SSO_SAML_SP_PRIVATE_KEY', 'SSO_SAML_SP_CERTIFICATE'], (v) =>
+    (v.SSO_SAML_SP_PRIVATE_KEY === undefined) !== (v.SSO_SAML_SP_CERTIFICATE === undefined)
+      ? 'SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE go together'
+      : undefined,
+  ),
   // the SSRF guard's development switch must never reach production
   rule(['NODE_ENV', 'WEBHOOKS_ALLOW_PRIVATE_TARGETS'], (v) =>
     v.NODE_ENV === 'production' && v.WEBHOOKS_ALLOW_PRIVATE_TARGETS
@@ -123,6 +133,16 @@ function toConfig(v: Variables) {
       maxPerHour: v.IMPERSONATION_MAX_PER_HOUR,
       notifyTarget: v.IMPERSONATION_NOTIFY_TARGET,
     },
+    sso: settings({
+      identityServiceUrl: v.IDENTITY_SERVICE_API_URL,
+      spSigning:
+        v.SSO_SAML_SP_PRIVATE_KEY && v.SSO_SAML_SP_CERTIFICATE
+          ? {
+              privateKey: v.SSO_SAML_SP_PRIVATE_KEY.replaceAll('\\n', '\n'),
+              certificate: v.SSO_SAML_SP_CERTIFICATE.replaceAll('\\n', '\n'),
+            }
+          : null,
+    }),
     portals: {
       member: portal(v.MEMBER_PORTAL_URL, '/portal/member'),
       client: portal(v.CLIENT_PORTAL_URL, '/portal/client'),

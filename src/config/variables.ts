@@ -212,6 +212,20 @@ function portal(name: string, path: string) {
   );
 }
 
+const sso = {
+  IDENTITY_SERVICE_API_URL: described(
+    absoluteUrl().prefault('https://api.workos.com'),
+    "The identity service's API (WorkOS's; its key, client ID and secrets are platform settings in the Admin " +
+      'Portal). https in production.',
+  ),
+  SSO_SAML_SP_PRIVATE_KEY: described(
+    text('PEM').optional(),
+    'Our SAML signing key (PEM, newlines as \\n): with SSO_SAML_SP_CERTIFICATE, AuthnRequests and SP metadata are ' +
+      'signed. Unset: requests go unsigned (IdPs accept that by default).',
+  ),
+  SSO_SAML_SP_CERTIFICATE: described(text('PEM').optional(), 'The certificate of SSO_SAML_SP_PRIVATE_KEY (PEM).'),
+};
+
 const portals = {
   MEMBER_PORTAL_URL: portal('member portal', '/portal/member'),
   CLIENT_PORTAL_URL: portal('client portal', '/portal/client'),
@@ -267,6 +281,7 @@ export const groups = {
   'Jobs and retention': jobs,
   Webhooks: webhooks,
   Impersonation: impersonation,
+  'Single sign-on': sso,
   Portals: portals,
   'Admin Portal': admin,
   'Demo data': demo,
@@ -283,6 +298,7 @@ export const variables = z.object({
   ...jobs,
   ...webhooks,
   ...impersonation,
+  ...sso,
   ...portals,
   ...admin,
   ...demo,

@@ -107,6 +107,30 @@ export const errorCatalog = {
     description:
       'Platform admins and users of equal or higher privilege than the administrator cannot be impersonated.',
   },
+  invalid_connection: {
+    status: 400,
+    title: 'Invalid connection',
+    description:
+      'The SSO connection is unknown, disabled or cannot be used (its settings are incomplete, its certificate expired, its discovery document unreachable, or the identity service is not configured).',
+  },
+  sso_login_failed: {
+    status: 401,
+    title: 'SSO login failed',
+    description:
+      "The identity provider's answer was refused: a wrong, expired or reused state or code, a signature, audience, recipient or validity check that failed, a replayed assertion, or an e-mail outside the organization's domains.",
+  },
+  sso_required: {
+    status: 403,
+    title: 'SSO required',
+    description:
+      'The organization requires single sign-on: sign in through `/auth/sso`. Only its break-glass administrator may use a password.',
+  },
+  sso_domain_taken: {
+    status: 409,
+    title: 'Domain already claimed',
+    description:
+      "An e-mail domain routes to one organization's SSO connections only; another organization already claims it.",
+  },
   not_found: {
     status: 404,
     title: 'Not found',

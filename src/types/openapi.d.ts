@@ -185,6 +185,312 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/sso/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List SSO connections (the spec's POST)
+         * @description The organization's SSO connections, oldest first, paged like every list (`page`, `itemsPerPage`
+         *     in the query; the body is empty or `{}`). The spec reads connections with POST; creating one is
+         *     `POST /api/sso/connections`. Client admins see their organization's; platform admins choose the
+         *     organization with `Guildhall-Organization`. Secrets are never returned (`clientSecretSet` says
+         *     whether one is kept).
+         */
+        post: operations["listSsoConnections"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sso/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get one SSO connection (the spec's POST)
+         * @description One connection with its generated service-provider addresses (SAML entity id, ACS URL, metadata
+         *     URL; the OIDC redirect URI) and its last test. Another organization's connection is a 404. The body
+         *     is empty or `{}`.
+         */
+        post: operations["getSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sso/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the one-time SSO code for a token
+         * @description After a successful SSO login the browser is sent into the app with `?sso_code=…` (never a token
+         *     in a URL); the app posts that code here within 60 seconds, once, and receives the same token as a
+         *     password login. The token is MFA-verified when the identity provider asserted a multi-factor
+         *     authentication (OIDC `amr`, a SAML multi-factor authentication context). A wrong, expired or used code
+         *     is 401 `sso_login_failed`.
+         */
+        post: operations["exchangeSsoCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an SSO connection
+         * @description Client admins configure their organization's SSO (the spec's Client Portal > Settings >
+         *     Authentication); platform admins do it for an organization named with `Guildhall-Organization`.
+         *     `protocol` is `saml` or `oidc` (direct, no broker) or `identity_service` (brokered). Settings are
+         *     checked on save: a SAML certificate must parse and be valid today (or `idpMetadataUrl` is fetched
+         *     through the SSRF guard and fills the IdP fields); an OIDC discovery document must fetch and name its
+         *     endpoints, and `clientSecret` is required (write-only, sealed at rest). A new connection is `draft`:
+         *     test it, then enable it. An e-mail domain belongs to one organization (409 `sso_domain_taken`).
+         */
+        post: operations["createSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an SSO connection
+         * @description Its sign-ins stop at once; an active connection announces `connection.deactivated` first. Users it
+         *     provisioned stay (they keep their accounts, without SSO).
+         */
+        delete: operations["deleteSsoConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an SSO connection
+         * @description Only the fields sent change; `settings` is merged into the saved settings and checked again, and a
+         *     changed setting or secret clears the last test (test again before enabling). The protocol cannot change.
+         */
+        patch: operations["updateSsoConnection"];
+        trace?: never;
+    };
+    "/api/sso/connections/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test an SSO connection
+         * @description A live check of the saved settings ("test connection"): SAML, the certificate's validity and days
+         *     left; OIDC, the discovery document, endpoints and keys; brokered, the connection at the identity
+         *     service. The result is kept on the connection (`lastTest`); enabling needs a passed test.
+         */
+        post: operations["testSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/connections/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an SSO connection
+         * @description Needs a passed test since the settings last changed and at least one e-mail domain (400
+         *     `invalid_connection` otherwise). Announces `connection.activated` (a domain event and a webhook).
+         *     Enabling an active connection changes nothing.
+         */
+        post: operations["enableSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/connections/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an SSO connection
+         * @description Its sign-ins are refused from now on ("Invalid connection"). Announces `connection.deactivated`.
+         */
+        post: operations["disableSsoConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/integrations/identity-service": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The identity service's platform settings
+         * @description Platform admins only (Admin Portal > Platform Settings > Integrations). Secrets are never
+         *     returned: only their last four characters.
+         */
+        get: operations["getIdentityServiceSettings"];
+        /**
+         * Change the identity service's platform settings
+         * @description Platform admins only. The API key must begin with `sk_`. A secret left out (or empty) keeps the
+         *     saved one; secrets are sealed at rest and never returned. Every change is audited (without secrets).
+         */
+        put: operations["updateIdentityServiceSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an SSO login (browser)
+         * @description The spec's "initiate SSO login": finds the connection (by `connection` id, by `organization` slug
+         *     or id, by the domain of `email`, or the identity service's default connection) and redirects the
+         *     browser to the identity provider (directly for SAML and OIDC connections, through the identity
+         *     service for brokered ones). The login's state, nonce and PKCE verifier are kept sealed, single-use, for
+         *     ten minutes. An unknown, disabled or broken connection answers an HTML page "Invalid connection" (400).
+         *     `return_to` may name an address of this service or its portals to come back to.
+         */
+        get: operations["startSsoLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/callback/idp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SSO callback (browser)
+         * @description The spec's callback: the identity service (or a direct OIDC provider) returns here with `code` and
+         *     `state`. The state must be one this service issued, unexpired and unused; the code is exchanged for the
+         *     profile server side, the person is signed in inside the connection's organization only, and the
+         *     browser is redirected into the app with a one-time `sso_code` (see `POST /api/auth/sso/token`).
+         *     Failures are HTML pages: 400 "Invalid connection", 401 "SSO login failed".
+         */
+        get: operations["completeSsoLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/{id}/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SAML assertion consumer service (browser)
+         * @description The ACS URL of one SAML connection (HTTP-POST binding). The response must be signed by the
+         *     connection's certificate (the assertion at least), addressed to this connection (audience and
+         *     recipient), within its validity window (two minutes of clock skew), answer a request of ours
+         *     (`InResponseTo`, with `RelayState` as sent) unless the connection allows IdP-initiated sign-in, and
+         *     never have been used before (assertion ids are remembered until they expire). Then as the callback.
+         */
+        post: operations["consumeSamlResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/saml/{id}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SAML service provider metadata
+         * @description Our metadata for one SAML connection (entity id, ACS URL, signing certificate when configured), for
+         *     the IdP administrator to import. Public: IdPs fetch it.
+         */
+        get: operations["getSamlMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/password-reset": {
         parameters: {
             query?: never;
@@ -1889,6 +2195,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "connection.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An SSO connection was enabled */
+        post: operations["onConnectionActivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connection.deactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An SSO connection was disabled or deleted */
+        post: operations["onConnectionDeactivated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "member.deleted": {
         parameters: {
             query?: never;
@@ -2417,6 +2757,183 @@ export interface components {
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             pagination: components["schemas"]["Pagination"];
+        };
+        /** @description An empty body (`{}`), for the spec's read operations that use POST. */
+        EmptyObject: Record<string, never>;
+        /**
+         * @description `saml` and `oidc` talk to the IdP directly; `identity_service` is brokered by the identity service.
+         * @enum {string}
+         */
+        SsoProtocol: "saml" | "oidc" | "identity_service";
+        /**
+         * @description The roles SSO may grant (never a platform admin).
+         * @enum {string}
+         */
+        SsoRole: "ROLE_MEMBER" | "ROLE_CLIENT_USER" | "ROLE_CLIENT_ADMIN";
+        SsoGroupRole: {
+            /** @description A group name or id as the IdP sends it (Entra sends object ids); matched case-insensitively. */
+            group: string;
+            role: components["schemas"]["SsoRole"];
+        };
+        /**
+         * @description The protocol's settings. SAML: `idpEntityId`, `idpSsoUrl`, `idpCertificate` (X.509, PEM), or
+         *     `idpMetadataUrl` to import them from the IdP's metadata. OIDC: `clientId`, `discoveryUrl` (the
+         *     well-known openid-configuration address, or the issuer). Brokered: the identity service's
+         *     `connection` id or `organization` id.
+         */
+        SsoSettings: {
+            idpEntityId?: string;
+            /** Format: uri */
+            idpSsoUrl?: string;
+            idpCertificate?: string;
+            /** Format: uri */
+            idpMetadataUrl?: string;
+            clientId?: string;
+            /** Format: uri */
+            discoveryUrl?: string;
+            connection?: string;
+            organization?: string;
+        };
+        /** @description E-mail domains of the organization: a login routes by them and an e-mail outside them is refused. One organization per domain. */
+        SsoDomains: string[];
+        SsoConnectionCreate: {
+            name: string;
+            protocol: components["schemas"]["SsoProtocol"];
+            settings: components["schemas"]["SsoSettings"];
+            /** @description OIDC only; sealed at rest, never returned. */
+            clientSecret?: string;
+            domains?: components["schemas"]["SsoDomains"];
+            /** @description Group → role; the highest role of the groups a person is in wins; no match gives `defaultRole`. */
+            groupRoles?: components["schemas"]["SsoGroupRole"][];
+            defaultRole?: components["schemas"]["SsoRole"];
+            /** @description SAML: accept sign-ins started at the IdP (an app tile). Default false. */
+            allowIdpInitiated?: boolean;
+            /** @description A member signing in without a member record gets one (active, basic tier). Default true. */
+            createMembers?: boolean;
+        };
+        SsoConnectionUpdate: {
+            name?: string;
+            settings?: components["schemas"]["SsoSettings"];
+            clientSecret?: string;
+            domains?: components["schemas"]["SsoDomains"];
+            groupRoles?: components["schemas"]["SsoGroupRole"][];
+            defaultRole?: components["schemas"]["SsoRole"];
+            allowIdpInitiated?: boolean;
+            createMembers?: boolean;
+        };
+        SsoConnection: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organizationId: string;
+            name: string;
+            protocol: components["schemas"]["SsoProtocol"];
+            /**
+             * @description `draft` until first enabled; `active` signs people in; `inactive` refuses them ("Invalid connection").
+             * @enum {string}
+             */
+            status: "draft" | "active" | "inactive";
+            domains: string[];
+            settings: components["schemas"]["SsoSettings"];
+            /** @description Whether a client secret is kept (OIDC); the secret itself is never returned. */
+            clientSecretSet: boolean;
+            /** @description Generated: what the IdP administrator enters on their side. */
+            serviceProvider: {
+                /**
+                 * Format: uri
+                 * @description SAML SP entity id.
+                 */
+                entityId: string;
+                /**
+                 * Format: uri
+                 * @description SAML ACS URL (HTTP-POST).
+                 */
+                acsUrl: string;
+                /**
+                 * Format: uri
+                 * @description Our SAML metadata XML.
+                 */
+                metadataUrl: string;
+                /**
+                 * Format: uri
+                 * @description OIDC redirect URI (`/auth/callback/idp`).
+                 */
+                redirectUri: string;
+            };
+            /**
+             * Format: uri
+             * @description Where a person starts a sign-in with this connection.
+             */
+            loginUrl: string;
+            groupRoles: components["schemas"]["SsoGroupRole"][];
+            defaultRole: components["schemas"]["SsoRole"];
+            allowIdpInitiated: boolean;
+            createMembers: boolean;
+            lastTest: {
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                detail: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SsoConnectionList: {
+            data: components["schemas"]["SsoConnection"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        SsoConnectionTestResult: {
+            ok: boolean;
+            detail: string;
+            connection: components["schemas"]["SsoConnection"];
+        };
+        SsoTokenRequest: {
+            /** @description The `sso_code` the login redirect carried. */
+            code: string;
+        };
+        IdentityServiceSettings: {
+            /** @description All required settings are saved. */
+            configured: boolean;
+            apiKeyLast4: string | null;
+            clientId: string | null;
+            redirectUri: string | null;
+            webhookSecretLast4: string | null;
+            defaultConnection: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        IdentityServiceSettingsUpdate: {
+            /** @description Begins with sk_. Empty or absent keeps the saved key. */
+            apiKey?: string;
+            clientId?: string;
+            /**
+             * Format: uri
+             * @description The OAuth callback (this service's `/auth/callback/idp`).
+             */
+            redirectUri?: string;
+            /** @description Empty or absent keeps the saved secret. */
+            webhookSecret?: string;
+            /** @description The identity service connection used when a login names none. */
+            defaultConnection?: string | null;
+        };
+        SsoConnectionEventPayload: {
+            /** @enum {string} */
+            type: "connection.activated" | "connection.deactivated";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                organizationId: string;
+                name: string;
+                protocol: components["schemas"]["SsoProtocol"];
+                /** @enum {string} */
+                status: "draft" | "active" | "inactive";
+                domains: string[];
+            };
         };
         /** @description Inclusive bounds; a date alone (YYYY-MM-DD) means the start (after) or end (before) of that UTC day. */
         DateRangeFilter: {
@@ -2983,7 +3500,7 @@ export interface components {
          * @description An event kind of the catalog (see the `webhooks` section).
          * @enum {string}
          */
-        WebhookEventType: "member.created" | "member.updated" | "member.deleted" | "event.created" | "event.updated" | "event.deleted" | "course.created" | "course.updated" | "course.deleted" | "resource.published" | "resource.updated" | "resource.deleted";
+        WebhookEventType: "member.created" | "member.updated" | "member.deleted" | "event.created" | "event.updated" | "event.deleted" | "course.created" | "course.updated" | "course.deleted" | "resource.published" | "resource.updated" | "resource.deleted" | "connection.activated" | "connection.deactivated";
         WebhookEventTypeList: {
             data: {
                 type: components["schemas"]["WebhookEventType"];
@@ -4690,6 +5207,569 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    listSsoConnections: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyObject"];
+            };
+        };
+        responses: {
+            /** @description A page of connections. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnectionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EmptyObject"];
+            };
+        };
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchangeSsoCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Logged in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (`Location` is its address). */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test result (a failed test is still a 200 with ok false). */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnectionTestResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    enableSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection, now active. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    disableSsoConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection, now inactive. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getIdentityServiceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityServiceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateIdentityServiceSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityServiceSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityServiceSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startSsoLogin: {
+        parameters: {
+            query?: {
+                /** @description The connection id. */
+                connection?: string;
+                /** @description The organization slug or id. */
+                organization?: string;
+                /** @description An e-mail address whose domain names the connection. */
+                email?: string;
+                /** @description Where the app continues after the login (this service or a portal). */
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid connection (an HTML page). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    completeSsoLogin: {
+        parameters: {
+            query?: {
+                /** @description The authorization code. */
+                code?: string;
+                /** @description The state this service issued. */
+                state?: string;
+                /** @description An OAuth error from the provider. */
+                error?: string;
+                /** @description Its description. */
+                error_description?: string;
+                /** @description The issuer (RFC 9207). */
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Into the app with `?sso_code=`. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid connection. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description SSO login failed (wrong or used state, refused code, domain outside the organization). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consumeSamlResponse: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The SAML connection. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    SAMLResponse: string;
+                    RelayState?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Into the app with `?sso_code=`. */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid connection, or a form that is not one. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description SSO login failed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not an HTML form post. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getSamlMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The SAML connection. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata XML. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/samlmetadata+xml": string;
+                };
+            };
+            /** @description Invalid connection (not a SAML connection). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     resetPassword: {
@@ -8513,6 +9593,54 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MemberEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onConnectionActivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConnectionEventPayload"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookAccepted"];
+            410: components["responses"]["WebhookGone"];
+        };
+    };
+    onConnectionDeactivated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event identifier (`msg_...`), the same on every retry; use it to de-duplicate. */
+                "webhook-id": components["parameters"]["webhookId"];
+                /** @description Unix time (seconds) of this attempt; reject values far from now to stop replays. */
+                "webhook-timestamp": components["parameters"]["webhookTimestamp"];
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>`. */
+                "webhook-signature": components["parameters"]["webhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoConnectionEventPayload"];
             };
         };
         responses: {

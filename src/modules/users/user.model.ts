@@ -23,6 +23,11 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   declare mfaSecret: CreationOptional<string | null>;
   declare mfaEnabledAt: CreationOptional<Date | null>;
   declare lastLoginAt: CreationOptional<Date | null>;
+  declare department: CreationOptional<string | null>;
+  declare jobTitle: CreationOptional<string | null>;
+  /** The SSO connection that provisioned the user, and the IdP's id for them there. */
+  declare ssoConnectionId: CreationOptional<string | null>;
+  declare ssoSubject: CreationOptional<string | null>;
   declare deletedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
@@ -42,6 +47,10 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         mfaSecret: { type: DataTypes.TEXT, allowNull: true },
         mfaEnabledAt: { type: DataTypes.DATE, allowNull: true },
         lastLoginAt: { type: DataTypes.DATE, allowNull: true },
+        department: { type: DataTypes.TEXT, allowNull: true },
+        jobTitle: { type: DataTypes.TEXT, allowNull: true },
+        ssoConnectionId: { type: DataTypes.UUID, allowNull: true },
+        ssoSubject: { type: DataTypes.TEXT, allowNull: true },
         deletedAt: { type: DataTypes.DATE, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,

@@ -1,0 +1,181 @@
+// Who an SSO profile signs in as. The profile's e-mail must be in one of the connection's domains (and
+// match Google's hosted domain when it is sent); the account is found by the IdP's id for the person,
+// then by e-mail, inside the connection's organization only: an account of another organization (or a
+// platform admin) is never signed in or taken over. New accounts are created active without a password.
+// Groups map to roles through the connection's table, the highest wins, none → the connection's default;
+// when the IdP could not send groups (Entra's overage) an existing role is kept. SSO never grants
+// ROLE_PLATFORM_ADMIN (the table cannot name it) and leaves sponsor roles as they are.
+// A member who arrives by SSO is linked to the organization's member record with that e-mail, or one
+// is created (active, basic tier) when the connection says so.
+import { Op, Sequelize, type Transaction } from 'sequelize';
+import { type Actor, systemActor } from '../../shared/access/actor.ts';
+import { PRIVILEGE, type Role } from '../../shared/access/roles.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import type { CrudService } from '../crud/crud.service.ts';
+import { Member } from '../members/member.model.ts';
+import type { MemberInput } from '../members/member.mapper.ts';
+import { Organization } from '../organizations/organization.model.ts';
+import { User } from '../users/user.model.ts';
+import type { SsoProfile } from './sso-claims.ts';
+import { SSO_ROLES, type SsoConnection, type SsoRole } from './sso-connection.model.ts';
+
+export interface SsoAccountDeps {
+  sequelize: Sequelize;
+  clock: Clock;
+  audit: AuditService;
+  members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>;
+}
+
+const refused = (detail: string) => new AppError('sso_login_failed', detail);
+
+export function roleFor(connection: SsoConnection, groups: string[]): SsoRole {
+  const granted = connection.groupRoles
+    .filter((mapping) => groups.some((group) => group.toLowerCase() === mapping.group.toLowerCase()))
+    .map((mapping) => mapping.role)
+    .filter((role): role is SsoRole => (SSO_ROLES as readonly string[]).includes(role));
+  if (granted.length === 0) return connection.defaultRole;
+  return granted.reduce((best, role) => (PRIVILEGE[role] > PRIVILEGE[best] ? role : best));
+}
+
+export const actorForUser = (user: User): Actor => ({
+  type: 'user',
+  id: user.id,
+  organizationId: user.organizationId,
+  role: user.role,
+  mfaVerified: false,
+});
+
+export class SsoAccountService {
+  constructor(private readonly deps: SsoAccountDeps) {}
+
+  /** The user this profile signs in as, created or brought up to date. */
+  async signIn(connection: SsoConnection, profile: SsoProfile): Promise<{ user: User; created: boolean }> {
+    this.checkIdentity(connection, profile);
+    const organization = await Organization.findByPk(connection.organizationId, { attributes: ['status'] });
+    if (organization?.status !== 'active')
+      throw new AppError('invalid_connection', "The connection's organization is suspended");
+    const { user, created } = await this.deps.sequelize.transaction((transaction) =>
+      this.upsertUser(connection, profile, transaction),
+    );
+    if (user.role === 'ROLE_MEMBER') await this.linkMember(connection, user);
+    return { user, created };
+  }
+
+  private checkIdentity(connection: SsoConnection, profile: SsoProfile): void {
+    if (!profile.email.includes('@')) throw refused('The identity provider sent no e-mail address');
+    if (!profile.emailVerified) throw refused('The identity provider says the e-mail address is not verified');
+    if (!profile.firstName || !profile.lastName)
+      throw refused('The identity provider sent no given name or family name (both are required)');
+    const domain = profile.email.split('@').pop()!;
+    if (!connection.domains.includes(domain))
+      throw refused(`${domain} is not a domain of this organization's SSO connection`);
+    if (profile.hostedDomain && profile.hostedDomain.toLowerCase() !== domain)
+      throw refused('The e-mail is not in the Google Workspace domain that signed it');
+  }
+
+  private async upsertUser(
+    connection: SsoConnection,
+    profile: SsoProfile,
+    transaction: Transaction,
+  ): Promise<{ user: User; created: boolean }> {
+    const { clock, audit } = this.deps;
+    const existing =
+      (await User.findOne({
+        where: { ssoConnectionId: connection.id, ssoSubject: profile.subject },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      })) ??
+      (await User.findOne({
+        where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), profile.email),
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      }));
+    if (existing && existing.organizationId !== connection.organizationId)
+      throw refused('This e-mail belongs to an account outside the organization of this connection');
+    if (existing && existing.status !== 'active')
+      throw new AppError('account_inactive', `The account is ${existing.status} and cannot log in`);
+
+    const attributes = {
+      firstName: profile.firstName!,
+      lastName: profile.lastName!,
+      department: profile.department,
+      jobTitle: profile.jobTitle,
+      ssoConnectionId: connection.id,
+      ssoSubject: profile.subject,
+      lastLoginAt: clock.now(),
+    };
+    if (existing) {
+      const before = { role: existing.role, firstName: existing.firstName, lastName: existing.lastName };
+      const role = this.nextRole(connection, profile, existing.role);
+      await existing.update({ ...attributes, role }, { transaction });
+      if (role !== before.role || existing.firstName !== before.firstName || existing.lastName !== before.lastName)
+        await audit.record(
+          actorForUser(existing),
+          {
+            action: 'sso.user_updated',
+            targetType: 'user',
+            targetId: existing.id,
+            before,
+            after: { role, firstName: existing.firstName, lastName: existing.lastName, connectionId: connection.id },
+          },
+          transaction,
+        );
+      return { user: existing, created: false };
+    }
+    const user = await User.create(
+      {
+        ...attributes,
+        organizationId: connection.organizationId,
+        email: profile.email,
+        role: profile.groups ? roleFor(connection, profile.groups) : connection.defaultRole,
+        status: 'active',
+      },
+      { transaction },
+    );
+    await audit.record(
+      actorForUser(user),
+      {
+        action: 'sso.user_provisioned',
+        targetType: 'user',
+        targetId: user.id,
+        after: { email: user.email, role: user.role, connectionId: connection.id },
+      },
+      transaction,
+    );
+    return { user, created: true };
+  }
+
+  /** Groups decide the role of SSO roles only; without groups (overage) the role stays. */
+  private nextRole(connection: SsoConnection, profile: SsoProfile, current: Role): Role {
+    if (!(SSO_ROLES as readonly string[]).includes(current)) return current;
+    if (profile.groups === null) return current;
+    return roleFor(connection, profile.groups);
+  }
+
+  private async linkMember(connection: SsoConnection, user: User): Promise<void> {
+    const actor = systemActor(connection.organizationId);
+    const member = await Member.findOne({
+      where: {
+        organizationId: connection.organizationId,
+        [Op.and]: [Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), user.email.toLowerCase())],
+      },
+    });
+    if (member) {
+      if (member.userId === user.id || member.userId !== null) return;
+      const { id: _id, organizationId: _o, createdAt: _c, updatedAt: _u, ...writable } = member.get({ plain: true });
+      await this.deps.members.replace(actor, member.id, { ...writable, userId: user.id } as MemberInput);
+      return;
+    }
+    if (!connection.createMembers) return;
+    await this.deps.members.create(actor, {
+      firstName: user.firstName,
+      lastName: user.lastName,
+      email: user.email,
+      tier: 'member',
+      status: 'active',
+      userId: user.id,
+    } as MemberInput);
+  }
+}

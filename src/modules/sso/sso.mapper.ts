@@ -1,0 +1,51 @@
+import type { components } from '../../types/openapi.d.ts';
+import type { SsoConnection } from './sso-connection.model.ts';
+import type { ConnectionUrls } from './protocols/sso-protocol.ts';
+
+type SsoConnectionDto = components['schemas']['SsoConnection'];
+
+/** What events and the audit trail carry: who and what, never settings or secrets. */
+export function toConnectionSnapshot(connection: SsoConnection): Record<string, unknown> {
+  return {
+    id: connection.id,
+    organizationId: connection.organizationId,
+    name: connection.name,
+    protocol: connection.protocol,
+    status: connection.status,
+    domains: connection.domains,
+  };
+}
+
+/** The wire shape (the spec leaves it "not shown"; openapi.yaml's SsoConnection). Secrets are write-only. */
+export function toConnectionDto(connection: SsoConnection, urls: ConnectionUrls): SsoConnectionDto {
+  return {
+    id: connection.id,
+    organizationId: connection.organizationId,
+    name: connection.name,
+    protocol: connection.protocol,
+    status: connection.status,
+    domains: connection.domains,
+    settings: connection.settings as SsoConnectionDto['settings'],
+    clientSecretSet: connection.secretSealed !== null,
+    serviceProvider: {
+      entityId: urls.spEntityId,
+      acsUrl: urls.acsUrl,
+      metadataUrl: urls.metadataUrl,
+      redirectUri: urls.redirectUri,
+    },
+    loginUrl: `${urls.redirectUri.replace(/\/auth\/callback\/idp$/, '')}/auth/sso?connection=${connection.id}`,
+    groupRoles: connection.groupRoles,
+    defaultRole: connection.defaultRole,
+    allowIdpInitiated: connection.allowIdpInitiated,
+    createMembers: connection.createMembers,
+    lastTest: connection.lastTestedAt
+      ? {
+          at: connection.lastTestedAt.toISOString(),
+          ok: connection.lastTestOk === true,
+          detail: connection.lastTestDetail ?? '',
+        }
+      : null,
+    createdAt: connection.createdAt.toISOString(),
+    updatedAt: connection.updatedAt.toISOString(),
+  };
+}
