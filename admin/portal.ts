@@ -20,6 +20,8 @@ import { usersOptions, USERS_TRANSLATIONS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
 import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/organizations.options.ts';
 import { OrganizationsResource } from './resources/organizations.resource.ts';
+import { ssoConnectionResource, SSO_CONNECTION_TRANSLATIONS } from './resources/sso-connections.resource.ts';
+import { IDENTITY_SERVICE_PAGE, identityServicePage } from './resources/identity-service.page.ts';
 
 let adapterRegistered = false;
 
@@ -71,8 +73,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       { resource: new UsersResource(container), options: usersOptions(container, components) },
       { resource: new OrganizationsResource(container), options: organizationsOptions(container, components) },
       ...platformResources(container, components),
+      ssoConnectionResource(container, components),
       ...libraryResources(container, components),
     ],
+    // the sidebar's pages section is "Platform Settings" (labels.pages below)
+    pages: { [IDENTITY_SERVICE_PAGE]: identityServicePage(container, components.IdentityServiceSettings) },
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
     assets: { styles: [`/admin${PORTAL_STYLESHEET_PATH}`] },
@@ -81,8 +86,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       language: 'en',
       translations: {
         en: {
+          labels: { pages: 'Platform Settings' },
+          pages: { [IDENTITY_SERVICE_PAGE]: 'Integrations' },
           resources: {
             users: USERS_TRANSLATIONS,
+            sso_connections: SSO_CONNECTION_TRANSLATIONS,
             audit_log: {
               actions: { list: 'Audit log', show: 'Audit entry' },
               properties: {

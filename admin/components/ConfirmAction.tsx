@@ -4,16 +4,19 @@
 // trigger with the admin's cookie; these handlers act only on POST.
 import React, { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ApiClient, useNotice, type ActionProps } from 'adminjs';
+import { ApiClient, useNotice, useTranslation, type ActionProps } from 'adminjs';
 import { Box, Button, H3, Text } from '@adminjs/design-system';
 
 const api = new ApiClient();
 
 const ConfirmAction: React.FC<ActionProps> = ({ record, resource, action }) => {
   const addNotice = useNotice();
+  const { translateAction } = useTranslation();
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
   if (!record) return null;
+  // action.label is the action's name; the resource's translations give "Test connection" for testConnection
+  const label = translateAction(action.label, resource.id);
   const confirm = async () => {
     setBusy(true);
     const res = await api.recordAction({
@@ -31,7 +34,7 @@ const ConfirmAction: React.FC<ActionProps> = ({ record, resource, action }) => {
   return (
     <Box variant="white" p="xl">
       <H3>
-        {action.label}: {record.title}
+        {label}: {record.title}
       </H3>
       <Text mb="lg">{action.guard || 'Are you sure?'}</Text>
       <Button
@@ -40,7 +43,7 @@ const ConfirmAction: React.FC<ActionProps> = ({ record, resource, action }) => {
         disabled={busy}
         onClick={confirm}
       >
-        {action.label}
+        {label}
       </Button>
     </Box>
   );

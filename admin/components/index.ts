@@ -24,6 +24,10 @@ export function loadComponents(loader: ComponentLoader) {
     JsonValue: loader.add('JsonValue', source('JsonValue')),
     MailPreview: loader.add('MailPreview', source('MailPreview')),
     ConfirmAction: loader.add('ConfirmAction', source('ConfirmAction')),
+    // Platform Settings > Integrations: the identity service's settings
+    IdentityServiceSettings: loader.add('IdentityServiceSettings', source('IdentityServiceSettings')),
+    TextList: loader.add('TextList', source('TextList')),
+    TestResult: loader.add('TestResult', source('TestResult')),
     // the users resource: list, forms, badges, dates, filters, permanent delete, activity
     UsersList: loader.add('UsersList', source('UsersList')),
     UserEdit: loader.add('UserEdit', source('UserEdit')),

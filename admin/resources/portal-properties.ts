@@ -1,6 +1,6 @@
 // What the Admin Portal shows of each model it exposes, resource by resource. A model not named here
 // is not in the portal at all; a column not named is never sent to the browser. Left out on purpose:
-// password tokens, API key hashes, webhook signing secrets (sealed or not), webhook event payloads
+// password tokens, API key hashes, webhook signing and SSO client secrets (sealed or not), webhook event payloads
 // (member data), mail bodies (generated passwords, password links), pg-boss job data; and members,
 // events and courses, which the client portals serve.
 export const PORTAL_PROPERTIES = {
@@ -147,6 +147,30 @@ export const PORTAL_PROPERTIES = {
     'archivedAt',
     'createdAt',
     'updatedAt',
+  ],
+  // SSO connections, read-only with their test results (changes through SsoConnectionService): never
+  // secretSealed (an OIDC client secret); the generated service-provider addresses computed on show
+  sso_connections: [
+    'id',
+    'organizationId',
+    'name',
+    'protocol',
+    'status',
+    'domains',
+    'settings',
+    'groupRoles',
+    'defaultRole',
+    'allowIdpInitiated',
+    'createMembers',
+    'lastTestedAt',
+    'lastTestOk',
+    'lastTestDetail',
+    'createdAt',
+    'updatedAt',
+    'spEntityId',
+    'acsUrl',
+    'metadataUrl',
+    'redirectUri',
   ],
   // computed per organization by LibraryStorageResource
   library_storage: ['id', 'organizationName', 'resources', 'versions', 'storageUsed', 'storageBytes'],

@@ -1,0 +1,212 @@
+// The Admin Portal's SSO pages in a real browser: Platform Settings > Integrations (the identity
+// service's settings, secrets shown only by their last four characters) and the SSO connections of
+// organizations with Test connection / Enable. The identity service is the loopback stand-in, driven
+// through the real @workos-inc/node client.
+// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { totpCode } from '../../src/modules/auth/mfa.ts';
+import type { Organization } from '../../src/modules/organizations/organization.model.ts';
+import type { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
+import type { User } from '../../src/modules/users/user.model.ts';
+import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
+import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
+import { prepareAdminBundle } from '../setup/admin-bundle.ts';
+import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { startIdentityServiceStandIn, type IdentityServiceStandIn } from '../support/identity-service-stand-in.ts';
+
+// screenshots to look at the pages (PORTAL_SCREENSHOTS names another folder)
+const SHOTS = process.env.PORTAL_SCREENSHOTS ?? tmpdir();
+const WEBHOOK_SECRET = 'whsec_portal_0123456789abcdef';
+
+describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
+  let t: TestApp;
+  let idp: IdentityServiceStandIn;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let admin: User;
+  let org: Organization;
+  let connection: SsoConnection;
+  let bundleDir: string;
+
+  // the portal scrolls inside its layout, so a full-page shot is only the viewport: a taller one when asked
+  const shot = async (name: string, height = 900) => {
+    await page.setViewportSize({ width: 1600, height });
+    await page.screenshot({ path: path.join(SHOTS, `sso-portal-${name}.png`), fullPage: true });
+    await page.setViewportSize({ width: 1600, height: 900 });
+  };
+  const auditCount = async (action: string) =>
+    (
+      (await t.db.sequelize.query(`SELECT count(*)::int AS n FROM audit_log WHERE action = :action`, {
+        plain: true,
+        replacements: { action },
+      })) as { n: number }
+    ).n;
+
+  before(async () => {
+    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
+    idp = await startIdentityServiceStandIn();
+    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir, IDENTITY_SERVICE_API_URL: idp.url } });
+    server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ admin } = await buildAdmin(t, { firstName: 'Sara', lastName: 'Settings' }));
+    org = await buildOrganization({ name: 'Okta Guild', plan: 'enterprise' });
+    // created as the organization's client admin would through the API: the service, in its organization
+    const clientAdmin = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN' });
+    connection = await t.container.services.ssoConnections.create(
+      {
+        type: 'user',
+        id: clientAdmin.id,
+        organizationId: org.id,
+        role: 'ROLE_CLIENT_ADMIN',
+        mfaVerified: false,
+        requestId: 'sso-portal-test',
+      },
+      {
+        name: 'Okta via the identity service',
+        protocol: 'identity_service',
+        settings: { connection: 'conn_123' },
+        domains: ['okta-guild.test'],
+      },
+    );
+    assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
+    await prepareAdminBundle(base, bundleDir);
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+    await context.route(offlineOnly, (route) => route.abort());
+    page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${base}/admin/login`);
+    await page.fill('input[name=email]', admin.email);
+    await page.fill('input[name=password]', PASSWORD);
+    await page.fill('input[name=otp]', totpCode(mfaSecretOf(admin)!, t.clock.now()));
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${base}/admin`);
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await t?.close();
+    await idp?.close();
+    await rm(bundleDir, { recursive: true, force: true });
+  });
+
+  it('when the admin opens Platform Settings > Integrations, then the identity service shows as not configured', async () => {
+    await page.goto(`${base}/admin`);
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await page.waitForURL(`${base}/admin/pages/integrations`);
+    await page.waitForSelector('[data-testid=identity-service-current]');
+    assert.ok(await page.getByText('Platform Settings').first().isVisible(), 'the sidebar section');
+    assert.equal(await page.textContent('[data-testid=configured]'), 'No');
+    assert.equal(await page.textContent('[data-testid=api-key]'), 'not set');
+    await shot('integrations-empty', 1300);
+  });
+
+  it('when the settings are saved, then the page shows only the last four characters of the secrets, never the key', async () => {
+    await page.fill('#apiKey', idp.apiKey);
+    await page.fill('#clientId', idp.clientId);
+    await page.fill('#redirectUri', 'https://guildhall.example.test/auth/callback/idp');
+    await page.fill('#webhookSecret', WEBHOOK_SECRET);
+    await page.click('[data-testid=identity-service-save]');
+    await page.locator('text=Identity service settings saved').first().waitFor();
+    assert.equal(await page.textContent('[data-testid=configured]'), 'Yes');
+    assert.equal(await page.textContent('[data-testid=api-key]'), `•••• ${idp.apiKey.slice(-4)}`);
+    assert.equal(await page.textContent('[data-testid=webhook-secret]'), `•••• ${WEBHOOK_SECRET.slice(-4)}`);
+    assert.equal(await page.textContent('[data-testid=client-id]'), idp.clientId);
+    assert.equal(await page.inputValue('#apiKey'), '', 'the secret inputs are empty again');
+    assert.equal(await page.inputValue('#webhookSecret'), '');
+    await page.getByText('Leave empty to keep the saved key.').waitFor();
+    await shot('integrations-saved', 1300);
+    // the page after saving, and a fresh load of it: the secrets are nowhere in the HTML
+    const secretsIn = (html: string) => html.includes(idp.apiKey) || html.includes(WEBHOOK_SECRET);
+    assert.ok(!secretsIn(await page.content()), 'no secret in the page after saving');
+    await page.reload();
+    await page.waitForSelector('[data-testid=identity-service-current]');
+    assert.ok(!secretsIn(await page.content()), 'no secret in the page when loaded again');
+    assert.equal((await t.container.services.identityServiceSettings.current())?.apiKey, idp.apiKey);
+    assert.equal(await auditCount('identity_service.settings_changed'), 1);
+  });
+
+  it('when a key not beginning with sk_ is saved, then the field shows the service’s message and nothing changes', async () => {
+    await page.waitForSelector('[data-testid=identity-service-current]');
+    await page.fill('#apiKey', 'pk_live_wrong_key_123');
+    await page.click('[data-testid=identity-service-save]');
+    const message = page.locator('[data-testid=error-apiKey]');
+    await message.waitFor();
+    assert.match((await message.textContent()) ?? '', /must begin with sk_/);
+    await page.locator('text=Validation failed: 1 field(s) failed validation: apiKey').first().waitFor();
+    assert.equal(await page.textContent('[data-testid=api-key]'), `•••• ${idp.apiKey.slice(-4)}`);
+    await shot('integrations-refused', 1300);
+    assert.equal((await t.container.services.identityServiceSettings.current())?.apiKey, idp.apiKey);
+    assert.equal(await auditCount('identity_service.settings_changed'), 1);
+  });
+
+  it('when the SSO connections list is opened, then the connection shows with its organization, protocol, status and domains', async () => {
+    await page.goto(`${base}/admin/resources/sso_connections`);
+    await page.waitForSelector('tbody tr');
+    const headers = (
+      await page.$$eval('thead th, thead td', (cells) => cells.map((c) => c.textContent?.trim() ?? ''))
+    ).filter(Boolean);
+    assert.deepEqual(headers, [
+      'Organization',
+      'Name',
+      'Protocol',
+      'Status',
+      'E-mail domains',
+      'Last test',
+      'Last test result',
+    ]);
+    const row = page.locator('tbody tr', { hasText: 'Okta via the identity service' });
+    await row.getByText('Okta Guild').waitFor(); // the organization by name, not its id
+    assert.match(
+      ((await row.textContent()) ?? '').replace(/\s+/g, ' '),
+      /Okta Guild.*Okta via the identity service.*identity_service.*draft.*okta-guild\.test.*not tested/,
+    );
+    await shot('connections-list');
+  });
+
+  it('when "Test connection" is confirmed, then the service tests it at the identity service and the result shows', async () => {
+    await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
+    await page.getByText(`${t.config.baseUrl}/auth/saml/${connection.id}/acs`).waitFor();
+    assert.equal(await page.getByText('secretSealed').count(), 0);
+    await shot('connection-show', 1500);
+    await page.click('[data-testid=action-testConnection]');
+    await shot('connection-test-confirm');
+    await page.click('[data-testid=confirm-action]');
+    await page
+      .locator('text=Test passed: Okta (stand-in) (OktaSAML) is active at the identity service')
+      .first()
+      .waitFor();
+    await shot('connection-tested', 1500);
+    await connection.reload();
+    assert.equal(connection.lastTestOk, true);
+    assert.ok(
+      idp.requests.some((r) => r.path === '/connections/conn_123' && r.authorization === `Bearer ${idp.apiKey}`),
+      'the stand-in was asked with the saved key',
+    );
+    assert.equal(await auditCount('sso.connection_tested'), 1);
+  });
+
+  it('when "Enable" is confirmed after a passed test, then the connection is active and Disable is offered', async () => {
+    await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
+    await page.click('[data-testid=action-enable]');
+    await page.click('[data-testid=confirm-action]');
+    await page.locator('text=Okta via the identity service is active').first().waitFor();
+    await connection.reload();
+    assert.equal(connection.status, 'active');
+    assert.equal(await auditCount('sso.connection_enabled'), 1);
+    await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
+    await page.locator('[data-testid=action-disable]').waitFor();
+    assert.equal(await page.locator('[data-testid=action-enable]').count(), 0);
+  });
+});
