@@ -371,6 +371,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sso/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's "require SSO" policy */
+        get: operations["getSsoPolicy"];
+        /**
+         * Require SSO (or not) for the organization's users
+         * @description With `requireSso` on, password logins of the organization's users are refused (403
+         *     `sso_required`), except the break-glass client admin named in `breakGlassUserId` (an active
+         *     client admin of the organization), who keeps a password for the day the IdP is down. Turning it on
+         *     needs an active connection (400 `invalid_connection`). Tokens already issued stay valid until they
+         *     expire. Audited.
+         */
+        put: operations["setSsoPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/integrations/identity-service": {
         parameters: {
             query?: never;
@@ -2888,6 +2913,21 @@ export interface components {
             ok: boolean;
             detail: string;
             connection: components["schemas"]["SsoConnection"];
+        };
+        SsoPolicy: {
+            requireSso: boolean;
+            /** Format: uuid */
+            breakGlassUserId: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        SsoPolicyUpdate: {
+            requireSso: boolean;
+            /**
+             * Format: uuid
+             * @description The client admin who may still use a password.
+             */
+            breakGlassUserId?: string | null;
         };
         SsoTokenRequest: {
             /** @description The `sso_code` the login redirect carried. */
@@ -5527,6 +5567,73 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSsoPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    setSsoPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoPolicyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

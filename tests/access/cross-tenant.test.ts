@@ -17,6 +17,7 @@ import { ResourceEntitlement } from '../../src/modules/library/entitlement.model
 import { buildCategory, recordEvents } from '../factories/resource-usage.ts';
 import { buildSourceResource } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
+import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
 
@@ -24,7 +25,11 @@ import { isList, operations, type Operation } from './contract-walk.ts';
 const NOT_TENANT_SCOPED: ReadonlyArray<[RegExp, string]> = [
   [/^\/(health|ready)$/, 'process health, no records'],
   [/^\/api\/openapi\.json$/, 'the contract itself'],
-  [/^\/api\/auth\//, "the caller's own credential, session and MFA"],
+  [/^\/api\/auth\/(?!sso\/connections)/, "the caller's own credential, session and MFA"],
+  [
+    /^\/auth\/saml\//,
+    "a SAML connection's public addresses: IdPs read its metadata and post signed assertions to it (tests/sso)",
+  ],
   [
     /^\/api\/admin\//,
     'platform administration: platform admins act across organizations (users, impersonation, jobs, outbox)',
@@ -83,6 +88,9 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     );
     return { uploadId };
   },
+  // the spec reads SSO connections with POST under /api/auth/sso; they are written under /api/sso
+  '/api/auth/sso/connections': ssoConnectionFixture,
+  '/api/sso/connections': ssoConnectionFixture,
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,
@@ -108,6 +116,16 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
     return { id: subscription.id, deliveryId: delivery.id };
   },
 };
+
+async function ssoConnectionFixture(organizationId: string): Promise<PathValues> {
+  const connection = await SsoConnection.create({
+    organizationId,
+    name: 'Fixture SSO',
+    protocol: 'identity_service',
+    settings: { connection: 'conn_fixture' },
+  });
+  return { id: connection.id };
+}
 
 /** A chat conversation of organization A's admin (history is the asker's own) and a low-confidence question (content gaps). */
 async function chatFixture(organizationId: string): Promise<PathValues> {

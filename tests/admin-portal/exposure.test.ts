@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
+import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
 import { PORTAL_PROPERTIES } from '../../admin/resources/portal-properties.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, PASSWORD, tokenFor } from '../factories/index.ts';
@@ -61,6 +62,14 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       .set(bearer(clientToken))
       .send({ url: 'https://hooks.example.test/in', events: ['member.created'] })
       .expect(201);
+    // an OIDC connection with a sealed client secret: the portal must never select it
+    await SsoConnection.create({
+      organizationId: org.id,
+      name: 'Exposure SSO',
+      protocol: 'oidc',
+      settings: { clientId: 'exposure', discoveryUrl: 'https://idp.exposure.test' },
+      secretSealed: 'v1.sealed-client-secret',
+    });
     memberEmail = 'private.member@exposure.test';
     await t.http
       .post('/api/members')
@@ -138,6 +147,13 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     assert.equal(body.records.length, 1);
     const sealed = (await WebhookSubscription.findOne())!.secretSealed;
     assert.ok(!text.includes(sealed));
+    assert.equal(body.records[0]!.params.secretSealed, undefined);
+  });
+
+  it('when an SSO connection is read, then its sealed client secret is not sent', async () => {
+    const { body, text } = await list('sso_connections');
+    assert.equal(body.records.length, 1);
+    assert.ok(!text.includes('sealed-client-secret'));
     assert.equal(body.records[0]!.params.secretSealed, undefined);
   });
 

@@ -237,7 +237,13 @@ describe('SSO through the identity service', () => {
     idp.nextLogin({ email: 'boss@assoc.test', first_name: 'Boss', last_name: 'Other' }, { connection: 'conn_okta' });
     const takeover = await signIn(`connection=${connectionId}`);
     assert.equal(takeover.status, 401);
-    assert.match(takeover.text, /outside the organization/);
+    assert.match(takeover.text, /cannot sign in through this connection/);
+    const note = await AuditEntry.findOne({ where: { action: 'sso.login_failed', targetId: connectionId } });
+    assert.equal(
+      note?.after?.accountOrganizationId,
+      otherOrg.id,
+      'platform admins see both organizations in the audit trail',
+    );
     assert.equal((await User.findOne({ where: { email: 'boss@assoc.test' } }))?.organizationId, otherOrg.id);
 
     idp.nextLogin(

@@ -41,8 +41,12 @@ interface AuthUserRow {
 const suspended = () =>
   new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
+/** A rule another module adds to password logins (SSO's "require SSO"); throws to refuse. */
+export type PasswordLoginCheck = (user: User) => Promise<void>;
+
 export class AuthService {
   private readonly userCache = new BriefCache<AuthUserRow>();
+  private readonly passwordLoginChecks: PasswordLoginCheck[] = [];
   private impersonationGuard: ImpersonationGuard = async () => {
     throw errors.unauthenticated('Impersonation is not available');
   };
@@ -62,6 +66,10 @@ export class AuthService {
 
   setImpersonationGuard(guard: ImpersonationGuard): void {
     this.impersonationGuard = guard;
+  }
+
+  addPasswordLoginCheck(check: PasswordLoginCheck): void {
+    this.passwordLoginChecks.push(check);
   }
 
   async login(input: { email: string; password: string; otp?: string }): Promise<Session> {
@@ -86,6 +94,7 @@ export class AuthService {
       (await Organization.findByPk(user.organizationId, { attributes: ['status'] }))?.status === 'suspended'
     )
       throw suspended();
+    for (const check of this.passwordLoginChecks) await check(user);
 
     let mfaVerified = false;
     if (input.otp !== undefined) {

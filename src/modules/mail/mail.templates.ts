@@ -16,6 +16,8 @@ export type MailMessage =
         /** Set when no password was given: a single-use link to choose one. */
         setupUrl?: string;
         setupExpiresAt?: Date;
+        /** Set for accounts created by single sign-on: the connection's name (they have no password). */
+        ssoConnection?: string;
       };
     }
   | { template: 'password_reset'; data: { firstName: string; resetUrl: string; expiresAt: Date } }
@@ -76,10 +78,16 @@ function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
 function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): RenderedMail {
   const lines: Paragraph[] = [
     `Hello ${data.firstName},`,
-    `An administrator created your Guildhall account for ${data.email}.`,
+    data.ssoConnection
+      ? `Your Guildhall account for ${data.email} was created when you first signed in.`
+      : `An administrator created your Guildhall account for ${data.email}.`,
   ];
   if (data.pending) lines.push('Your account is awaiting verification; you can log in once it has been verified.');
-  if (data.generatedPassword) {
+  if (data.ssoConnection) {
+    lines.push(
+      `You sign in with your organization's account (single sign-on: ${data.ssoConnection}); there is no separate password.`,
+    );
+  } else if (data.generatedPassword) {
     lines.push(
       ['Your temporary password is: ', secret(data.generatedPassword)],
       'Please change it after your first login.',

@@ -16,6 +16,7 @@ import type { AuditService } from '../audit/audit.service.ts';
 import type { CrudService } from '../crud/crud.service.ts';
 import { Member } from '../members/member.model.ts';
 import type { MemberInput } from '../members/member.mapper.ts';
+import type { MailService } from '../mail/mail.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
 import type { SsoProfile } from './sso-claims.ts';
@@ -26,9 +27,22 @@ export interface SsoAccountDeps {
   clock: Clock;
   audit: AuditService;
   members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>;
+  mail: Pick<MailService, 'send'>;
+  /** Where a connection's sign-in starts (the welcome e-mail's link). */
+  loginUrlOf: (connectionId: string) => string;
 }
 
 const refused = (detail: string) => new AppError('sso_login_failed', detail);
+
+/**
+ * A refusal whose reason is for the audit trail only: an address of another organization and an
+ * unusable account get the same words, so a login reveals nothing about other tenants (docs/access.md).
+ */
+export class AccountNotAvailable extends AppError {
+  constructor(readonly auditNote: Record<string, unknown>) {
+    super('sso_login_failed', 'This account cannot sign in through this connection; ask your administrator');
+  }
+}
 
 export function roleFor(connection: SsoConnection, groups: string[]): SsoRole {
   const granted = connection.groupRoles
@@ -93,9 +107,13 @@ export class SsoAccountService {
         lock: transaction.LOCK.UPDATE,
       }));
     if (existing && existing.organizationId !== connection.organizationId)
-      throw refused('This e-mail belongs to an account outside the organization of this connection');
+      throw new AccountNotAvailable({
+        reason: 'the address belongs to an account of another organization',
+        userId: existing.id,
+        accountOrganizationId: existing.organizationId,
+      });
     if (existing && existing.status !== 'active')
-      throw new AppError('account_inactive', `The account is ${existing.status} and cannot log in`);
+      throw new AccountNotAvailable({ reason: `the account is ${existing.status}`, userId: existing.id });
 
     const attributes = {
       firstName: profile.firstName!,
@@ -141,6 +159,21 @@ export class SsoAccountService {
         targetType: 'user',
         targetId: user.id,
         after: { email: user.email, role: user.role, connectionId: connection.id },
+      },
+      transaction,
+    );
+    // the spec's welcome e-mail on user creation, saying how this account signs in
+    await this.deps.mail.send(
+      { address: user.email, userId: user.id },
+      {
+        template: 'welcome',
+        data: {
+          firstName: user.firstName,
+          email: user.email,
+          loginUrl: this.deps.loginUrlOf(connection.id),
+          pending: false,
+          ssoConnection: connection.name,
+        },
       },
       transaction,
     );

@@ -18,7 +18,7 @@ import type { AuthService, Session } from '../auth/auth.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
 import type { IdentityServiceSettingsService } from './identity-service-settings.service.ts';
-import { actorForUser, type SsoAccountService } from './sso-account.service.ts';
+import { AccountNotAvailable, actorForUser, type SsoAccountService } from './sso-account.service.ts';
 import { SsoConnection } from './sso-connection.model.ts';
 import type { SsoConnectionService } from './sso-connection.service.ts';
 import type { CallbackInput } from './protocols/sso-protocol.ts';
@@ -132,7 +132,11 @@ export class SsoLoginService {
       const detail = error instanceof AppError ? error.message : 'unexpected error';
       if (!(error instanceof AppError))
         this.deps.logger.error({ err: error, connectionId: connection.id }, 'SSO login failed');
-      await this.audit(systemActor(connection.organizationId), connection, 'sso.login_failed', { reason: detail });
+      const note = error instanceof AccountNotAvailable ? error.auditNote : {};
+      await this.audit(systemActor(connection.organizationId), connection, 'sso.login_failed', {
+        reason: detail,
+        ...note,
+      });
       throw error;
     }
   }

@@ -2,6 +2,7 @@ import { defineModule } from '../../shared/module-manifest.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { auditModule } from '../audit/audit.module.ts';
 import { authModule } from '../auth/auth.module.ts';
+import { mailModule } from '../mail/mail.module.ts';
 import { membersModule } from '../members/members.module.ts';
 import { WebhookTargetGuard } from '../webhooks/webhook.target-guard.ts';
 import { IdentityServiceSettingsService } from './identity-service-settings.service.ts';
@@ -14,15 +15,16 @@ import { ssoBrowserRoutes } from './sso-browser.routes.ts';
 import { SsoConnection } from './sso-connection.model.ts';
 import { SsoConnectionService } from './sso-connection.service.ts';
 import { SsoLoginService } from './sso-login.service.ts';
+import { SsoPolicyService } from './sso-policy.service.ts';
 import { SsoSingleUseStore } from './sso-single-use.store.ts';
 import { ssoEvents } from './sso.domain-events.ts';
 import { ssoRoutes } from './sso.routes.ts';
 
 export const ssoModule = defineModule({
   name: 'sso',
-  uses: [auditModule, authModule, membersModule],
+  uses: [auditModule, mailModule, authModule, membersModule],
   models: { SsoConnection },
-  services: ({ platform, uses: { audit, auth, members } }) => {
+  services: ({ platform, uses: { audit, mail, auth, members } }) => {
     const { config, clock, sql, db, domainEvents, logger, dnsLookup } = platform;
     const key = platform.deriveKey('sso');
     const identityServiceSettings = new IdentityServiceSettingsService({
@@ -75,13 +77,22 @@ export const ssoModule = defineModule({
       audit,
       auth,
       connections: ssoConnections,
-      accounts: new SsoAccountService({ sequelize: db.sequelize, clock, audit, members }),
+      accounts: new SsoAccountService({
+        sequelize: db.sequelize,
+        clock,
+        audit,
+        members,
+        mail,
+        loginUrlOf: (id) => `${config.baseUrl}/auth/sso?connection=${id}`,
+      }),
       store,
       identityService: identityServiceSettings,
       allowedOrigins: [config.baseUrl, ...Object.values(config.portals)].map((url) => new URL(url).origin),
       portals: config.portals,
     });
-    return { ssoConnections, ssoLogin, identityServiceSettings, ssoStore: store };
+    const ssoPolicy = new SsoPolicyService({ sequelize: db.sequelize, sql, clock, audit });
+    auth.addPasswordLoginCheck(ssoPolicy.checkPasswordLogin);
+    return { ssoConnections, ssoLogin, ssoPolicy, identityServiceSettings, ssoStore: store };
   },
   routes: {
     api:
@@ -90,6 +101,7 @@ export const ssoModule = defineModule({
         ssoRoutes(router, {
           connections: services.ssoConnections,
           login: services.ssoLogin,
+          policy: services.ssoPolicy,
           identityServiceSettings: services.identityServiceSettings,
         }),
     sso:

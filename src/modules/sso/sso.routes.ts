@@ -10,6 +10,7 @@ import type {
 } from './identity-service-settings.service.ts';
 import type { SsoConnectionService } from './sso-connection.service.ts';
 import type { SsoLoginService } from './sso-login.service.ts';
+import type { SsoPolicy, SsoPolicyService } from './sso-policy.service.ts';
 import { toConnectionDto } from './sso.mapper.ts';
 import type { SsoConnection } from './sso-connection.model.ts';
 
@@ -20,9 +21,15 @@ const toSettingsDto = (view: IdentityServiceSettingsView): SettingsDto => ({
   updatedAt: view.updatedAt?.toISOString() ?? null,
 });
 
+const toPolicyDto = (policy: SsoPolicy): components['schemas']['SsoPolicy'] => ({
+  ...policy,
+  updatedAt: policy.updatedAt?.toISOString() ?? null,
+});
+
 export interface SsoRouteServices {
   connections: SsoConnectionService;
   login: SsoLoginService;
+  policy: SsoPolicyService;
   identityServiceSettings: IdentityServiceSettingsService;
 }
 
@@ -30,7 +37,10 @@ export interface SsoRouteServices {
  * The spec reads connections with POST (`POST /api/auth/sso/connections` lists, `…/{id}` returns one);
  * writes live beside them under /api/sso/connections so that no path means two things.
  */
-export function ssoRoutes(router: Router, { connections, login, identityServiceSettings }: SsoRouteServices): void {
+export function ssoRoutes(
+  router: Router,
+  { connections, login, policy, identityServiceSettings }: SsoRouteServices,
+): void {
   const dto = (connection: SsoConnection) => toConnectionDto(connection, connections.urlsOf(connection.id));
 
   router.post('/api/auth/sso/connections', async (req, res) => {
@@ -72,6 +82,13 @@ export function ssoRoutes(router: Router, { connections, login, identityServiceS
   });
   router.post('/api/sso/connections/:id/disable', async (req, res) => {
     res.json(dto(await connections.disable(actorOf(req), req.params.id)));
+  });
+
+  router.get('/api/sso/policy', async (req, res) => {
+    res.json(toPolicyDto(await policy.get(actorOf(req))));
+  });
+  router.put('/api/sso/policy', async (req, res) => {
+    res.json(toPolicyDto(await policy.set(actorOf(req), req.body)));
   });
 
   router.get('/api/admin/integrations/identity-service', async (req, res) => {
