@@ -69,6 +69,15 @@ function moduleRoutes(app: AppContext): SurfaceRoutes {
   };
 }
 
+/** The SCIM credential check of the module that owns directories, if one does. */
+function moduleScimTokens(app: AppContext): DirectoryTokenVerifier | undefined {
+  for (const { manifest, context } of app.modules) {
+    const verifier = manifest.scimTokens?.(context);
+    if (verifier) return verifier;
+  }
+  return undefined;
+}
+
 export function createApp(container: AppContext, options: AppOptions = {}): Express {
   const { config, logger, services } = container;
   const contract = options.contract ?? loadContract();
@@ -109,7 +118,10 @@ export function createApp(container: AppContext, options: AppOptions = {}): Expr
   );
   app.use(
     SURFACE_PREFIXES.scim,
-    scimSurface(surfaceDeps, { routes: [...routes.scim, ...(extra.scim ?? [])], verifyToken: options.scimTokens }),
+    scimSurface(surfaceDeps, {
+      routes: [...routes.scim, ...(extra.scim ?? [])],
+      verifyToken: options.scimTokens ?? moduleScimTokens(container),
+    }),
   );
   app.use(SURFACE_PREFIXES.sso, ssoSurface(surfaceDeps, { routes: [...routes.sso, ...(extra.sso ?? [])] }));
   app.use(

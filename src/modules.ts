@@ -20,6 +20,7 @@ import { membersModule } from './modules/members/members.module.ts';
 import { organizationsModule } from './modules/organizations/organizations.module.ts';
 import { resourceCatalogModule } from './modules/resource-catalog/resource-catalog.module.ts';
 import { ssoModule } from './modules/sso/sso.module.ts';
+import { directoryModule } from './modules/directory/directory.module.ts';
 import { resourceReportsModule } from './modules/resource-reports/resource-reports.module.ts';
 import { usersModule } from './modules/users/users.module.ts';
 import { webhooksModule } from './modules/webhooks/webhooks.module.ts';
@@ -42,6 +43,7 @@ export const modules = [
   coursesModule,
   webhooksModule,
   ssoModule,
+  directoryModule,
   jobsAdminModule,
   libraryModule,
   resourceCatalogModule,

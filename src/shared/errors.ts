@@ -125,6 +125,12 @@ export const errorCatalog = {
     description:
       'The organization requires single sign-on: sign in through `/auth/sso`. Only its break-glass administrator may use a password.',
   },
+  managed_by_directory: {
+    status: 409,
+    title: 'Managed by a directory',
+    description:
+      "The user is provisioned by their organization's directory (SCIM): their name, e-mail and role are changed there, not here.",
+  },
   sso_domain_taken: {
     status: 409,
     title: 'Domain already claimed',

@@ -5,7 +5,7 @@
 // wires a module: the composition root (src/container.ts) only builds the platform and walks the list.
 // This file imports no module list, no app and no container, so every module may import it.
 import type { Config } from '../config.ts';
-import type { SurfaceRoutes } from '../http/surfaces/surface-routes.ts';
+import type { DirectoryTokenVerifier, SurfaceRoutes } from '../http/surfaces/surface-routes.ts';
 import type { IdempotencyMiddleware } from '../http/idempotency.ts';
 import type { AnthropicClient } from '../integrations/anthropic/anthropic.client.ts';
 import type { Embedder } from '../integrations/embeddings/embedder.ts';
@@ -142,6 +142,8 @@ export interface ModuleWiring<U extends readonly unknown[], S> {
   routes?: ModuleRoutes<S, UsedServices<U>>;
   /** Binds each of its job types to its handler's dependencies; only processes that run jobs call it. */
   handlers?: (context: ModuleContext<S, UsedServices<U>>) => readonly JobBinding[];
+  /** The SCIM surface's credential check (the module that owns directories). */
+  scimTokens?: (context: ModuleContext<S, UsedServices<U>>) => DirectoryTokenVerifier;
   /** Its reactions to other modules' events, subscribed once every module is built. */
   subscribers?: (context: ModuleContext<S, UsedServices<U>>) => Subscriber[];
 }
@@ -155,6 +157,7 @@ export interface ModuleManifest extends ModuleFacts {
   services?: (context: ServiceContext<AnyServices>) => object;
   routes?: { [K in keyof SurfaceRoutes]?: (context: RouteContext<AnyServices, AnyServices>) => SurfaceRoutes[K] };
   handlers?: (context: ModuleContext<AnyServices, AnyServices>) => readonly JobBinding[];
+  scimTokens?: (context: ModuleContext<AnyServices, AnyServices>) => DirectoryTokenVerifier;
   subscribers?: (context: ModuleContext<AnyServices, AnyServices>) => Subscriber[];
 }
 

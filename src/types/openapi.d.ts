@@ -396,6 +396,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/directories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List directories
+         * @description The organization's directories (client admins; platform admins with `Guildhall-Organization`),
+         *     oldest first, with their user and group counts, last sync and last error. Tokens are never shown
+         *     (only their prefix).
+         */
+        get: operations["listDirectories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Directory details
+         * @description Status, SCIM base URL, token prefix, counts, last sync and last error.
+         */
+        get: operations["getDirectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directories/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List directory users
+         * @description The directory's users in the spec's SCIM user shape (schemas, userName, name, emails, active,
+         *     groups), with the Guildhall account each one manages (`userId`). Oldest first.
+         */
+        get: operations["listDirectoryUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directories/{id}/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List directory groups
+         * @description By display name, with member counts.
+         */
+        get: operations["listDirectoryGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directories/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trigger a manual sync
+         * @description Pulls the users and groups of a directory the identity service brokers, in a job: answers 202 with
+         *     the queued run at once. A directory that is our own SCIM server has nothing to pull (422): Entra ID
+         *     or Okta push to it.
+         */
+        post: operations["syncDirectory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/directories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a directory (platform admins)
+         * @description Platform admins add a directory to an organization (the spec's Admin Portal > Platform Settings >
+         *     Directory Sync). The answer carries the SCIM bearer `token` once (stored as a hash) and `scimUrl`,
+         *     the `{directory_scim_url}` the IdP provisions into. `groupRoles` defaults to the spec's table
+         *     (`admins` → ROLE_CLIENT_ADMIN, `staff` → ROLE_CLIENT_USER, `members` → ROLE_MEMBER).
+         */
+        post: operations["createDirectory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/directories/{id}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a directory's SCIM token
+         * @description A new token, shown once; the old one stops working at once.
+         */
+        post: operations["rotateDirectoryToken"];
+        /**
+         * Revoke a directory's SCIM token
+         * @description SCIM requests are refused (401) until a new token is issued.
+         */
+        delete: operations["revokeDirectoryToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/integrations/identity-service": {
         parameters: {
             query?: never;
@@ -2928,6 +3080,143 @@ export interface components {
              * @description The client admin who may still use a password.
              */
             breakGlassUserId?: string | null;
+        };
+        /** @enum {string} */
+        DirectoryRole: "ROLE_MEMBER" | "ROLE_CLIENT_USER" | "ROLE_CLIENT_ADMIN";
+        DirectoryGroupRole: {
+            /** @description A group display name (or external id), matched case-insensitively. */
+            group: string;
+            role: components["schemas"]["DirectoryRole"];
+        };
+        DirectoryCreate: {
+            /** Format: uuid */
+            organizationId: string;
+            name: string;
+            /**
+             * @description `scim`: our SCIM 2.0 server; `identity_service`: brokered (its webhooks and a pull sync).
+             * @enum {string}
+             */
+            provider: "scim" | "identity_service";
+            /** @description The identity service's directory id (required for identity_service). */
+            externalId?: string | null;
+            /** @description SCIM DELETE deletes the account (default false: it is deactivated). */
+            hardDelete?: boolean;
+            /** @description Send the welcome e-mail to provisioned users (default true; never a password link). */
+            sendWelcome?: boolean;
+            groupRoles?: components["schemas"]["DirectoryGroupRole"][];
+            defaultRole?: components["schemas"]["DirectoryRole"];
+        };
+        Directory: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organizationId: string;
+            name: string;
+            /** @enum {string} */
+            provider: "scim" | "identity_service";
+            externalId: string | null;
+            /** @enum {string} */
+            status: "active" | "inactive";
+            /**
+             * Format: uri
+             * @description The SCIM base URL (`{directory_scim_url}`); the token names the directory.
+             */
+            scimUrl: string;
+            /** @description The first characters of the current token; null when revoked. */
+            tokenPrefix: string | null;
+            /** Format: date-time */
+            tokenCreatedAt: string | null;
+            hardDelete: boolean;
+            sendWelcome: boolean;
+            groupRoles: components["schemas"]["DirectoryGroupRole"][];
+            defaultRole: components["schemas"]["DirectoryRole"];
+            /** Format: int32 */
+            userCount: number;
+            /** Format: int32 */
+            groupCount: number;
+            /** Format: date-time */
+            lastSyncAt: string | null;
+            lastError: string | null;
+            /** Format: date-time */
+            lastErrorAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DirectoryWithToken: components["schemas"]["Directory"] & {
+            /** @description The SCIM bearer token, shown only here. */
+            token: string;
+        };
+        DirectoryList: {
+            data: components["schemas"]["Directory"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description The spec's directory user (the SCIM core 2.0 User shape), with the account it manages. */
+        DirectoryUser: {
+            /** Format: uuid */
+            id: string;
+            schemas: string[];
+            externalId: string | null;
+            userName: string;
+            name: {
+                givenName: string | null;
+                familyName: string | null;
+            };
+            emails: {
+                primary: boolean;
+                value: string;
+            }[];
+            active: boolean;
+            groups: {
+                value: string;
+                display: string;
+            }[];
+            /** Format: uuid */
+            userId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DirectoryUserList: {
+            data: components["schemas"]["DirectoryUser"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        DirectoryGroup: {
+            /** Format: uuid */
+            id: string;
+            externalId: string | null;
+            displayName: string;
+            /** Format: int32 */
+            memberCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        DirectoryGroupList: {
+            data: components["schemas"]["DirectoryGroup"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        DirectorySyncRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            directoryId: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            /** Format: int32 */
+            usersSynced: number;
+            /** Format: int32 */
+            groupsSynced: number;
+            error: string | null;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         SsoTokenRequest: {
             /** @description The `sso_code` the login redirect carried. */
@@ -5634,6 +5923,295 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDirectories: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of directories. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDirectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Directory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDirectoryUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of directory users. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryUserList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDirectoryGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryGroupList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    syncDirectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sync run, queued. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectorySyncRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["Unprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDirectory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryCreate"];
+            };
+        };
+        responses: {
+            /** @description Created, with its token. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryWithToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateDirectoryToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory with its new token. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryWithToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    revokeDirectoryToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record identifier (UUID). */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The directory, without a token. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Directory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };

@@ -336,4 +336,20 @@ describe('SSO through the identity service', () => {
     ])
       assert.ok(actions.includes(action), action);
   });
+
+  it('when the login records expire, then the purge removes them and nothing else', async () => {
+    const count = async () =>
+      (
+        (
+          await t.db.sequelize.query(
+            'SELECT (SELECT count(*) FROM sso_login_states) + (SELECT count(*) FROM sso_handoffs) AS n',
+          )
+        )[0] as Array<{ n: string }>
+      )[0]!.n;
+    assert.ok(Number(await count()) > 0);
+    assert.equal(await t.container.services.ssoStore.purgeExpired(), 0, 'nothing has expired yet');
+    t.clock.advance(24 * 3600 * 1000);
+    assert.ok((await t.container.services.ssoStore.purgeExpired()) > 0);
+    assert.equal(Number(await count()), 0);
+  });
 });

@@ -1,7 +1,6 @@
 // SCIM 2.0 (RFC 7644) for directory provisioning: its own bearer tokens (one per directory, not API
 // keys), application/scim+json in and out, SCIM error bodies.
-import express, { Router, type Request, type RequestHandler } from 'express';
-import type { Actor } from '../../shared/access/actor.ts';
+import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
@@ -9,14 +8,13 @@ import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import type { SurfaceDeps } from './credential.ts';
 import { SCIM_MEDIA_TYPE, scimError } from './renderers.ts';
-import type { ScimRoutes } from './surface-routes.ts';
+import type { DirectoryTokenVerifier, ScimRoutes } from './surface-routes.ts';
 
-/** Resolves a directory's SCIM bearer token to its principal (type 'directory'), or null. */
-export type DirectoryTokenVerifier = (token: string, req: Request) => Promise<Actor | null>;
+export type { DirectoryTokenVerifier };
 
 export interface ScimSurfaceOptions {
   routes: ScimRoutes[];
-  /** Until the directory module exists no token is valid. */
+  /** Without a verifier no token is valid. */
   verifyToken?: DirectoryTokenVerifier;
 }
 

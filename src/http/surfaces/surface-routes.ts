@@ -1,6 +1,7 @@
 // What a module hands each surface: a function that registers its routes there. The types live in
 // this leaf (no surface, no container) so that modules can name them without importing the surfaces.
 import type { Request, RequestHandler, Router } from 'express';
+import type { Actor } from '../../shared/access/actor.ts';
 
 /** A module's JSON routes, registered on the API surface's one routing table with full /api paths. */
 export type ApiRoutes = (router: Router) => void;
@@ -27,6 +28,9 @@ export interface UploadRouter {
 
 /** A module's upload routes, relative to /api (`/resources`), mounted ahead of the JSON API. */
 export type UploadRoutes = (uploads: UploadRouter) => void;
+
+/** Resolves a directory's SCIM bearer token to its principal (type 'directory'), or null. */
+export type DirectoryTokenVerifier = (token: string, req: Request) => Promise<Actor | null>;
 
 /** A module's SCIM routes, relative to the surface's prefix (/scim/v2): `/Users`, `/Groups/:id`. */
 export type ScimRoutes = (router: Router) => void;

@@ -4,15 +4,23 @@ import { crudRoutes } from '../crud/crud.routes.ts';
 import { CrudService } from '../crud/crud.service.ts';
 import { memberEvents } from './member.domain-events.ts';
 import { memberResource } from './member.definition.ts';
+import { MemberAccounts } from './member-accounts.ts';
 import { Member } from './member.model.ts';
 
 export const membersModule = defineModule({
   name: 'members',
   uses: [auditModule],
   models: { Member },
-  services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => ({
-    members: new CrudService(memberResource, { sequelize: db.sequelize, sql, clock, audit, publisher: domainEvents }),
-  }),
+  services: ({ platform: { db, sql, clock, domainEvents }, uses: { audit } }) => {
+    const members = new CrudService(memberResource, {
+      sequelize: db.sequelize,
+      sql,
+      clock,
+      audit,
+      publisher: domainEvents,
+    });
+    return { members, memberAccounts: new MemberAccounts(members) };
+  },
   routes: {
     api:
       ({ services, idempotency }) =>

@@ -7,15 +7,13 @@
 // ROLE_PLATFORM_ADMIN (the table cannot name it) and leaves sponsor roles as they are.
 // A member who arrives by SSO is linked to the organization's member record with that e-mail, or one
 // is created (active, basic tier) when the connection says so.
-import { Op, Sequelize, type Transaction } from 'sequelize';
-import { type Actor, systemActor } from '../../shared/access/actor.ts';
+import { Sequelize, type Transaction } from 'sequelize';
+import type { Actor } from '../../shared/access/actor.ts';
 import { PRIVILEGE, type Role } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import type { CrudService } from '../crud/crud.service.ts';
-import { Member } from '../members/member.model.ts';
-import type { MemberInput } from '../members/member.mapper.ts';
+import type { MemberAccounts } from '../members/member-accounts.ts';
 import type { MailService } from '../mail/mail.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
@@ -26,7 +24,7 @@ export interface SsoAccountDeps {
   sequelize: Sequelize;
   clock: Clock;
   audit: AuditService;
-  members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>;
+  memberAccounts: Pick<MemberAccounts, 'link'>;
   mail: Pick<MailService, 'send'>;
   /** Where a connection's sign-in starts (the welcome e-mail's link). */
   loginUrlOf: (connectionId: string) => string;
@@ -73,7 +71,7 @@ export class SsoAccountService {
     const { user, created } = await this.deps.sequelize.transaction((transaction) =>
       this.upsertUser(connection, profile, transaction),
     );
-    if (user.role === 'ROLE_MEMBER') await this.linkMember(connection, user);
+    if (user.role === 'ROLE_MEMBER') await this.deps.memberAccounts.link(user, { create: connection.createMembers });
     return { user, created };
   }
 
@@ -185,30 +183,5 @@ export class SsoAccountService {
     if (!(SSO_ROLES as readonly string[]).includes(current)) return current;
     if (profile.groups === null) return current;
     return roleFor(connection, profile.groups);
-  }
-
-  private async linkMember(connection: SsoConnection, user: User): Promise<void> {
-    const actor = systemActor(connection.organizationId);
-    const member = await Member.findOne({
-      where: {
-        organizationId: connection.organizationId,
-        [Op.and]: [Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), user.email.toLowerCase())],
-      },
-    });
-    if (member) {
-      if (member.userId === user.id || member.userId !== null) return;
-      const { id: _id, organizationId: _o, createdAt: _c, updatedAt: _u, ...writable } = member.get({ plain: true });
-      await this.deps.members.replace(actor, member.id, { ...writable, userId: user.id } as MemberInput);
-      return;
-    }
-    if (!connection.createMembers) return;
-    await this.deps.members.create(actor, {
-      firstName: user.firstName,
-      lastName: user.lastName,
-      email: user.email,
-      tier: 'member',
-      status: 'active',
-      userId: user.id,
-    } as MemberInput);
   }
 }

@@ -221,6 +221,24 @@ export class SsoConnectionService {
     });
   }
 
+  /**
+   * The identity service's connection.activated / deactivated (its inbound webhook): every brokered
+   * connection of ours naming that connection follows. Returns how many changed.
+   */
+  async followIdentityService(actor: Actor, externalConnectionId: string, active: boolean): Promise<number> {
+    const connections = await SsoConnection.findAll({
+      where: { protocol: 'identity_service', settings: { connection: externalConnectionId } },
+    });
+    let changed = 0;
+    for (const connection of connections) {
+      const target = active ? 'active' : 'inactive';
+      if (connection.status === target) continue;
+      await this.setStatus({ ...actor, organizationId: connection.organizationId }, connection, target);
+      changed++;
+    }
+    return changed;
+  }
+
   private async setStatus(
     actor: Actor,
     connection: SsoConnection,

@@ -1,4 +1,4 @@
-import { defineModule } from '../../shared/module-manifest.ts';
+import { bindJob, defineModule } from '../../shared/module-manifest.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { auditModule } from '../audit/audit.module.ts';
 import { authModule } from '../auth/auth.module.ts';
@@ -16,6 +16,7 @@ import { SsoConnection } from './sso-connection.model.ts';
 import { SsoConnectionService } from './sso-connection.service.ts';
 import { SsoLoginService } from './sso-login.service.ts';
 import { SsoPolicyService } from './sso-policy.service.ts';
+import { ssoPurgeJob } from './sso-purge.job.ts';
 import { SsoSingleUseStore } from './sso-single-use.store.ts';
 import { ssoEvents } from './sso.domain-events.ts';
 import { ssoRoutes } from './sso.routes.ts';
@@ -24,7 +25,7 @@ export const ssoModule = defineModule({
   name: 'sso',
   uses: [auditModule, mailModule, authModule, membersModule],
   models: { SsoConnection },
-  services: ({ platform, uses: { audit, mail, auth, members } }) => {
+  services: ({ platform, uses: { audit, mail, auth, memberAccounts } }) => {
     const { config, clock, sql, db, domainEvents, logger, dnsLookup } = platform;
     const key = platform.deriveKey('sso');
     const identityServiceSettings = new IdentityServiceSettingsService({
@@ -81,7 +82,7 @@ export const ssoModule = defineModule({
         sequelize: db.sequelize,
         clock,
         audit,
-        members,
+        memberAccounts,
         mail,
         loginUrlOf: (id) => `${config.baseUrl}/auth/sso?connection=${id}`,
       }),
@@ -109,6 +110,8 @@ export const ssoModule = defineModule({
       (router) =>
         ssoBrowserRoutes(router, services.ssoLogin, platform.config.baseUrl),
   },
+  jobs: [ssoPurgeJob],
+  handlers: ({ services }) => [bindJob(ssoPurgeJob, { store: services.ssoStore })],
   events: ssoEvents,
   errors: ['invalid_connection', 'sso_login_failed', 'sso_domain_taken', 'sso_required'],
   ownedUserData: [],

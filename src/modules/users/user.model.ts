@@ -28,6 +28,8 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
   /** The SSO connection that provisioned the user, and the IdP's id for them there. */
   declare ssoConnectionId: CreationOptional<string | null>;
   declare ssoSubject: CreationOptional<string | null>;
+  /** The directory that provisions the user: its name, e-mail and role are managed there. */
+  declare directoryId: CreationOptional<string | null>;
   declare deletedAt: CreationOptional<Date | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
@@ -51,6 +53,7 @@ export class User extends Model<InferAttributes<User>, InferCreationAttributes<U
         jobTitle: { type: DataTypes.TEXT, allowNull: true },
         ssoConnectionId: { type: DataTypes.UUID, allowNull: true },
         ssoSubject: { type: DataTypes.TEXT, allowNull: true },
+        directoryId: { type: DataTypes.UUID, allowNull: true },
         deletedAt: { type: DataTypes.DATE, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,

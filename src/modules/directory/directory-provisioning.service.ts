@@ -1,0 +1,551 @@
+// What a directory changes, whoever carries it (our SCIM server, the identity service's webhooks or a
+// pull sync): its users and groups, and through them the Guildhall users it manages. A directory user
+// is linked to the account with its e-mail inside the directory's organization, or one is created
+// (active, no password); an account of another organization is never touched (the same "not
+// available" answer as a duplicate, docs/access.md). Roles follow group membership through the
+// directory's mapping, the highest role winning, recomputed on every membership change; a directory
+// never grants ROLE_PLATFORM_ADMIN. Deactivation deactivates the account at once (its tokens are
+// refused within the credential cache's bound) and lapses its member record; deletion deactivates,
+// or deletes the account where the directory is configured to. Every change is audited with the
+// directory as the actor.
+import { Sequelize, type Transaction } from 'sequelize';
+import { directoryActor } from '../../shared/access/actor.ts';
+import { PRIVILEGE, type Role } from '../../shared/access/roles.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError, errors } from '../../shared/errors.ts';
+import type { Sql } from '../../shared/sql.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import type { MailService } from '../mail/mail.service.ts';
+import type { MemberAccounts } from '../members/member-accounts.ts';
+import { User } from '../users/user.model.ts';
+import { DIRECTORY_ROLES, type Directory, type DirectoryRole } from './directory.model.ts';
+
+export interface DirectoryUserInput {
+  externalId: string | null;
+  userName: string;
+  givenName: string | null;
+  familyName: string | null;
+  /** The work (or primary) e-mail; userName when it is an address and none is given. */
+  email: string | null;
+  active: boolean;
+  department: string | null;
+  jobTitle: string | null;
+  /** The resource as the directory wrote it (SCIM's JSON), returned as is on reads. */
+  resource: Record<string, unknown>;
+}
+
+export interface DirectoryUserRow {
+  id: string;
+  directoryId: string;
+  organizationId: string;
+  userId: string | null;
+  externalId: string | null;
+  userName: string;
+  givenName: string | null;
+  familyName: string | null;
+  email: string | null;
+  active: boolean;
+  resource: Record<string, unknown>;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DirectoryGroupInput {
+  externalId: string | null;
+  displayName: string;
+}
+
+export interface DirectoryGroupRow {
+  id: string;
+  directoryId: string;
+  organizationId: string;
+  externalId: string | null;
+  displayName: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DirectoryProvisioningDeps {
+  sequelize: Sequelize;
+  sql: Sql;
+  clock: Clock;
+  audit: AuditService;
+  mail: Pick<MailService, 'send'>;
+  memberAccounts: Pick<MemberAccounts, 'link'>;
+  loginUrlOf: (organizationId: string) => Promise<string>;
+}
+
+const USER_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", user_id AS "userId",
+  external_id AS "externalId", user_name AS "userName", given_name AS "givenName", family_name AS "familyName",
+  email, active, resource, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+const GROUP_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", external_id AS "externalId",
+  display_name AS "displayName", version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The one answer for an address already in use, here or in another organization (nothing revealed). */
+const notAvailable = (what = 'userName or e-mail address') =>
+  new AppError('already_exists', `${what} is not available`);
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { parent?: { code?: string }; original?: { code?: string } })?.parent?.code === '23505' ||
+  (error as { code?: string })?.code === '23505';
+
+/** The highest role of the groups a person is in, by the directory's mapping; none mapped: the default. */
+export function directoryRoleFor(directory: Directory, groupNames: readonly string[]): DirectoryRole {
+  const names = new Set(groupNames.map((n) => n.toLowerCase()));
+  const granted = directory.groupRoles
+    .filter((mapping) => names.has(mapping.group.toLowerCase()))
+    .map((mapping) => mapping.role)
+    .filter((role): role is DirectoryRole => (DIRECTORY_ROLES as readonly string[]).includes(role));
+  if (granted.length === 0) return directory.defaultRole;
+  return granted.reduce((best, role) => (PRIVILEGE[role] > PRIVILEGE[best] ? role : best));
+}
+
+function emailOf(input: DirectoryUserInput): string | null {
+  const email = input.email ?? (input.userName.includes('@') ? input.userName : null);
+  return email?.trim().toLowerCase() || null;
+}
+
+export class DirectoryProvisioning {
+  constructor(private readonly deps: DirectoryProvisioningDeps) {}
+
+  async findUser(directory: Directory, id: string): Promise<DirectoryUserRow | undefined> {
+    return this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND id = $2`,
+      [directory.id, id],
+    );
+  }
+
+  async findUserByExternalId(directory: Directory, externalId: string): Promise<DirectoryUserRow | undefined> {
+    return this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND external_id = $2`,
+      [directory.id, externalId],
+    );
+  }
+
+  async findGroup(directory: Directory, id: string): Promise<DirectoryGroupRow | undefined> {
+    return this.deps.sql.one<DirectoryGroupRow>(
+      `SELECT ${GROUP_COLUMNS} FROM directory_groups WHERE directory_id = $1 AND id = $2`,
+      [directory.id, id],
+    );
+  }
+
+  async findGroupByExternalId(directory: Directory, externalId: string): Promise<DirectoryGroupRow | undefined> {
+    return this.deps.sql.one<DirectoryGroupRow>(
+      `SELECT ${GROUP_COLUMNS} FROM directory_groups WHERE directory_id = $1 AND external_id = $2`,
+      [directory.id, externalId],
+    );
+  }
+
+  /** The directory user ids of a group's members. */
+  async groupMemberIds(groupId: string, transaction?: Transaction): Promise<string[]> {
+    const rows = await this.deps.sql.rows<{ id: string }>(
+      'SELECT directory_user_id AS id FROM directory_group_members WHERE group_id = $1 ORDER BY directory_user_id',
+      [groupId],
+      transaction,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** The groups (id and name) a directory user is in. */
+  async groupsOfUser(directoryUserId: string): Promise<Array<{ id: string; displayName: string }>> {
+    return this.deps.sql.rows(
+      `SELECT g.id, g.display_name AS "displayName" FROM directory_group_members m
+         JOIN directory_groups g ON g.id = m.group_id WHERE m.directory_user_id = $1 ORDER BY g.display_name`,
+      [directoryUserId],
+    );
+  }
+
+  async createUser(directory: Directory, input: DirectoryUserInput): Promise<DirectoryUserRow> {
+    const outcome = await this.write('userName or e-mail address', async (transaction) => {
+      const { account, created } = await this.accountFor(directory, input, null, transaction);
+      const row = await this.deps.sql.one<DirectoryUserRow>(
+        `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
+           family_name, email, active, resource, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${USER_COLUMNS}`,
+        [
+          directory.id,
+          directory.organizationId,
+          account.id,
+          input.externalId,
+          input.userName,
+          input.givenName,
+          input.familyName,
+          emailOf(input),
+          input.active,
+          input.resource,
+          this.deps.clock.now(),
+        ],
+        transaction,
+      );
+      await this.record(
+        directory,
+        'directory.user_provisioned',
+        account.id,
+        { userName: input.userName, created },
+        transaction,
+      );
+      if (created && input.active && directory.sendWelcome) await this.welcome(directory, account, transaction);
+      return { row: row!, account };
+    });
+    await this.linkMember(outcome.account, outcome.row.active);
+    return outcome.row;
+  }
+
+  async replaceUser(directory: Directory, id: string, input: DirectoryUserInput): Promise<DirectoryUserRow> {
+    const outcome = await this.write('userName or e-mail address', async (transaction) => {
+      const current = await this.lockUser(directory, id, transaction);
+      const { account } = await this.accountFor(directory, input, current.userId, transaction);
+      const row = await this.deps.sql.one<DirectoryUserRow>(
+        `UPDATE directory_users SET user_id = $3, external_id = $4, user_name = $5, given_name = $6, family_name = $7,
+           email = $8, active = $9, resource = $10, version = version + 1, updated_at = $11
+         WHERE directory_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+        [
+          directory.id,
+          id,
+          account.id,
+          input.externalId,
+          input.userName,
+          input.givenName,
+          input.familyName,
+          emailOf(input),
+          input.active,
+          input.resource,
+          this.deps.clock.now(),
+        ],
+        transaction,
+      );
+      if (current.active !== input.active)
+        await this.record(
+          directory,
+          input.active ? 'directory.user_reactivated' : 'directory.user_deactivated',
+          account.id,
+          { userName: input.userName },
+          transaction,
+        );
+      else
+        await this.record(directory, 'directory.user_updated', account.id, { userName: input.userName }, transaction);
+      return { row: row!, account, statusChanged: current.active !== input.active };
+    });
+    if (outcome.statusChanged || outcome.account.role === 'ROLE_MEMBER')
+      await this.linkMember(outcome.account, outcome.row.active);
+    return outcome.row;
+  }
+
+  /** SCIM DELETE: the resource goes; the account is deactivated, or deleted where the directory says so. */
+  async deleteUser(directory: Directory, id: string): Promise<void> {
+    const account = await this.write('userName or e-mail address', async (transaction) => {
+      const current = await this.lockUser(directory, id, transaction);
+      await this.deps.sql.query('DELETE FROM directory_users WHERE id = $1', [id], transaction);
+      const user = current.userId
+        ? await User.findByPk(current.userId, { transaction, lock: transaction.LOCK.UPDATE })
+        : null;
+      if (!user) return null;
+      if (directory.hardDelete) {
+        await user.update({ status: 'inactive', directoryId: null }, { transaction });
+        await user.destroy({ transaction });
+        await this.record(directory, 'directory.user_deleted', user.id, { userName: current.userName }, transaction);
+      } else {
+        await user.update({ status: 'inactive' }, { transaction });
+        await this.record(
+          directory,
+          'directory.user_deactivated',
+          user.id,
+          { userName: current.userName, deletedInDirectory: true },
+          transaction,
+        );
+      }
+      return user;
+    });
+    if (account) await this.deps.memberAccounts.link(account, { create: false, status: 'cancelled' });
+  }
+
+  async createGroup(
+    directory: Directory,
+    input: DirectoryGroupInput,
+    memberIds: string[] = [],
+  ): Promise<DirectoryGroupRow> {
+    return this.write('displayName', async (transaction) => {
+      const row = (await this.deps.sql.one<DirectoryGroupRow>(
+        `INSERT INTO directory_groups (directory_id, organization_id, external_id, display_name, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${GROUP_COLUMNS}`,
+        [directory.id, directory.organizationId, input.externalId, input.displayName, this.deps.clock.now()],
+        transaction,
+      ))!;
+      await this.addMembers(directory, row.id, memberIds, transaction);
+      await this.record(
+        directory,
+        'directory.group_created',
+        null,
+        { groupId: row.id, displayName: input.displayName },
+        transaction,
+      );
+      return row;
+    });
+  }
+
+  /** PUT: the name and the whole membership. */
+  async replaceGroup(
+    directory: Directory,
+    id: string,
+    input: DirectoryGroupInput,
+    memberIds: string[] | null,
+  ): Promise<DirectoryGroupRow> {
+    return this.write('displayName', async (transaction) => {
+      const before = await this.groupMemberIds(id, transaction);
+      const row = await this.deps.sql.one<DirectoryGroupRow>(
+        `UPDATE directory_groups SET external_id = $3, display_name = $4, version = version + 1, updated_at = $5
+          WHERE directory_id = $1 AND id = $2 RETURNING ${GROUP_COLUMNS}`,
+        [directory.id, id, input.externalId, input.displayName, this.deps.clock.now()],
+        transaction,
+      );
+      if (!row) throw errors.notFound('Group', id);
+      if (memberIds) {
+        await this.deps.sql.query('DELETE FROM directory_group_members WHERE group_id = $1', [id], transaction);
+        await this.insertMembers(directory, id, memberIds, transaction);
+      }
+      // a rename can change what the group maps to: everyone in it before or after is recomputed
+      await this.recomputeRoles(directory, [...new Set([...before, ...(memberIds ?? before)])], transaction);
+      await this.record(
+        directory,
+        'directory.group_updated',
+        null,
+        { groupId: id, displayName: input.displayName },
+        transaction,
+      );
+      return row;
+    });
+  }
+
+  async addMembers(
+    directory: Directory,
+    groupId: string,
+    memberIds: string[],
+    transaction?: Transaction,
+  ): Promise<void> {
+    if (memberIds.length === 0) return;
+    await this.inTransaction(transaction, async (tx) => {
+      await this.insertMembers(directory, groupId, memberIds, tx);
+      await this.touchGroup(groupId, tx);
+      await this.recomputeRoles(directory, memberIds, tx);
+    });
+  }
+
+  async removeMembers(directory: Directory, groupId: string, memberIds: string[]): Promise<void> {
+    if (memberIds.length === 0) return;
+    await this.write('userName or e-mail address', async (transaction) => {
+      await this.deps.sql.query(
+        'DELETE FROM directory_group_members WHERE group_id = $1 AND directory_user_id = ANY($2::uuid[])',
+        [groupId, memberIds],
+        transaction,
+      );
+      await this.touchGroup(groupId, transaction);
+      await this.recomputeRoles(directory, memberIds, transaction);
+    });
+  }
+
+  async deleteGroup(directory: Directory, id: string): Promise<void> {
+    await this.write('userName or e-mail address', async (transaction) => {
+      const members = await this.groupMemberIds(id, transaction);
+      const deleted = await this.deps.sql.query(
+        'DELETE FROM directory_groups WHERE directory_id = $1 AND id = $2',
+        [directory.id, id],
+        transaction,
+      );
+      if (deleted.rowCount === 0) throw errors.notFound('Group', id);
+      await this.recomputeRoles(directory, members, transaction);
+      await this.record(directory, 'directory.group_deleted', null, { groupId: id }, transaction);
+    });
+  }
+
+  /** Members are directory users of this directory only: ids of another directory are refused. */
+  private async insertMembers(
+    directory: Directory,
+    groupId: string,
+    memberIds: string[],
+    transaction: Transaction,
+  ): Promise<void> {
+    if (memberIds.length === 0) return;
+    const inserted = await this.deps.sql.query(
+      `INSERT INTO directory_group_members (group_id, directory_user_id)
+       SELECT $1, u.id FROM directory_users u WHERE u.directory_id = $2 AND u.id = ANY($3::uuid[])
+       ON CONFLICT DO NOTHING`,
+      [groupId, directory.id, memberIds],
+      transaction,
+    );
+    const known = await this.deps.sql.one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM directory_users WHERE directory_id = $1 AND id = ANY($2::uuid[])',
+      [directory.id, [...new Set(memberIds)]],
+      transaction,
+    );
+    if (known!.n !== new Set(memberIds).size)
+      throw errors.validation([{ field: 'members', message: 'names a user that is not in this directory' }]);
+    void inserted;
+  }
+
+  private async touchGroup(groupId: string, transaction: Transaction): Promise<void> {
+    await this.deps.sql.query(
+      'UPDATE directory_groups SET version = version + 1, updated_at = $2 WHERE id = $1',
+      [groupId, this.deps.clock.now()],
+      transaction,
+    );
+  }
+
+  /** The role of each directory user's account, from the groups it is in now. */
+  private async recomputeRoles(
+    directory: Directory,
+    directoryUserIds: string[],
+    transaction: Transaction,
+  ): Promise<void> {
+    if (directoryUserIds.length === 0) return;
+    const rows = await this.deps.sql.rows<{ userId: string | null; groups: string[] }>(
+      `SELECT u.user_id AS "userId",
+              COALESCE(array_agg(g.display_name) FILTER (WHERE g.id IS NOT NULL), '{}') ||
+              COALESCE(array_agg(g.external_id) FILTER (WHERE g.external_id IS NOT NULL), '{}') AS groups
+         FROM directory_users u
+         LEFT JOIN directory_group_members m ON m.directory_user_id = u.id
+         LEFT JOIN directory_groups g ON g.id = m.group_id
+        WHERE u.directory_id = $1 AND u.id = ANY($2::uuid[])
+        GROUP BY u.id`,
+      [directory.id, directoryUserIds],
+      transaction,
+    );
+    for (const { userId, groups } of rows) {
+      if (!userId) continue;
+      const user = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (!user || user.organizationId !== directory.organizationId) continue;
+      if (!(DIRECTORY_ROLES as readonly string[]).includes(user.role)) continue;
+      const role = directoryRoleFor(directory, groups);
+      if (role === user.role) continue;
+      const before = user.role;
+      await user.update({ role }, { transaction });
+      await this.record(directory, 'directory.role_changed', user.id, { before, after: role, groups }, transaction);
+    }
+  }
+
+  /**
+   * The account a directory user manages: the one it already manages, or the organization's account with
+   * its e-mail, or a new one. An address used by an account of another organization (or managed by
+   * another directory) is "not available".
+   */
+  private async accountFor(
+    directory: Directory,
+    input: DirectoryUserInput,
+    currentUserId: string | null,
+    transaction: Transaction,
+  ): Promise<{ account: User; created: boolean }> {
+    const email = emailOf(input);
+    if (!email)
+      throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
+    const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
+    const status = input.active ? 'active' : 'inactive';
+    const profile = { ...names, email, status, department: input.department, jobTitle: input.jobTitle } as const;
+    const byEmail = await User.findOne({
+      where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), email),
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
+    if (currentUserId) {
+      if (byEmail && byEmail.id !== currentUserId) throw notAvailable();
+      const account = await User.findByPk(currentUserId, { transaction, lock: transaction.LOCK.UPDATE });
+      if (account) {
+        await account.update(profile, { transaction });
+        return { account, created: false };
+      }
+    }
+    if (byEmail) {
+      const managedElsewhere = byEmail.directoryId !== null && byEmail.directoryId !== directory.id;
+      if (byEmail.organizationId !== directory.organizationId || managedElsewhere) throw notAvailable();
+      await byEmail.update({ ...profile, directoryId: directory.id }, { transaction });
+      return { account: byEmail, created: false };
+    }
+    try {
+      const account = await User.create(
+        {
+          ...profile,
+          organizationId: directory.organizationId,
+          role: directory.defaultRole as Role,
+          directoryId: directory.id,
+        },
+        { transaction },
+      );
+      return { account, created: true };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw notAvailable();
+      throw error;
+    }
+  }
+
+  private async lockUser(directory: Directory, id: string, transaction: Transaction): Promise<DirectoryUserRow> {
+    const row = await this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND id = $2 FOR UPDATE`,
+      [directory.id, id],
+      transaction,
+    );
+    if (!row) throw errors.notFound('User', id);
+    return row;
+  }
+
+  private async linkMember(account: User, active: boolean): Promise<void> {
+    if (account.role !== 'ROLE_MEMBER') return;
+    await this.deps.memberAccounts.link(account, { create: active, status: active ? 'active' : 'lapsed' });
+  }
+
+  private async welcome(directory: Directory, account: User, transaction: Transaction): Promise<void> {
+    await this.deps.mail.send(
+      { address: account.email, userId: account.id },
+      {
+        template: 'welcome',
+        data: {
+          firstName: account.firstName,
+          email: account.email,
+          loginUrl: await this.deps.loginUrlOf(directory.organizationId),
+          pending: false,
+          // never a password link: the directory's people sign in with their organization's account
+          ssoConnection: directory.name,
+        },
+      },
+      transaction,
+    );
+  }
+
+  private record(
+    directory: Directory,
+    action: string,
+    userId: string | null,
+    after: Record<string, unknown>,
+    transaction: Transaction,
+  ): Promise<void> {
+    return this.deps.audit.record(
+      directoryActor(directory.id, directory.organizationId),
+      {
+        action,
+        targetType: userId ? 'user' : 'directory',
+        targetId: userId ?? directory.id,
+        organizationId: directory.organizationId,
+        after: { directoryId: directory.id, ...after },
+      },
+      transaction,
+    );
+  }
+
+  /** A transaction in which a unique index refusing a write is SCIM's "uniqueness" (409) about `what`. */
+  private write<T>(what: string, work: (transaction: Transaction) => Promise<T>): Promise<T> {
+    return this.deps.sequelize.transaction(async (transaction) => {
+      try {
+        return await work(transaction);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw notAvailable(what);
+        throw error;
+      }
+    });
+  }
+
+  private inTransaction(
+    transaction: Transaction | undefined,
+    work: (transaction: Transaction) => Promise<void>,
+  ): Promise<void> {
+    return transaction ? work(transaction) : this.write('members', work);
+  }
+}

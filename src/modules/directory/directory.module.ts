@@ -1,0 +1,70 @@
+import { bindJob, defineModule } from '../../shared/module-manifest.ts';
+import { auditModule } from '../audit/audit.module.ts';
+import { mailModule } from '../mail/mail.module.ts';
+import { membersModule } from '../members/members.module.ts';
+import { Organization } from '../organizations/organization.model.ts';
+import { ssoModule } from '../sso/sso.module.ts';
+import { Directory } from './directory.model.ts';
+import { DirectoryProvisioning } from './directory-provisioning.service.ts';
+import { directoryRoutes } from './directory.routes.ts';
+import { DirectoryService } from './directory.service.ts';
+import { directorySyncJob } from './identity-service/directory-sync.job.ts';
+import { DirectorySyncService } from './identity-service/directory-sync.service.ts';
+import { idpWebhookRoutes } from './identity-service/idp-webhook.routes.ts';
+import { scimRoutes } from './scim/scim.routes.ts';
+
+export const directoryModule = defineModule({
+  name: 'directory',
+  uses: [auditModule, mailModule, membersModule, ssoModule],
+  models: { Directory },
+  services: ({ platform, uses: { audit, mail, memberAccounts } }) => {
+    const { db, sql, clock, queue, config } = platform;
+    const directoryProvisioning = new DirectoryProvisioning({
+      sequelize: db.sequelize,
+      sql,
+      clock,
+      audit,
+      mail,
+      memberAccounts,
+      loginUrlOf: async (organizationId) => {
+        const organization = await Organization.findByPk(organizationId, { attributes: ['slug'] });
+        return `${config.baseUrl}/auth/sso?organization=${organization?.slug ?? organizationId}`;
+      },
+    });
+    const directories = new DirectoryService({
+      sequelize: db.sequelize,
+      sql,
+      clock,
+      audit,
+      enqueueSync: (run, transaction) => queue.enqueue(directorySyncJob.name, { runId: run.id }, { transaction }),
+    });
+    return {
+      directories,
+      directoryProvisioning,
+      directorySync: new DirectorySyncService({ provisioning: directoryProvisioning }),
+    };
+  },
+  routes: {
+    api:
+      ({ services, platform }) =>
+      (router) =>
+        directoryRoutes(router, services.directories, `${platform.config.baseUrl}/scim/v2`),
+    scim:
+      ({ services, platform }) =>
+      (router) =>
+        scimRoutes(router, {
+          directories: services.directories,
+          provisioning: services.directoryProvisioning,
+          baseUrl: platform.config.baseUrl,
+        }),
+    inboundWebhooks:
+      ({ services }) =>
+      (router) =>
+        idpWebhookRoutes(router, { directories: services.directories, provisioning: services.directoryProvisioning }),
+  },
+  scimTokens: ({ services }) => services.directories.verifyToken,
+  jobs: [directorySyncJob],
+  handlers: ({ services }) => [bindJob(directorySyncJob, services.directorySync)],
+  errors: ['managed_by_directory'],
+  ownedUserData: [],
+});
