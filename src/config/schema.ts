@@ -117,6 +117,7 @@ function toConfig(v: Variables) {
       professional: v.RATE_LIMIT_PROFESSIONAL,
       enterprise: v.RATE_LIMIT_ENTERPRISE,
     },
+    scim: { rateLimitPerMinute: v.SCIM_RATE_LIMIT_PER_MINUTE },
     loginThrottle: { maxFailures: v.LOGIN_MAX_FAILURES, windowSeconds: v.LOGIN_THROTTLE_SECONDS },
     jobs: { enabled: v.JOBS_ENABLED, pollingIntervalSeconds: v.JOBS_POLLING_SECONDS },
     webhooks: {
