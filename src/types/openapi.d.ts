@@ -742,8 +742,9 @@ export interface paths {
          * Update a user
          * @description Changes only the fields sent. Refusals: changing your own role or status (403
          *     `cannot_modify_self`); a role of higher privilege without `confirmPrivilegeChange: true` (422
-         *     `confirmation_required`); an e-mail already in use (409 `email_taken`). Status can be set to
-         *     `active`, `inactive` or `suspended`.
+         *     `confirmation_required`); an e-mail already in use (409 `email_taken`); the name, e-mail, role or
+         *     organization of a user provisioned by a directory (409 `managed_by_directory`: change them in the
+         *     directory). Status can be set to `active`, `inactive` or `suspended`.
          */
         put: operations["updateUser"];
         post?: never;
@@ -3143,10 +3144,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-        };
-        DirectoryWithToken: components["schemas"]["Directory"] & {
-            /** @description The SCIM bearer token, shown only here. */
-            token: string;
+            /** @description The SCIM bearer token: only in the answers of create and rotate, never again. */
+            token?: string;
         };
         DirectoryList: {
             data: components["schemas"]["Directory"][];
@@ -6137,7 +6136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DirectoryWithToken"];
+                    "application/json": components["schemas"]["Directory"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6171,7 +6170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DirectoryWithToken"];
+                    "application/json": components["schemas"]["Directory"];
                 };
             };
             400: components["responses"]["BadRequest"];

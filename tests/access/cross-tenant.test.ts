@@ -18,6 +18,7 @@ import { buildCategory, recordEvents } from '../factories/resource-usage.ts';
 import { buildSourceResource } from '../factories/generation-sources.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
+import { Directory } from '../../src/modules/directory/directory.model.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { isList, operations, type Operation } from './contract-walk.ts';
 
@@ -91,6 +92,10 @@ const FIXTURES: Record<string, (organizationId: string, t: TestApp) => Promise<P
   // the spec reads SSO connections with POST under /api/auth/sso; they are written under /api/sso
   '/api/auth/sso/connections': ssoConnectionFixture,
   '/api/sso/connections': ssoConnectionFixture,
+  '/api/directories': async (organizationId) => {
+    const directory = await Directory.create({ organizationId, name: 'Fixture directory', provider: 'scim' });
+    return { id: directory.id };
+  },
   '/api/webhooks': async (organizationId) => {
     const subscription = await WebhookSubscription.create({
       organizationId,

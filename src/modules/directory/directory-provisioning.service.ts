@@ -158,6 +158,8 @@ export class DirectoryProvisioning {
   }
 
   async createUser(directory: Directory, input: DirectoryUserInput): Promise<DirectoryUserRow> {
+    // read before the transaction: on embedded PGlite a query outside it would wait for its connection
+    const loginUrl = directory.sendWelcome ? await this.deps.loginUrlOf(directory.organizationId) : '';
     const outcome = await this.write('userName or e-mail address', async (transaction) => {
       const { account, created } = await this.accountFor(directory, input, null, transaction);
       const row = await this.deps.sql.one<DirectoryUserRow>(
@@ -186,7 +188,8 @@ export class DirectoryProvisioning {
         { userName: input.userName, created },
         transaction,
       );
-      if (created && input.active && directory.sendWelcome) await this.welcome(directory, account, transaction);
+      if (created && input.active && directory.sendWelcome)
+        await this.welcome(directory, account, loginUrl, transaction);
       return { row: row!, account };
     });
     await this.linkMember(outcome.account, outcome.row.active);
@@ -492,7 +495,12 @@ export class DirectoryProvisioning {
     await this.deps.memberAccounts.link(account, { create: active, status: active ? 'active' : 'lapsed' });
   }
 
-  private async welcome(directory: Directory, account: User, transaction: Transaction): Promise<void> {
+  private async welcome(
+    directory: Directory,
+    account: User,
+    loginUrl: string,
+    transaction: Transaction,
+  ): Promise<void> {
     await this.deps.mail.send(
       { address: account.email, userId: account.id },
       {
@@ -500,7 +508,7 @@ export class DirectoryProvisioning {
         data: {
           firstName: account.firstName,
           email: account.email,
-          loginUrl: await this.deps.loginUrlOf(directory.organizationId),
+          loginUrl,
           pending: false,
           // never a password link: the directory's people sign in with their organization's account
           ssoConnection: directory.name,

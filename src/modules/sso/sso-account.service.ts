@@ -124,7 +124,7 @@ export class SsoAccountService {
     };
     if (existing) {
       const before = { role: existing.role, firstName: existing.firstName, lastName: existing.lastName };
-      const role = this.nextRole(connection, profile, existing.role);
+      const role = this.nextRole(connection, profile, existing.role, existing.directoryId !== null);
       await existing.update({ ...attributes, role }, { transaction });
       if (role !== before.role || existing.firstName !== before.firstName || existing.lastName !== before.lastName)
         await audit.record(
@@ -179,8 +179,10 @@ export class SsoAccountService {
   }
 
   /** Groups decide the role of SSO roles only; without groups (overage) the role stays. */
-  private nextRole(connection: SsoConnection, profile: SsoProfile, current: Role): Role {
+  private nextRole(connection: SsoConnection, profile: SsoProfile, current: Role, directoryManaged: boolean): Role {
     if (!(SSO_ROLES as readonly string[]).includes(current)) return current;
+    // a directory (SCIM) decides the roles of the people it provisions, not the sign-in
+    if (directoryManaged) return current;
     if (profile.groups === null) return current;
     return roleFor(connection, profile.groups);
   }

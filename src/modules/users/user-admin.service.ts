@@ -156,6 +156,17 @@ export class UserAdminService {
         if (id === actor.id && (changes.role !== undefined || changes.status !== undefined)) {
           throw new AppError('cannot_modify_self', 'You cannot change your own role or status');
         }
+        const managed = (['firstName', 'lastName', 'email', 'role', 'organizationId'] as const).filter(
+          (field) => changes[field] !== undefined,
+        );
+        if (user.directoryId && managed.length > 0) {
+          // the directory would overwrite the change on its next sync: say where to make it instead
+          throw new AppError(
+            'managed_by_directory',
+            `${user.email} is provisioned by a directory: change ${managed.join(', ')} there (status and phone may be changed here)`,
+            { errors: managed.map((field) => ({ field, message: 'is managed by the directory' })) },
+          );
+        }
         if (changes.status !== undefined && !EDITABLE_STATUSES.includes(changes.status)) {
           throw errors.validation([{ field: 'status', message: `can be set to ${EDITABLE_STATUSES.join(', ')}` }]);
         }
