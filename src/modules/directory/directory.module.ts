@@ -55,6 +55,9 @@ export const directoryModule = defineModule({
         scimRoutes(router, {
           directories: services.directories,
           provisioning: services.directoryProvisioning,
+          sql: platform.sql,
+          limiter: platform.limiter,
+          rateLimitPerMinute: platform.config.scim.rateLimitPerMinute,
           baseUrl: platform.config.baseUrl,
         }),
     inboundWebhooks:

@@ -1,0 +1,76 @@
+// /Users: create, read, list with a filter, replace, patch (Entra ID's and Okta's dialects), delete.
+// Provisioning owns the account behind each directory user (roles, deactivation, audit); these routes
+// translate SCIM to its calls and its rows back to SCIM.
+import type { Router } from 'express';
+import { errors } from '../../../shared/errors.ts';
+import type { Directory } from '../directory.model.ts';
+import type { DirectoryUserRow } from '../directory-provisioning.service.ts';
+import { type ScimContext, directoryOf, idOf } from './scim-context.ts';
+import { answeredNotModified, assertIfMatch, listQuery, project, sendList, sendResource } from './scim-http.ts';
+import { applyPatch, parsePatchOp } from './scim-patch.ts';
+import { renderUser, storedUser, userInput } from './scim-user.mapper.ts';
+
+/** A PATCH may not name these: ours (id, meta) or derived from group membership (groups). */
+const READ_ONLY = ['id', 'meta', 'groups'];
+
+export function scimUserRoutes(router: Router, context: ScimContext): void {
+  const { provisioning, repository, baseUrl } = context;
+
+  async function userOf(directory: Directory, id: string): Promise<DirectoryUserRow> {
+    const row = await provisioning.findUser(directory, id);
+    if (!row) throw errors.notFound('User', id);
+    return row;
+  }
+
+  const render = async (row: DirectoryUserRow) => renderUser(row, await provisioning.groupsOfUser(row.id), baseUrl);
+
+  router.get('/Users', async (req, res) => {
+    const directory = await directoryOf(context, req);
+    const query = listQuery(req);
+    const { rows, total } = await repository.users(directory, query);
+    sendList(
+      res,
+      query,
+      total,
+      rows.map((row) => project(req, renderUser(row, row.groups, baseUrl))),
+    );
+  });
+
+  router.post('/Users', async (req, res) => {
+    const directory = await directoryOf(context, req);
+    const row = await provisioning.createUser(directory, userInput(req.body));
+    sendResource(res, 201, renderUser(row, [], baseUrl), row.version);
+  });
+
+  router.get('/Users/:id', async (req, res) => {
+    const row = await userOf(await directoryOf(context, req), idOf(req, 'User'));
+    if (answeredNotModified(req, res, row.version)) return;
+    sendResource(res, 200, project(req, await render(row)), row.version);
+  });
+
+  router.put('/Users/:id', async (req, res) => {
+    const directory = await directoryOf(context, req);
+    const id = idOf(req, 'User');
+    assertIfMatch(req, (await userOf(directory, id)).version);
+    const row = await provisioning.replaceUser(directory, id, userInput(req.body));
+    sendResource(res, 200, await render(row), row.version);
+  });
+
+  router.patch('/Users/:id', async (req, res) => {
+    const directory = await directoryOf(context, req);
+    const id = idOf(req, 'User');
+    const current = await userOf(directory, id);
+    assertIfMatch(req, current.version);
+    const patched = applyPatch(storedUser(current), parsePatchOp(req.body), READ_ONLY);
+    const row = await provisioning.replaceUser(directory, id, userInput(patched));
+    sendResource(res, 200, await render(row), row.version);
+  });
+
+  router.delete('/Users/:id', async (req, res) => {
+    const directory = await directoryOf(context, req);
+    const id = idOf(req, 'User');
+    assertIfMatch(req, (await userOf(directory, id)).version);
+    await provisioning.deleteUser(directory, id);
+    res.status(204).end();
+  });
+}
