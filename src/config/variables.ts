@@ -145,7 +145,7 @@ const access = {
   SCIM_RATE_LIMIT_PER_MINUTE: described(
     integer(1).prefault('1800'),
     "SCIM requests per minute for one directory, apart from its organization's plan limit (exact across " +
-      "instances; 429 with Retry-After). Microsoft asks SCIM endpoints to take 25 requests per second per " +
+      'instances; 429 with Retry-After). Microsoft asks SCIM endpoints to take 25 requests per second per ' +
       'provisioning job (1500 a minute); 1800 leaves headroom, so an initial Entra ID sync of 10,000 users ' +
       '(a userName lookup and a POST each, about 20,000 requests) runs in about 11 minutes without stalling.',
   ),
