@@ -91,8 +91,9 @@ describe('surfaces: one router, parser, credential and error format per kind of 
             }),
         ],
         scim: [
+          // beside the directory module's /Users and /Groups, which answer real directories' tokens only
           (router) => {
-            router.get('/Users', (req, res) =>
+            router.get('/TestUsers', (req, res) =>
               sendScim(res, {
                 schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
                 totalResults: 0,
@@ -100,7 +101,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
                 actor: req.context.actor?.type,
               }),
             );
-            router.post('/Users', (req, res) => {
+            router.post('/TestUsers', (req, res) => {
               if (typeof req.body.userName !== 'string')
                 throw new AppError('validation_failed', 'userName is required', {
                   errors: [{ field: 'userName', message: 'is required' }],
@@ -244,18 +245,18 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     };
 
     it('when the directory token is missing or wrong, then 401 as a SCIM error with a Bearer challenge', async () => {
-      scimError(await http_.get('/scim/v2/Users'), 401);
-      const wrong = await http_.get('/scim/v2/Users').set(bearer(token)); // an API credential is not a directory token
+      scimError(await http_.get('/scim/v2/TestUsers'), 401);
+      const wrong = await http_.get('/scim/v2/TestUsers').set(bearer(token)); // an API credential is not a directory token
       scimError(wrong, 401);
       assert.match(wrong.headers['www-authenticate'], /^Bearer realm="SCIM"/);
     });
 
     it('when the directory token is valid, then the directory principal acts and answers are application/scim+json', async () => {
-      const res = await http_.get('/scim/v2/Users').set(bearer(SCIM_TOKEN)).expect(200);
+      const res = await http_.get('/scim/v2/TestUsers').set(bearer(SCIM_TOKEN)).expect(200);
       assert.match(res.headers['content-type'], /^application\/scim\+json/);
       assert.equal(JSON.parse(res.text).actor, 'directory');
       const created = await http_
-        .post('/scim/v2/Users')
+        .post('/scim/v2/TestUsers')
         .set(bearer(SCIM_TOKEN))
         .set('Content-Type', 'application/scim+json')
         .send(JSON.stringify({ userName: 'ada' }))
@@ -267,7 +268,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     it('when the body is malformed, invalid, of another type or the path unknown, then SCIM errors with their scimType', async () => {
       scimError(
         await http_
-          .post('/scim/v2/Users')
+          .post('/scim/v2/TestUsers')
           .set(bearer(SCIM_TOKEN))
           .set('Content-Type', 'application/scim+json')
           .send('{"userName": '),
@@ -276,7 +277,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       );
       const invalid = scimError(
         await http_
-          .post('/scim/v2/Users')
+          .post('/scim/v2/TestUsers')
           .set(bearer(SCIM_TOKEN))
           .set('Content-Type', 'application/scim+json')
           .send('{}'),
@@ -286,7 +287,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       assert.match(invalid.detail, /userName/);
       scimError(
         await http_
-          .post('/scim/v2/Users')
+          .post('/scim/v2/TestUsers')
           .set(bearer(SCIM_TOKEN))
           .set('Content-Type', 'text/plain')
           .send('userName=ada'),
@@ -298,7 +299,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     it('when a SCIM body or filter holds a NUL character, then a SCIM 400 names it before any route runs', async () => {
       const body = scimError(
         await http_
-          .post('/scim/v2/Users')
+          .post('/scim/v2/TestUsers')
           .set(bearer(SCIM_TOKEN))
           .set('Content-Type', 'application/scim+json')
           .send('{"userName":"ada\\u0000x"}'),
@@ -307,7 +308,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
       );
       assert.match(body.detail, /userName/);
       scimError(
-        await http_.get('/scim/v2/Users?filter=userName%20eq%20%22a%00%22').set(bearer(SCIM_TOKEN)),
+        await http_.get('/scim/v2/TestUsers?filter=userName%20eq%20%22a%00%22').set(bearer(SCIM_TOKEN)),
         400,
         'invalidValue',
       );
