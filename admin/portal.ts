@@ -22,6 +22,8 @@ import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/
 import { OrganizationsResource } from './resources/organizations.resource.ts';
 import { ssoConnectionResource, SSO_CONNECTION_TRANSLATIONS } from './resources/sso-connections.resource.ts';
 import { IDENTITY_SERVICE_PAGE, identityServicePage } from './resources/identity-service.page.ts';
+import { directoriesResource, DIRECTORY_TRANSLATIONS } from './resources/directories.resource.ts';
+import { DIRECTORY_SYNC_PAGE, directorySyncPage } from './resources/directory-sync.page.ts';
 
 let adapterRegistered = false;
 
@@ -74,10 +76,14 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       { resource: new OrganizationsResource(container), options: organizationsOptions(container, components) },
       ...platformResources(container, components),
       ssoConnectionResource(container, components),
+      directoriesResource(container, components),
       ...libraryResources(container, components),
     ],
     // the sidebar's pages section is "Platform Settings" (labels.pages below)
-    pages: { [IDENTITY_SERVICE_PAGE]: identityServicePage(container, components.IdentityServiceSettings) },
+    pages: {
+      [IDENTITY_SERVICE_PAGE]: identityServicePage(container, components.IdentityServiceSettings),
+      [DIRECTORY_SYNC_PAGE]: directorySyncPage(container, components.DirectorySync),
+    },
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
     assets: { styles: [`/admin${PORTAL_STYLESHEET_PATH}`] },
@@ -87,10 +93,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       translations: {
         en: {
           labels: { pages: 'Platform Settings' },
-          pages: { [IDENTITY_SERVICE_PAGE]: 'Integrations' },
+          pages: { [IDENTITY_SERVICE_PAGE]: 'Integrations', [DIRECTORY_SYNC_PAGE]: 'Directory Sync' },
           resources: {
             users: USERS_TRANSLATIONS,
             sso_connections: SSO_CONNECTION_TRANSLATIONS,
+            directories: DIRECTORY_TRANSLATIONS,
             audit_log: {
               actions: { list: 'Audit log', show: 'Audit entry' },
               properties: {

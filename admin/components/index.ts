@@ -26,6 +26,10 @@ export function loadComponents(loader: ComponentLoader) {
     ConfirmAction: loader.add('ConfirmAction', source('ConfirmAction')),
     // Platform Settings > Integrations: the identity service's settings
     IdentityServiceSettings: loader.add('IdentityServiceSettings', source('IdentityServiceSettings')),
+    // Platform Settings > Directory Sync, and a directory's token actions and values
+    DirectorySync: loader.add('DirectorySync', source('DirectorySync')),
+    DirectoryToken: loader.add('DirectoryToken', source('DirectoryToken')),
+    DirectoryValue: loader.add('DirectoryValue', source('DirectoryValue')),
     TextList: loader.add('TextList', source('TextList')),
     TestResult: loader.add('TestResult', source('TestResult')),
     // the users resource: list, forms, badges, dates, filters, permanent delete, activity

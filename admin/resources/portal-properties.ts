@@ -1,8 +1,8 @@
 // What the Admin Portal shows of each model it exposes, resource by resource. A model not named here
 // is not in the portal at all; a column not named is never sent to the browser. Left out on purpose:
-// password tokens, API key hashes, webhook signing and SSO client secrets (sealed or not), webhook event payloads
-// (member data), mail bodies (generated passwords, password links), pg-boss job data; and members,
-// events and courses, which the client portals serve.
+// password tokens, API key and SCIM token hashes, webhook signing and SSO client secrets (sealed or not),
+// webhook event payloads (member data), mail bodies (generated passwords, password links), pg-boss job
+// data; and members, events and courses, which the client portals serve.
 export const PORTAL_PROPERTIES = {
   // served by OrganizationService (not the model adapter): with its status and counts
   organizations: [
@@ -171,6 +171,30 @@ export const PORTAL_PROPERTIES = {
     'acsUrl',
     'metadataUrl',
     'redirectUri',
+  ],
+  // directories (Directory Sync), changed only through DirectoryService: never tokenHash (the SCIM token's
+  // hash); the SCIM base URL and the users/groups counts computed by DirectoriesResource
+  directories: [
+    'id',
+    'organizationId',
+    'name',
+    'provider',
+    'externalId',
+    'status',
+    'tokenPrefix',
+    'tokenCreatedAt',
+    'hardDelete',
+    'sendWelcome',
+    'groupRoles',
+    'defaultRole',
+    'lastSyncAt',
+    'lastError',
+    'lastErrorAt',
+    'createdAt',
+    'updatedAt',
+    'scimUrl',
+    'userCount',
+    'groupCount',
   ],
   // computed per organization by LibraryStorageResource
   library_storage: ['id', 'organizationName', 'resources', 'versions', 'storageUsed', 'storageBytes'],

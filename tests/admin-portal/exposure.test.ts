@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
+import { Directory } from '../../src/modules/directory/directory.model.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import { WebhookSubscription } from '../../src/modules/webhooks/webhook-subscription.model.ts';
@@ -69,6 +70,13 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       protocol: 'oidc',
       settings: { clientId: 'exposure', discoveryUrl: 'https://idp.exposure.test' },
       secretSealed: 'v1.sealed-client-secret',
+    });
+    // a directory with its SCIM token's hash: the portal must never select it
+    await Directory.create({
+      organizationId: org.id,
+      name: 'Exposure SCIM',
+      provider: 'scim',
+      tokenHash: 'f'.repeat(64),
     });
     memberEmail = 'private.member@exposure.test';
     await t.http
@@ -155,6 +163,13 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     assert.equal(body.records.length, 1);
     assert.ok(!text.includes('sealed-client-secret'));
     assert.equal(body.records[0]!.params.secretSealed, undefined);
+  });
+
+  it('when a directory is read, then its SCIM token hash is not sent', async () => {
+    const { body, text } = await list('directories');
+    assert.equal(body.records.length, 1);
+    const shown = await portal.get(`/admin/api/resources/directories/records/${body.records[0]!.id}/show`).expect(200);
+    for (const sent of [text, shown.text]) assert.ok(!sent.includes('f'.repeat(64)) && !sent.includes('tokenHash'));
   });
 
   it('when a model the portal does not opt into is requested, then it is not there', async () => {
