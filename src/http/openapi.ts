@@ -71,7 +71,11 @@ export interface ContractPhases {
  * needs a credential) and validating its inputs: a caller without a credential learns nothing about
  * the shape the operation expects.
  */
-export function contractPhases(contract: Contract, validateResponses: boolean): ContractPhases {
+export function contractPhases(
+  contract: Contract,
+  validateResponses: boolean,
+  onResponseDrift: LateErrorHandler = () => {},
+): ContractPhases {
   const middlewares = OpenApiValidator.middleware({
     // a deep copy: the validator annotates the document it is given
     apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
@@ -107,7 +111,7 @@ export function contractPhases(contract: Contract, validateResponses: boolean): 
     findOperation: inSequence([
       ...named('pathParamsMiddleware'),
       ...named('metadataMiddleware').map(rememberingRouteMatches),
-      ...named('responseMiddleware'),
+      ...named('responseMiddleware').map((middleware) => reportingLateErrors(middleware, onResponseDrift)),
     ]),
     // securityMiddleware is a no-op with validateSecurity: false
     validate: inSequence([...named('requestMiddleware'), deprecationHeaders()]),
@@ -182,6 +186,26 @@ export function rejectMisshapenQuery(contract: Contract): RequestHandler {
  * Composed once, here: a closure built per request would cost a property definition each time
  * (tsx keeps function names).
  */
+export type LateErrorHandler = (error: unknown, req: Request, res: Response) => void;
+
+/**
+ * The response validator hooks res.json when the operation is found and reports a drifting body
+ * much later through the `next` it was given then, which the request has long moved past: Express
+ * would never see that error and the request would hang. Such a late error goes to `onLateError`.
+ */
+function reportingLateErrors(middleware: RequestHandler, onLateError: LateErrorHandler): RequestHandler {
+  return (req, res, next) => {
+    let passed = false;
+    middleware(req, res, (error?: unknown) => {
+      if (!passed) {
+        passed = true;
+        return next(error);
+      }
+      if (error !== undefined && error !== null) onLateError(error, req, res);
+    });
+  };
+}
+
 function inSequence(handlers: RequestHandler[]): RequestHandler {
   const done: RequestHandler = (_req, _res, next) => next();
   return handlers.reduceRight<RequestHandler>(
