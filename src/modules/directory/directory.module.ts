@@ -10,6 +10,9 @@ import { directoryRoutes } from './directory.routes.ts';
 import { DirectoryService } from './directory.service.ts';
 import { directorySyncJob } from './identity-service/directory-sync.job.ts';
 import { DirectorySyncService } from './identity-service/directory-sync.service.ts';
+import { IdpDirectoryWriter } from './identity-service/idp-directory.writer.ts';
+import { idpEventJob } from './identity-service/idp-event.job.ts';
+import { IdpEventsService } from './identity-service/idp-events.service.ts';
 import { idpWebhookRoutes } from './identity-service/idp-webhook.routes.ts';
 import { scimRoutes } from './scim/scim.routes.ts';
 
@@ -17,7 +20,7 @@ export const directoryModule = defineModule({
   name: 'directory',
   uses: [auditModule, mailModule, membersModule, ssoModule],
   models: { Directory },
-  services: ({ platform, uses: { audit, mail, memberAccounts } }) => {
+  services: ({ platform, uses: { audit, mail, memberAccounts, identityServiceSettings, ssoConnections } }) => {
     const { db, sql, clock, queue, config } = platform;
     const directoryProvisioning = new DirectoryProvisioning({
       sequelize: db.sequelize,
@@ -38,10 +41,28 @@ export const directoryModule = defineModule({
       audit,
       enqueueSync: (run, transaction) => queue.enqueue(directorySyncJob.name, { runId: run.id }, { transaction }),
     });
+    const writer = new IdpDirectoryWriter(directoryProvisioning);
     return {
       directories,
       directoryProvisioning,
-      directorySync: new DirectorySyncService({ provisioning: directoryProvisioning }),
+      directorySync: new DirectorySyncService({
+        sql,
+        clock,
+        writer,
+        apiUrl: new URL(config.sso.identityServiceUrl),
+        settings: () => identityServiceSettings.current(),
+      }),
+      idpEvents: new IdpEventsService({
+        sequelize: db.sequelize,
+        sql,
+        clock,
+        audit,
+        writer,
+        directoryOf: (externalId) => directories.byExternalId(externalId),
+        connections: ssoConnections,
+        enqueue: (eventId, transaction) => queue.enqueue(idpEventJob.name, { eventId }, { transaction }),
+      }),
+      idpWebhookSecret: async () => (await identityServiceSettings.current())?.webhookSecret ?? null,
     };
   },
   routes: {
@@ -61,13 +82,20 @@ export const directoryModule = defineModule({
           baseUrl: platform.config.baseUrl,
         }),
     inboundWebhooks:
-      ({ services }) =>
+      ({ services, platform }) =>
       (router) =>
-        idpWebhookRoutes(router, { directories: services.directories, provisioning: services.directoryProvisioning }),
+        idpWebhookRoutes(router, {
+          events: services.idpEvents,
+          webhookSecret: services.idpWebhookSecret,
+          clock: platform.clock,
+        }),
   },
   scimTokens: ({ services }) => services.directories.verifyToken,
-  jobs: [directorySyncJob],
-  handlers: ({ services }) => [bindJob(directorySyncJob, services.directorySync)],
+  jobs: [directorySyncJob, idpEventJob],
+  handlers: ({ services }) => [
+    bindJob(directorySyncJob, services.directorySync),
+    bindJob(idpEventJob, services.idpEvents),
+  ],
   errors: ['managed_by_directory'],
   ownedUserData: [],
 });
