@@ -102,7 +102,14 @@ try {
            VALUES ($1, 'Person', $2, $3, 'ROLE_MEMBER', 'active', $4) RETURNING id)
          INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name, family_name, email, resource)
          SELECT $4, $1, account.id, $5, $3, 'Person', $2, $3, $6 FROM account RETURNING id`,
-        [organizationId, `Number ${i}`, `baseline${i}@entra.bench`, directoryId, `bext-${i}`, { userName: `baseline${i}` }],
+        [
+          organizationId,
+          `Number ${i}`,
+          `baseline${i}@entra.bench`,
+          directoryId,
+          `bext-${i}`,
+          { userName: `baseline${i}` },
+        ],
       );
       baselineIds[i] = rows[0]!.id;
     });
@@ -118,8 +125,12 @@ try {
     console.log(`\n## SCIM initial sync: ${USERS} users, ${CONCURRENCY} concurrent requests`);
     console.log('| | Guildhall (SCIM) req/s | baseline (SQL) per s | ratio |');
     console.log('|---|---:|---:|---:|');
-    console.log(`| POST /Users | ${appCreates.toFixed(0)} | ${baselineCreates.toFixed(0)} | ${createRatio.toFixed(2)} |`);
-    console.log(`| PATCH /Users/{id} | ${appPatches.toFixed(0)} | ${baselinePatches.toFixed(0)} | ${patchRatio.toFixed(2)} |`);
+    console.log(
+      `| POST /Users | ${appCreates.toFixed(0)} | ${baselineCreates.toFixed(0)} | ${createRatio.toFixed(2)} |`,
+    );
+    console.log(
+      `| PATCH /Users/{id} | ${appPatches.toFixed(0)} | ${baselinePatches.toFixed(0)} | ${patchRatio.toFixed(2)} |`,
+    );
     const writesMet = createRatio >= 0.3 && patchRatio >= 0.3;
     console.log(`target >= 0.3 for both: ${writesMet ? 'TARGET MET' : 'TARGET MISSED'}`);
 
@@ -128,7 +139,10 @@ try {
     const membersTarget = { url: `${app.url}/api/members?page=100&itemsPerPage=100`, headers };
     await warmUp(usersTarget);
     await warmUp(membersTarget);
-    const result = await alternatingRounds({ target: usersTarget, server: app }, { target: membersTarget, server: app });
+    const result = await alternatingRounds(
+      { target: usersTarget, server: app },
+      { target: membersTarget, server: app },
+    );
     const list = compare(
       `GET /api/directories/{id}/users page 100 of ${USERS * 2} against GET /api/members page 100 of ${USERS} (baseline column), median of ${result.rounds} rounds`,
       result.app,

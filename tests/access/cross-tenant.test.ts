@@ -28,6 +28,14 @@ const NOT_TENANT_SCOPED: ReadonlyArray<[RegExp, string]> = [
   [/^\/api\/openapi\.json$/, 'the contract itself'],
   [/^\/api\/auth\/(?!sso\/connections)/, "the caller's own credential, session and MFA"],
   [
+    /^\/scim\/v2\//,
+    "a directory's SCIM token names its directory: another directory's ids are 404 (tests/directory/scim-tenancy.test.ts)",
+  ],
+  [
+    /^\/webhooks\/idp$/,
+    "the identity service's signed events, routed by their directory_id (tests/directory/idp-events.test.ts)",
+  ],
+  [
     /^\/auth\/saml\//,
     "a SAML connection's public addresses: IdPs read its metadata and post signed assertions to it (tests/sso)",
   ],
