@@ -1,12 +1,9 @@
 // The Admin Portal in production mode under Express 5: AdminJS bundles the custom components at start
 // into ADMIN_JS_TMP_DIR (not a dot-folder, which Express 5 refuses to serve) and serves them offline.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startChildService, type ChildService } from '../setup/child-service.ts';
 import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
@@ -53,55 +50,5 @@ describe('Admin Portal in production mode', { timeout: 180_000 }, () => {
     const bundle = await (await fetch(`${base}/admin/frontend/assets/components.bundle.js`)).text();
     assert.match(bundle, /impersonation-banner/, 'our components are in the bundle');
     assert.match(service.output(), /Guildhall listening/);
-  });
-});
-
-// The Docker image's way: the bundle is built once at image build time (admin/build-bundle.ts) and the
-// service, told ADMIN_JS_SKIP_BUNDLE=true, serves it without bundling at start.
-describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 360_000 }, () => {
-  let service: ChildService;
-  let dataDir: string;
-  let database: TestDatabase;
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-
-  before(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-portal-prebuilt-'));
-    database = await createTestDatabase();
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', import.meta.resolve('tsx'), path.join(root, 'admin/build-bundle.ts'), path.join(dataDir, 'bundle')],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-      },
-    );
-    assert.match(stdout, /components bundled into/);
-    service = await startChildService(
-      {
-        NODE_ENV: 'production',
-        APP_SECRET: 'production-secret-production-secret-0123',
-        SMTP_URL: 'smtp://127.0.0.1:2525',
-        DATA_DIR: dataDir,
-        ADMIN_JS_TMP_DIR: path.join(dataDir, 'bundle'),
-        ADMIN_JS_SKIP_BUNDLE: 'true',
-        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-      },
-      240_000,
-    ); // a loaded machine (the whole suite in parallel) can take minutes to start it
-  });
-  after(async () => {
-    service?.process.kill('SIGTERM');
-    await service?.exited;
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  it('when started with ADMIN_JS_SKIP_BUNDLE=true, then the prebuilt components bundle is served and nothing is bundled', async () => {
-    const base = `http://127.0.0.1:${service.port}`;
-    assert.equal((await fetch(`${base}/admin/login`)).status, 200);
-    const bundle = await fetch(`${base}/admin/frontend/assets/components.bundle.js`);
-    assert.equal(bundle.status, 200);
-    assert.match(await bundle.text(), /impersonation-banner/);
-    assert.doesNotMatch(service.output(), /bundling user components/);
   });
 });
