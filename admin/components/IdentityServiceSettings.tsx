@@ -156,9 +156,9 @@ const IdentityServiceSettings: React.FC = () => {
         </Button>
       </Box>
       <Text>
-        Organizations’ SSO connections are created and edited through the API (<code>/api/sso/connections</code>) by
-        their admins. In the portal you can list them, test them, and enable or disable them under{' '}
-        <Link href={connectionsUrl}>Platform › SSO connections</Link>.
+        Organizations’ SSO connections are created and edited by their admins through the API (
+        <code>/api/sso/connections</code>), or by platform admins in the portal: create, edit, test, enable or disable
+        them under <Link href={connectionsUrl}>Platform › SSO connections</Link>.
       </Text>
     </Box>
   );

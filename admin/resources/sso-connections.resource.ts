@@ -1,11 +1,16 @@
 // Organizations' SSO connections in the Admin Portal, read through the model with the allow-listed
 // columns (never the sealed client secret) and, on a record, the addresses we generate for it. Test,
 // Enable and Disable call SsoConnectionService inside the connection's organization, so they are
-// audited and announced (connection.activated / deactivated) exactly as through the API. Creating and
-// editing connections stays with the API (/api/sso/connections), where the protocol checks the settings.
+// audited and announced (connection.activated / deactivated) exactly as through the API. "New SSO
+// connection" and "Edit" (SsoConnectionForm) call its create / update the same way, in the chosen
+// organization, so the protocol checks the settings as it does for the API; the sealed secret is never
+// sent to the browser (the OIDC client secret is write-only: empty keeps the saved one).
 import type { ActionContext, ActionRequest, ActionResponse, BaseRecord, ResourceWithOptions } from 'adminjs';
 import type { AppContext as Container } from '../../src/app-context.ts';
-import type { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
+import { SSO_ROLES, type SsoConnection, type SsoRole } from '../../src/modules/sso/sso-connection.model.ts';
+import type { ConnectionChanges, ConnectionInput } from '../../src/modules/sso/sso-connection.service.ts';
+import type { SsoProtocolKind } from '../../src/modules/sso/protocols/sso-protocol.ts';
+import { AppError, errors, type FieldError } from '../../src/shared/errors.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';
 import { noticeOf } from '../portal-errors.ts';
@@ -20,6 +25,8 @@ export const SSO_CONNECTION_TRANSLATIONS = {
   actions: {
     list: 'SSO connections',
     show: 'SSO connection',
+    newConnection: 'New SSO connection',
+    editConnection: 'Edit',
     testConnection: 'Test connection',
     enable: 'Enable',
     disable: 'Disable',
@@ -66,6 +73,92 @@ export class SsoConnectionsResource extends AllowListedResource {
 
 type Command = 'test' | 'enable' | 'disable';
 
+const PROTOCOLS: readonly SsoProtocolKind[] = ['saml', 'oidc', 'identity_service'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the form shows of a connection: never its sealed secret, only whether one is saved. */
+export interface SsoConnectionFormData {
+  id: string;
+  organizationId: string;
+  name: string;
+  protocol: SsoProtocolKind;
+  settings: Record<string, string>;
+  hasClientSecret: boolean;
+  domains: string[];
+  defaultRole: SsoRole;
+  allowIdpInitiated: boolean;
+  createMembers: boolean;
+}
+
+function formDataOf(connection: SsoConnection): SsoConnectionFormData {
+  const settings = Object.fromEntries(
+    Object.entries((connection.settings ?? {}) as Record<string, unknown>).filter(([, v]) => typeof v === 'string'),
+  ) as Record<string, string>;
+  return {
+    id: connection.id,
+    organizationId: connection.organizationId,
+    name: connection.name,
+    protocol: connection.protocol,
+    settings,
+    hasClientSecret: Boolean(connection.secretSealed),
+    domains: connection.domains,
+    defaultRole: connection.defaultRole,
+    allowIdpInitiated: connection.allowIdpInitiated,
+    createMembers: connection.createMembers,
+  };
+}
+
+/** The form's strings -> the service's input (protocol given for a new connection); form problems by field. */
+function formInputOf(payload: Record<string, unknown> | undefined, protocol: SsoProtocolKind | null) {
+  const text = (name: string) => (typeof payload?.[name] === 'string' ? (payload[name] as string).trim() : '');
+  const flag = (name: string) => payload?.[name] === true || payload?.[name] === 'true';
+  const problems: FieldError[] = [];
+  const kind = protocol ?? (text('protocol') as SsoProtocolKind);
+  if (!protocol) {
+    if (!UUID.test(text('organizationId')))
+      problems.push({ field: 'organizationId', message: 'choose an organization' });
+    if (!PROTOCOLS.includes(kind)) problems.push({ field: 'protocol', message: 'choose a protocol' });
+  }
+  if (!text('name')) problems.push({ field: 'name', message: 'is required' });
+  else if (text('name').length > 200) problems.push({ field: 'name', message: 'is longer than 200 characters' });
+  const defaultRole = text('defaultRole') as SsoRole;
+  if (!(SSO_ROLES as readonly string[]).includes(defaultRole))
+    problems.push({ field: 'defaultRole', message: 'choose a role' });
+  if (problems.length) throw errors.validation(problems);
+  const optional = (name: string) => text(name) || undefined;
+  const settings =
+    kind === 'saml'
+      ? {
+          idpEntityId: text('settings.idpEntityId'),
+          idpSsoUrl: text('settings.idpSsoUrl'),
+          idpCertificate: text('settings.idpCertificate'),
+          ...(optional('settings.idpMetadataUrl') ? { idpMetadataUrl: text('settings.idpMetadataUrl') } : {}),
+        }
+      : kind === 'oidc'
+        ? { clientId: text('settings.clientId'), discoveryUrl: text('settings.discoveryUrl') }
+        : { connection: optional('settings.connection') };
+  const changes: ConnectionChanges = {
+    name: text('name'),
+    settings: settings as ConnectionInput['settings'],
+    // the secret is write-only: an empty input keeps the saved one
+    ...(kind === 'oidc' && text('clientSecret') ? { clientSecret: text('clientSecret') } : {}),
+    domains: text('domains')
+      .split(/[\s,]+/)
+      .filter(Boolean),
+    defaultRole,
+    allowIdpInitiated: flag('allowIdpInitiated'),
+    createMembers: flag('createMembers'),
+  };
+  return { organizationId: text('organizationId'), protocol: kind, changes };
+}
+
+/** A refusal of the form or the service: its messages by field and the notice. */
+function refusalOf(error: unknown) {
+  if (!(error instanceof AppError)) throw error;
+  const fields = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, e.message]));
+  return { errors: fields, notice: noticeOf(error) };
+}
+
 export function ssoConnectionResource(container: Container, components: PortalComponents): ResourceWithOptions {
   const { ssoConnections } = container.services;
 
@@ -96,6 +189,49 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         return { record: record.toJSON(context.currentAdmin), notice: noticeOf(error) };
       }
     };
+
+  const showUrl = (context: ActionContext, id: string) =>
+    context.h.recordActionUrl({ resourceId: 'sso_connections', recordId: id, actionName: 'show' });
+
+  /** "New SSO connection": SsoConnectionService.create as the admin inside the chosen organization. */
+  const create = async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+    const admin = await portalActor(context.currentAdmin);
+    if (request.method !== 'post') return {};
+    try {
+      const { organizationId, protocol, changes } = formInputOf(request.payload, null);
+      const actor = { ...admin, organizationId };
+      const connection = await ssoConnections.create(actor, { ...changes, protocol } as ConnectionInput);
+      return {
+        connection: formDataOf(connection),
+        redirectUrl: showUrl(context, connection.id),
+        notice: { message: `SSO connection ${connection.name} created`, type: 'success' as const },
+      };
+    } catch (error) {
+      return refusalOf(error);
+    }
+  };
+
+  /** "Edit": SsoConnectionService.update inside the connection's organization; the protocol stays. */
+  const edit = async (request: ActionRequest, _response: unknown, context: ActionContext) => {
+    const record = context.record!;
+    const id = String(record.id());
+    const actor = await portalActor(context.currentAdmin, String(record.params.organizationId));
+    const current = await ssoConnections.get(actor, id);
+    const answer = { record: record.toJSON(context.currentAdmin), connection: formDataOf(current) };
+    if (request.method !== 'post') return answer;
+    try {
+      const { changes } = formInputOf(request.payload, current.protocol);
+      const connection = await ssoConnections.update(actor, id, changes);
+      return {
+        ...answer,
+        connection: formDataOf(connection),
+        redirectUrl: showUrl(context, id),
+        notice: { message: `SSO connection ${connection.name} saved`, type: 'success' as const },
+      };
+    } catch (error) {
+      return { ...answer, ...refusalOf(error) };
+    }
+  };
 
   const json = { type: 'mixed' as const, components: { show: components.JsonValue } };
   return {
@@ -133,8 +269,9 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         groupRoles: json,
         status: {
           description:
-            'Connections are created and edited through the API (/api/sso/connections) by the organization’s ' +
-            'admins; here they are tested, enabled and disabled. Enabling needs a passed test and an e-mail domain.',
+            'Connections are created here (New SSO connection) or through the API (/api/sso/connections) by the ' +
+            'organization’s admins, then edited, tested, enabled and disabled. Enabling needs a passed test and an ' +
+            'e-mail domain; changed settings need a new test.',
         },
         ...Object.fromEntries(
           GENERATED.map((name) => [
@@ -148,6 +285,18 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         edit: { isAccessible: false },
         delete: { isAccessible: false },
         bulkDelete: { isAccessible: false },
+        newConnection: {
+          actionType: 'resource',
+          icon: 'Plus',
+          component: components.SsoConnectionForm,
+          handler: create,
+        },
+        editConnection: {
+          actionType: 'record',
+          icon: 'Edit',
+          component: components.SsoConnectionForm,
+          handler: edit,
+        },
         testConnection: {
           actionType: 'record',
           icon: 'Zap',

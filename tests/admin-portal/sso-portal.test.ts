@@ -209,4 +209,57 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await page.locator('[data-testid=action-disable]').waitFor();
     assert.equal(await page.locator('[data-testid=action-enable]').count(), 0);
   });
+
+  it('when a platform admin creates a brokered connection through "New SSO connection" and edits its name, then both show and the organization has it', async () => {
+    const portalOrg = await buildOrganization({ name: 'Portal Guild', plan: 'enterprise' });
+    await page.goto(`${base}/admin/resources/sso_connections/actions/newConnection`);
+    await page.waitForSelector('[data-testid=sso-connection-form]');
+    await page.fill('#organizationId', 'Portal Guild');
+    await page.getByText('Portal Guild', { exact: true }).click();
+    await page.fill('#name', 'Portal brokered');
+    await page.check('#protocol-identity_service');
+    await page.fill('#settings-connection', 'conn_portal');
+    await page.fill('#domains', 'not a domain!');
+    await shot('connection-new', 1400);
+    await page.click('[data-testid=sso-connection-submit]');
+    const message = page.locator('[data-testid=error-domains]');
+    await message.waitFor();
+    assert.match((await message.textContent()) ?? '', /is not a domain name/);
+    await shot('connection-new-refused', 1400);
+    assert.equal(await t.container.models.SsoConnection.count({ where: { organizationId: portalOrg.id } }), 0);
+
+    await page.fill('#domains', 'portal.test');
+    await page.click('[data-testid=sso-connection-submit]');
+    await page.waitForURL(/\/admin\/resources\/sso_connections\/records\/[^/]+\/show$/);
+    await page.locator('text=SSO connection Portal brokered created').first().waitFor();
+    const created = await t.container.models.SsoConnection.findOne({ where: { organizationId: portalOrg.id } });
+    assert.ok(created, 'the connection is in the chosen organization');
+    assert.equal(created.protocol, 'identity_service');
+    assert.deepEqual(created.settings, { connection: 'conn_portal' });
+    assert.deepEqual(created.domains, ['portal.test']);
+    assert.equal(created.status, 'draft');
+    assert.equal(await auditCount('sso.connection_created'), 2);
+
+    await page.goto(`${base}/admin/resources/sso_connections`);
+    const row = page.locator('tbody tr', { hasText: 'Portal brokered' });
+    await row.getByText('Portal Guild').waitFor();
+    assert.match(
+      ((await row.textContent()) ?? '').replace(/\s+/g, ' '),
+      /Portal brokered.*identity_service.*portal\.test/,
+    );
+
+    await page.goto(`${base}/admin/resources/sso_connections/records/${created.id}/editConnection`);
+    await page.waitForSelector('[data-testid=sso-connection-form]');
+    assert.equal(await page.inputValue('#settings-connection'), 'conn_portal');
+    assert.equal(await page.inputValue('#domains'), 'portal.test');
+    await page.fill('#name', 'Portal brokered (renamed)');
+    await page.click('[data-testid=sso-connection-submit]');
+    await page.waitForURL(`${base}/admin/resources/sso_connections/records/${created.id}/show`);
+    await page.getByText('Portal brokered (renamed)').first().waitFor();
+    await shot('connection-edited', 1500);
+    await created.reload();
+    assert.equal(created.name, 'Portal brokered (renamed)');
+    assert.equal(created.organizationId, portalOrg.id);
+    assert.equal(await auditCount('sso.connection_updated'), 1);
+  });
 });
