@@ -171,6 +171,8 @@ describe('webhook subscriptions', () => {
         'course.created',
         'course.updated',
         'course.deleted',
+        'connection.activated',
+        'connection.deactivated',
         'resource.published',
         'resource.updated',
         'resource.deleted',
