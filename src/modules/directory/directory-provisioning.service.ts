@@ -10,7 +10,7 @@
 // directory as the actor.
 import { Sequelize, type Transaction } from 'sequelize';
 import { directoryActor } from '../../shared/access/actor.ts';
-import { PRIVILEGE, type Role } from '../../shared/access/roles.ts';
+import { highestMappedRole, isProvisionedRole, type Role } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
@@ -18,7 +18,7 @@ import type { AuditService } from '../audit/audit.service.ts';
 import type { MailService } from '../mail/mail.service.ts';
 import type { MemberAccounts } from '../members/member-accounts.ts';
 import { User } from '../users/user.model.ts';
-import { DIRECTORY_ROLES, type Directory, type DirectoryRole } from './directory.model.ts';
+import type { Directory, DirectoryRole } from './directory.model.ts';
 
 export interface DirectoryUserInput {
   externalId: string | null;
@@ -93,13 +93,7 @@ const isUniqueViolation = (error: unknown) =>
 
 /** The highest role of the groups a person is in, by the directory's mapping; none mapped: the default. */
 export function directoryRoleFor(directory: Directory, groupNames: readonly string[]): DirectoryRole {
-  const names = new Set(groupNames.map((n) => n.toLowerCase()));
-  const granted = directory.groupRoles
-    .filter((mapping) => names.has(mapping.group.toLowerCase()))
-    .map((mapping) => mapping.role)
-    .filter((role): role is DirectoryRole => (DIRECTORY_ROLES as readonly string[]).includes(role));
-  if (granted.length === 0) return directory.defaultRole;
-  return granted.reduce((best, role) => (PRIVILEGE[role] > PRIVILEGE[best] ? role : best));
+  return highestMappedRole(directory.groupRoles, groupNames, directory.defaultRole);
 }
 
 function emailOf(input: DirectoryUserInput): string | null {
@@ -418,7 +412,7 @@ export class DirectoryProvisioning {
       if (!userId) continue;
       const user = await User.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE });
       if (!user || user.organizationId !== directory.organizationId) continue;
-      if (!(DIRECTORY_ROLES as readonly string[]).includes(user.role)) continue;
+      if (!isProvisionedRole(user.role)) continue;
       const role = directoryRoleFor(directory, groups);
       if (role === user.role) continue;
       const before = user.role;

@@ -12,8 +12,11 @@ export const DIRECTORY_PROVIDERS = ['scim', 'identity_service'] as const;
 export type DirectoryProvider = (typeof DIRECTORY_PROVIDERS)[number];
 
 /** The roles a directory may grant: never a platform admin. */
-export const DIRECTORY_ROLES = ['ROLE_MEMBER', 'ROLE_CLIENT_USER', 'ROLE_CLIENT_ADMIN'] as const;
-export type DirectoryRole = (typeof DIRECTORY_ROLES)[number];
+export {
+  PROVISIONED_ROLES as DIRECTORY_ROLES,
+  type ProvisionedRole as DirectoryRole,
+} from '../../shared/access/roles.ts';
+import type { ProvisionedRole as DirectoryRole } from '../../shared/access/roles.ts';
 
 export interface DirectoryGroupRole {
   /** A group's display name (or its external id), matched case-insensitively. */

@@ -9,7 +9,7 @@
 // is created (active, basic tier) when the connection says so.
 import { Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
-import { PRIVILEGE, type Role } from '../../shared/access/roles.ts';
+import { highestMappedRole, isProvisionedRole, type Role } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -18,7 +18,7 @@ import type { MailService } from '../mail/mail.service.ts';
 import { Organization } from '../organizations/organization.model.ts';
 import { User } from '../users/user.model.ts';
 import type { SsoProfile } from './sso-claims.ts';
-import { SSO_ROLES, type SsoConnection, type SsoRole } from './sso-connection.model.ts';
+import type { SsoConnection, SsoRole } from './sso-connection.model.ts';
 
 export interface SsoAccountDeps {
   sequelize: Sequelize;
@@ -43,12 +43,7 @@ export class AccountNotAvailable extends AppError {
 }
 
 export function roleFor(connection: SsoConnection, groups: string[]): SsoRole {
-  const granted = connection.groupRoles
-    .filter((mapping) => groups.some((group) => group.toLowerCase() === mapping.group.toLowerCase()))
-    .map((mapping) => mapping.role)
-    .filter((role): role is SsoRole => (SSO_ROLES as readonly string[]).includes(role));
-  if (granted.length === 0) return connection.defaultRole;
-  return granted.reduce((best, role) => (PRIVILEGE[role] > PRIVILEGE[best] ? role : best));
+  return highestMappedRole(connection.groupRoles, groups, connection.defaultRole);
 }
 
 export const actorForUser = (user: User): Actor => ({
@@ -180,7 +175,7 @@ export class SsoAccountService {
 
   /** Groups decide the role of SSO roles only; without groups (overage) the role stays. */
   private nextRole(connection: SsoConnection, profile: SsoProfile, current: Role, directoryManaged: boolean): Role {
-    if (!(SSO_ROLES as readonly string[]).includes(current)) return current;
+    if (!isProvisionedRole(current)) return current;
     // a directory (SCIM) decides the roles of the people it provisions, not the sign-in
     if (directoryManaged) return current;
     if (profile.groups === null) return current;

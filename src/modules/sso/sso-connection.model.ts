@@ -13,8 +13,8 @@ export const SSO_CONNECTION_STATUSES = ['draft', 'active', 'inactive'] as const;
 export type SsoConnectionStatus = (typeof SSO_CONNECTION_STATUSES)[number];
 
 /** The roles SSO may grant: never a platform admin, never a sponsor (sponsors are invited, not provisioned). */
-export const SSO_ROLES = ['ROLE_MEMBER', 'ROLE_CLIENT_USER', 'ROLE_CLIENT_ADMIN'] as const;
-export type SsoRole = (typeof SSO_ROLES)[number];
+export { PROVISIONED_ROLES as SSO_ROLES, type ProvisionedRole as SsoRole } from '../../shared/access/roles.ts';
+import type { ProvisionedRole as SsoRole } from '../../shared/access/roles.ts';
 
 export interface GroupRole {
   /** A group name or id as the IdP sends it (Entra sends object ids). */

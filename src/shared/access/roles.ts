@@ -34,3 +34,28 @@ export const HOME_PORTAL: Record<Role, Portal> = {
   ROLE_SPONSOR_ADMIN: 'sponsor',
   ROLE_PLATFORM_ADMIN: 'admin',
 };
+
+/** The roles a sign-in (SSO) or a directory (SCIM) may grant: never a platform admin, never a sponsor. */
+export const PROVISIONED_ROLES = ['ROLE_MEMBER', 'ROLE_CLIENT_USER', 'ROLE_CLIENT_ADMIN'] as const;
+export type ProvisionedRole = (typeof PROVISIONED_ROLES)[number];
+
+export const isProvisionedRole = (role: string): role is ProvisionedRole =>
+  (PROVISIONED_ROLES as readonly string[]).includes(role);
+
+/**
+ * The highest role the groups map to (group names compared without case); no mapped group gives the
+ * fallback. A stored mapping to any other role (a platform admin) is ignored.
+ */
+export function highestMappedRole(
+  mappings: ReadonlyArray<{ group: string; role: string }>,
+  groups: readonly string[],
+  fallback: ProvisionedRole,
+): ProvisionedRole {
+  const names = new Set(groups.map((group) => group.toLowerCase()));
+  const granted = mappings
+    .filter((mapping) => names.has(mapping.group.toLowerCase()))
+    .map((mapping) => mapping.role)
+    .filter(isProvisionedRole);
+  if (granted.length === 0) return fallback;
+  return granted.reduce((best, role) => (PRIVILEGE[role] > PRIVILEGE[best] ? role : best));
+}
