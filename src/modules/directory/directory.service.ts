@@ -53,6 +53,7 @@ export interface SyncRun {
 
 /** Tokens look like `scim_<43 url-safe characters>`; the prefix shown to admins is its first 12. */
 const TOKEN_PREFIX = 'scim_';
+const newToken = () => `${TOKEN_PREFIX}${randomToken(32)}`;
 
 export class DirectoryService {
   constructor(
@@ -94,7 +95,7 @@ export class DirectoryService {
       throw errors.validation([{ field: 'organizationId', message: 'is not an organization' }]);
     if (input.provider === 'identity_service' && !input.externalId)
       throw errors.validation([{ field: 'externalId', message: "is the identity service's directory id (required)" }]);
-    const token = `${TOKEN_PREFIX}${randomToken(32)}`;
+    const token = newToken();
     return this.deps.sequelize.transaction(async (transaction) => {
       const directory = await Directory.create(
         {
@@ -106,9 +107,7 @@ export class DirectoryService {
           sendWelcome: input.sendWelcome ?? true,
           groupRoles: input.groupRoles ?? DEFAULT_GROUP_ROLES,
           defaultRole: input.defaultRole ?? 'ROLE_MEMBER',
-          tokenHash: sha256(token),
-          tokenPrefix: token.slice(0, 12),
-          tokenCreatedAt: this.deps.clock.now(),
+          ...this.issued(token),
         },
         { transaction },
       );
@@ -121,13 +120,11 @@ export class DirectoryService {
   async rotateToken(actor: Actor, id: string): Promise<{ directory: Directory; token: string }> {
     assertCan(actor, 'platform:admin');
     const directory = await this.anyOrganization(id);
-    const token = `${TOKEN_PREFIX}${randomToken(32)}`;
+    const token = newToken();
     await this.deps.sequelize.transaction(async (transaction) => {
       await directory.update(
         {
-          tokenHash: sha256(token),
-          tokenPrefix: token.slice(0, 12),
-          tokenCreatedAt: this.deps.clock.now(),
+          ...this.issued(token),
           status: 'active',
         },
         { transaction },
@@ -257,6 +254,11 @@ export class DirectoryService {
          FROM directory_sync_runs WHERE directory_id = $1 ORDER BY created_at DESC LIMIT 1`,
       [directoryId],
     );
+  }
+
+  /** What a directory keeps of its token: the hash, the prefix admins see, and when. */
+  private issued(token: string) {
+    return { tokenHash: sha256(token), tokenPrefix: token.slice(0, 12), tokenCreatedAt: this.deps.clock.now() };
   }
 
   /** Platform admins' operations name a directory of any organization. */
