@@ -1517,10 +1517,18 @@ export interface paths {
          *     membership shows (see `AccessLevel`); client users every published resource; client admins and
          *     API keys drafts too.
          *
-         *     **Keyword** `q`: full-text search over the name (weighted highest), tags and description, with
-         *     English stemming; every word must match and the last one may be a prefix (`annu rep` finds
-         *     "Annual report"). Typos are forgiven through trigram similarity to the name and tags
-         *     (`documnet` finds "Document"). Sorted by relevance unless `sort` says otherwise.
+         *     **Keyword** `q`: full-text search over the name (weighted highest), tags, description **and the
+         *     documents' extracted text** (what ingestion keeps, page by page), with English stemming; every
+         *     word must match (in the name, tags and description, or in one passage of the text) and the last
+         *     one may be a prefix (`annu rep` finds "Annual report"). Punctuation splits words on both sides,
+         *     so `policy` finds "policy.pdf". Typos are forgiven through trigram similarity to the words of
+         *     the organization's names, tags and documents (`documnet` finds "Document", `educaton` a page
+         *     about education). Text is searched only in the resources the caller may open (`canOpen`; a
+         *     paid resource without an entitlement is found by its name, tags and description only), drafts
+         *     and levels as in the list. Relevance ranks any name, tag or description match above a match
+         *     found only in the text. Each item of a keyword search carries `matches`: how many pages matched
+         *     and the best pages with a highlighted snippet each (`ResourceContentMatches`). Sorted by
+         *     relevance unless `sort` says otherwise.
          *
          *     **Filters** combine with AND, several values of one filter with OR (`type=video&type=audio`,
          *     or `type[]=video&type[]=audio`): `category` (ids; an archived category matches nothing for
@@ -2858,6 +2866,44 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            matches?: components["schemas"]["ResourceContentMatches"];
+        };
+        /**
+         * @description Only on the items of a keyword search (`GET /api/resources?q=`, and the public catalogue's), on
+         *     every item of it: where the keyword was found in the document's text, so a client can deep-link to
+         *     the page (a PDF viewer's `#page=N`, a slide, a sheet). Text is searched only in resources the
+         *     caller may open (`canOpen`); for the others, and for resources found by name, tags or description
+         *     alone, `pageCount` is 0 and `pages` is empty.
+         */
+        ResourceContentMatches: {
+            /**
+             * Format: int32
+             * @description Pages (slides, sheets, sections) of the current version whose text matched.
+             */
+            pageCount: number;
+            /** @description The best-matching pages, best first (at most 5). */
+            pages: components["schemas"]["ResourceContentMatch"][];
+        };
+        ResourceContentMatch: {
+            /**
+             * Format: int32
+             * @description The page (PDF), slide (PowerPoint), sheet position (Excel) or page estimate (Word), as in chat sources.
+             */
+            pageNumber: number;
+            /**
+             * @description What `pageNumber` counts.
+             * @enum {string}
+             */
+            location: "page" | "slide" | "sheet" | "section" | "text";
+            /** @description Plain text around the matched words (up to two fragments joined by " … "), whitespace collapsed. Not HTML: escape it when rendering. */
+            snippet: string;
+            /** @description The matched words in `snippet`, in order, as half-open ranges of Unicode code points (`[...snippet].slice(start, end).join("")` in JavaScript, `snippet[start:end]` in Python). */
+            highlights: {
+                /** Format: int32 */
+                start: number;
+                /** Format: int32 */
+                end: number;
+            }[];
         };
         /**
          * @description One `file` part (or `uploadId`), at most one `featuredImage` part, and text fields. Repeat
@@ -4230,9 +4276,11 @@ export interface components {
             /**
              * @description `not_started`: never ingested (a draft); `queued`, `running`; `done`: its passages are in
              *     retrieval; `failed`: `lastError` says why (retried automatically with backoff while attempts
-             *     remain; a client admin may re-run it); `no_text`: no text layer (a scanned PDF); `unsupported`:
-             *     a format without text (video, audio, images); `superseded`: a newer version replaced it before
-             *     it finished; `withdrawn`: the resource was unpublished, its passages removed.
+             *     remain; a client admin may re-run it); `no_text`: no text was found, neither in a text layer
+             *     nor by OCR (a blank or illegible scan or image; `lastError` says which pages); `unsupported`: a
+             *     format without text (video, audio, SVG; images too where OCR is turned off); `superseded`: a
+             *     newer version replaced it before it finished; `withdrawn`: the resource was unpublished, its
+             *     passages removed.
              * @enum {string}
              */
             status: "not_started" | "queued" | "running" | "done" | "failed" | "no_text" | "unsupported" | "superseded" | "withdrawn";
@@ -4260,6 +4308,18 @@ export interface components {
             pageNumbers: "exact" | "recorded" | "rendered" | "estimated" | null;
             /** @description The model whose vectors the passages carry; null on a database without pgvector (keyword search only). */
             embeddingModel: string | null;
+            /**
+             * Format: int32
+             * @description Pages read by OCR so far: PDF pages without a text layer (scans), or 1 for a PNG or JPEG image.
+             *     Each is its own step, read one at a time; their passages keep the exact page number.
+             */
+            ocrPages?: number;
+            /**
+             * Format: float
+             * @description Mean confidence of the words OCR read on those pages, 0 to 1 (Tesseract's word confidence / 100);
+             *     null when OCR read no words. Clean scans read around 0.9; below ~0.6 expect misread words.
+             */
+            ocrConfidence?: number | null;
             /** Format: int32 */
             attempts: number;
             lastError: string | null;
@@ -5361,7 +5421,7 @@ export interface components {
         ifNoneMatchHeader: string;
         /** @description An HTTP date; a file not changed since answers 304 (ignored when If-None-Match is sent). */
         ifModifiedSinceHeader: string;
-        /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
+        /** @description Keyword over name, tags, description and the extracted text of the documents the caller may open: full-text (English stemming, the last word as a prefix) or close spelling of the words of names, tags and documents. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
         ResourceKeyword: string;
         /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
         ResourceSort: "relevance" | "newest" | "downloads" | "name";
@@ -9540,7 +9600,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
                 itemsPerPage?: components["parameters"]["itemsPerPage"];
-                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
+                /** @description Keyword over name, tags, description and the extracted text of the documents the caller may open: full-text (English stemming, the last word as a prefix) or close spelling of the words of names, tags and documents. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
                 q?: components["parameters"]["ResourceKeyword"];
                 /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
                 sort?: components["parameters"]["ResourceSort"];
@@ -10387,7 +10447,7 @@ export interface operations {
                 page?: components["parameters"]["page"];
                 /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
                 itemsPerPage?: components["parameters"]["itemsPerPage"];
-                /** @description Keyword over name, tags and description: full-text (English stemming, the last word as a prefix) or close spelling of the name and tags. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
+                /** @description Keyword over name, tags, description and the extracted text of the documents the caller may open: full-text (English stemming, the last word as a prefix) or close spelling of the words of names, tags and documents. Typed text: punctuation such as `'`, `!`, `&` (encoded) or `()` is searched as words, never as syntax, and may be sent unencoded where a URL allows it. */
                 q?: components["parameters"]["ResourceKeyword"];
                 /** @description `relevance` (default with `q`), `newest` (default without), `downloads` (most downloaded first) or `name`. */
                 sort?: components["parameters"]["ResourceSort"];

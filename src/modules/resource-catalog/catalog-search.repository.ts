@@ -2,11 +2,18 @@
 // keyword all inside the SQL, so the page and its total are right for every reader. Returns the page's
 // ids in order; resource-view.repository.ts then reads them as the API shows them.
 //
-// Keyword: full-text over a weighted tsvector (name A, tags B, description C; English stemming), every
-// word must match, the last one may be a prefix (`annu rep` finds "Annual report"). Typos: a word the
-// organization's lexicon (the words of its names and tags) does not know, not even as a prefix for the
-// last word, is widened to its closest known words by trigram similarity (`documnet` -> document), so
-// the search stays one GIN-indexed full-text match. Ranked by ts_rank, then newest.
+// Keyword: full-text over a weighted tsvector (name A, tags B, description C; English stemming) and
+// over the documents' extracted text (resource_passages.search, GIN-indexed, the text ingestion keeps),
+// every word must match (within the metadata, or within one passage), the last one may be a prefix
+// (`annu rep` finds "Annual report"). Typos: a word the organization's lexicon (the words of its names,
+// tags and passages) does not know, not even as a prefix for the last word, is widened to its closest
+// known words by trigram similarity (`documnet` -> document), so the search stays GIN-indexed
+// full-text matches. Text matches count only for resources the reader may open (openSql: a page's text
+// is the document's content); the metadata match keeps the list's rule (seeSql).
+//
+// Ranking: a metadata match scores 1 + ts_rank (name weighs most), a text-only match its best passage's
+// ts_rank normalised into [0, 1) (rank / (rank + 1)), so any name, tag or description match outranks a
+// match found only in the text; within each, higher rank first, then newest.
 import type { Transaction } from 'sequelize';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import type { LibraryReader } from '../library/resource.access.ts';
@@ -69,11 +76,29 @@ export function searchSql(
   const binds = new Binds();
   const where = [reader.seeSql(binds, 'r')];
   let rank = '0';
+  let from = 'resources r';
+  let body = '';
   if (query.text) {
     if (tsQuery) {
       const tsq = `to_tsquery('english', ${binds.add(tsQuery)})`;
-      where.push(`r.search @@ ${tsq}`);
-      rank = `ts_rank(r.search, ${tsq})`;
+      // Resources whose text matches, with their best passage's rank: passages of the current version
+      // only (a new version's text replaces the old one's when its ingestion activates), of resources
+      // the reader may open. The GIN index on passages serves the match.
+      body = `WITH body AS (
+                SELECT p.resource_id, max(ts_rank(p.search, ${tsq}, 32)) AS rank
+                  FROM resource_passages p
+                  JOIN resources r ON r.id = p.resource_id
+                  JOIN resource_versions v ON v.id = p.version_id AND v.version = r.current_version
+                 WHERE p.search @@ ${tsq} AND ${reader.openSql(binds, 'r')}
+                 GROUP BY p.resource_id
+              ), matched AS (
+                SELECT r.id FROM resources r WHERE r.search @@ ${tsq} AND r.organization_id = ${binds.add(reader.organizationId)}
+                UNION
+                SELECT resource_id FROM body
+              )
+              `;
+      from = 'matched m JOIN resources r ON r.id = m.id LEFT JOIN body b ON b.resource_id = r.id';
+      rank = `CASE WHEN r.search @@ ${tsq} THEN 1 + ts_rank(r.search, ${tsq}) + coalesce(b.rank, 0) / 10 ELSE b.rank END`;
     } else {
       where.push('FALSE'); // a keyword with no letters or digits matches nothing
     }
@@ -98,8 +123,8 @@ export function searchSql(
     downloads: 'r.download_count DESC, r.id DESC',
     name: 'lower(r.name) ASC, r.id ASC',
   }[query.sort];
-  const text = `SELECT r.id, ${rank} AS rank, count(*) OVER ()::int AS total
-                  FROM resources r
+  const text = `${body}SELECT r.id, ${rank} AS rank, count(*) OVER ()::int AS total
+                  FROM ${from}
                  WHERE ${where.join(' AND ')}
                  ORDER BY ${order}
                  LIMIT ${binds.add(page.limit)} OFFSET ${binds.add(page.offset)}`;
@@ -118,6 +143,8 @@ function countSql(statement: SearchStatement): SearchStatement {
 export interface SearchPage {
   ids: string[];
   total: number;
+  /** The keyword's tsquery text as run (widened for typos), for the page's content matches. */
+  tsQuery?: string;
 }
 
 /** The keyword's tsquery text, widened for unknown words (one lexicon query); undefined when it has no words. */
@@ -143,7 +170,60 @@ export async function searchResourceIds(
   const tsQuery = query.text ? await resolveKeyword(deps.sql, reader.organizationId, query.words) : undefined;
   const statement = searchSql(reader, query, page, tsQuery);
   const rows = await deps.sql.rows<{ id: string; total: number }>(statement.text, statement.values);
-  if (rows.length || page.offset === 0) return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0 };
+  if (rows.length || page.offset === 0)
+    return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0, ...(tsQuery ? { tsQuery } : {}) };
   const count = countSql(statement);
   return { ids: [], total: (await deps.sql.one<{ total: number }>(count.text, count.values))?.total ?? 0 };
+}
+
+/** Pages shown per resource, best first (the rest are counted in `pageCount`). */
+export const MATCHED_PAGES_SHOWN = 5;
+/** Marks ts_headline puts around matched words: private-use characters, removed from the text first. */
+export const MARK_START = '\uE000';
+export const MARK_STOP = '\uE001';
+const HEADLINE_OPTIONS = `StartSel=${MARK_START}, StopSel=${MARK_STOP}, MaxWords=28, MinWords=12, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "`;
+
+export interface ContentMatchRow {
+  resource_id: string;
+  page_number: number;
+  location_kind: string;
+  /** ts_headline's text with MARK_START / MARK_STOP around the matched words. */
+  headline: string;
+  page_count: number;
+}
+
+/**
+ * The page's content matches: for each resource of `ids` the reader may open, its matching pages of
+ * the current version (a page's best passage), the best MATCHED_PAGES_SHOWN with a highlighted
+ * snippet, and how many pages matched. ts_headline runs only on the pages shown.
+ */
+export function contentMatchesSql(reader: LibraryReader, ids: readonly string[], tsQuery: string): SearchStatement {
+  const binds = new Binds();
+  const tsq = `to_tsquery('english', ${binds.add(tsQuery)})`;
+  const text = `
+    SELECT resource_id, page_number, location_kind, page_count,
+           ts_headline('english', translate(content, '${MARK_START}${MARK_STOP}', ''), ${tsq}, ${binds.add(HEADLINE_OPTIONS)}) AS headline
+      FROM (SELECT pages.*, row_number() OVER (PARTITION BY resource_id ORDER BY rank DESC, page_number) AS pos,
+                   count(*) OVER (PARTITION BY resource_id)::int AS page_count
+              FROM (SELECT DISTINCT ON (p.resource_id, p.page_number)
+                           p.resource_id, p.page_number, p.location_kind, p.content, ts_rank(p.search, ${tsq}, 32) AS rank
+                      FROM resource_passages p
+                      JOIN resources r ON r.id = p.resource_id
+                      JOIN resource_versions v ON v.id = p.version_id AND v.version = r.current_version
+                     WHERE p.resource_id = ANY(${binds.add(ids)}::uuid[]) AND p.search @@ ${tsq} AND ${reader.openSql(binds, 'r')}
+                     ORDER BY p.resource_id, p.page_number, rank DESC, p.ordinal) pages) ranked
+     WHERE pos <= ${MATCHED_PAGES_SHOWN}
+     ORDER BY resource_id, pos`;
+  return { text, values: binds.values };
+}
+
+export async function loadContentMatches(
+  deps: { sql: Sql },
+  reader: LibraryReader,
+  ids: readonly string[],
+  tsQuery: string,
+): Promise<ContentMatchRow[]> {
+  if (!ids.length) return [];
+  const statement = contentMatchesSql(reader, ids, tsQuery);
+  return deps.sql.rows<ContentMatchRow>(statement.text, statement.values);
 }

@@ -11,7 +11,8 @@ import { toResourceDto, type ResourceDto } from '../library/resource.mapper.ts';
 import { loadResourceViews } from '../library/resource-view.repository.ts';
 import { recordUsage } from '../library/usage.recorder.ts';
 import { parseCatalogQuery } from './catalog.filters.ts';
-import { searchResourceIds } from './catalog-search.repository.ts';
+import { loadContentMatches, searchResourceIds } from './catalog-search.repository.ts';
+import { toContentMatches } from './content-match.mapper.ts';
 
 export class ResourceCatalogService {
   constructor(private readonly deps: { sequelize: Sequelize; sql: Sql }) {}
@@ -31,12 +32,19 @@ export class ResourceCatalogService {
     page: PageRequest,
   ): Promise<Page<ResourceDto>> {
     const search = parseCatalogQuery(query);
-    const { ids, total } = await searchResourceIds(this.deps, reader, search, {
+    const { ids, total, tsQuery } = await searchResourceIds(this.deps, reader, search, {
       limit: page.itemsPerPage,
       offset: offsetOf(page),
     });
     const views = await loadResourceViews(this.deps.sql, reader, ids);
-    return pageOf(views.map(toResourceDto), total, page);
+    if (!search.text) return pageOf(views.map(toResourceDto), total, page);
+    // a keyword search: every item says where its text matched (none when found by metadata alone)
+    const matches = toContentMatches(ids, tsQuery ? await loadContentMatches(this.deps, reader, ids, tsQuery) : []);
+    return pageOf(
+      views.map((view) => ({ ...toResourceDto(view), matches: matches.get(view.id) ?? { pageCount: 0, pages: [] } })),
+      total,
+      page,
+    );
   }
 
   async get(actor: Actor, id: string): Promise<ResourceDto> {
