@@ -185,6 +185,7 @@ function toConfig(v: Variables) {
       generationMaxPages: v.GENERATION_MAX_PAGES,
       ffmpegPath: v.FFMPEG_PATH,
       libreOfficePath: v.LIBREOFFICE_PATH,
+      ocr: { enabled: v.OCR_ENABLED },
     }),
   });
 }

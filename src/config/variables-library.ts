@@ -93,4 +93,9 @@ export const media = {
       "cite the rendered page (else the section's estimate).",
     { computedDefault: '`soffice` on `PATH`, if any' },
   ),
+  OCR_ENABLED: described(
+    flag().prefault('true'),
+    'Ingestion reads scanned PDF pages (pages without a text layer) and PNG/JPEG images with OCR (tesseract.js, ' +
+      'offline, one page at a time, ~1-3 s and ~300 MB a page); false: they end `no_text` / `unsupported`.',
+  ),
 };

@@ -756,6 +756,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/crm/connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organizations HubSpot connection
+         * @description Client admins (the Client Portal's CRM page). `status` is `not_connected` until an admin connects;
+         *     `needs_reauthorization` when HubSpot refused the token (expired or revoked refresh token): the sync
+         *     has stopped, nothing queued is lost, and it resumes after reconnecting. Tokens are never shown.
+         */
+        get: operations["getCrmConnection"];
+        put?: never;
+        /**
+         * Start connecting HubSpot (OAuth)
+         * @description Answers HubSpot's authorize URL for the Client Portal's "Connect HubSpot" button. Its `state` is
+         *     single-use, expires in 10 minutes and is bound to this admin and organization; HubSpot sends the
+         *     browser back to `GET /auth/callback/crm`. Scopes asked: `crm.objects.contacts.read/write`,
+         *     `crm.objects.companies.read/write`, `timeline`. 503 `crm_not_configured` when this environment has
+         *     no HubSpot app (HUBSPOT_CLIENT_ID / HUBSPOT_SANDBOX_CLIENT_ID).
+         */
+        post: operations["startCrmConnection"];
+        /**
+         * Disconnect HubSpot
+         * @description Client admins. Revokes the refresh token at HubSpot, forgets both tokens and drops what waited in
+         *     the queue; sync errors and figures stay for diagnosis. 409 `crm_not_connected` when there is nothing
+         *     to disconnect.
+         */
+        delete: operations["disconnectCrm"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the CRM sync settings
+         * @description Client admins. `deletePolicy`: what a deleted member does to their HubSpot contact: `mark` (the
+         *     default: the contact stays, its membership status becomes `deleted`) or `archive` (the contact is
+         *     archived in HubSpot). `propertyMapping`: member field to HubSpot contact property; an empty list
+         *     restores the defaults. The mapping is checked against HubSpot before the next run.
+         */
+        patch: operations["updateCrmConnection"];
+        trace?: never;
+    };
+    "/api/crm/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync every member to HubSpot now
+         * @description Client admins. Queues every member of the organization (a full resync) and the sync job; answers
+         *     at once. The sync is one-way, Guildhall to HubSpot: contacts are upserted by e-mail in batches of up
+         *     to 100 within the portal's burst budget. It is resumable: what was sent stays sent, a rate limit or
+         *     a restart leaves the rest queued. 409 `crm_not_connected` without a working connection.
+         */
+        post: operations["syncCrmNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/crm/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the missing HubSpot properties
+         * @description Client admins. Creates, in HubSpot, the custom contact properties the default mapping needs
+         *     (`guildhall_membership_status`, `guildhall_membership_tier`, `guildhall_join_date`,
+         *     `guildhall_renewal_date`, `guildhall_member_id`) that the portal lacks, and answers their names.
+         */
+        post: operations["createCrmProperties"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/integrations/crm/{organizationId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CRM connection status (diagnostics)
+         * @description Platform admins only (client admins get 403); an unknown organization is 404. Exactly the spec's
+         *     fields, read from stored state (no call to HubSpot). No connection is `connected: false`, not an
+         *     error. `rate_limit` is Guildhall's budget for the portal: `daily_limit` calls a day (CRM_DAILY_LIMIT)
+         *     of which `daily_used` today (UTC), and `secondly_limit`, HubSpot's rolling 10-second burst budget
+         *     (CRM_BURST_LIMIT) per second. `engagements_synced` stays 0: the sync sends contacts only.
+         */
+        get: operations["getCrmStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/integrations/crm/{organizationId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CRM sync errors (diagnostics)
+         * @description Platform admins only. The spec's `{errors, total, page}` (a documented exception to the list
+         *     envelope), newest first, paged with `page` / `itemsPerPage`, filtered by `type` and a time range.
+         *     `crm_error` is HubSpot's own code (`PROPERTY_DOESNT_EXIST`, `INVALID_EMAIL` ...); a token HubSpot
+         *     refused is a `type: auth` error with `http_status` 401.
+         */
+        get: operations["listCrmSyncErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/integrations/crm/{organizationId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry CRM sync errors by id
+         * @description Platform admins only. Re-queues the records of these errors and starts a sync. A contact error is
+         *     cleared when its record goes through and replaced when it fails again; mapping and token errors are
+         *     removed and checked again by the next run. Ids that are not errors of this organization come back in
+         *     `unknown` (the retry response is not shown by the spec: this is its shape).
+         */
+        post: operations["retryCrmSyncErrors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/integrations/crm/{organizationId}/property-mapping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * CRM property mapping (diagnostics)
+         * @description Platform admins only. Each mapped member field with its HubSpot contact property, `valid` or
+         *     `invalid` with the error. Checked against HubSpot's properties API when the organization is
+         *     connected (one call within its budget); otherwise the last check's verdict.
+         */
+        get: operations["getCrmPropertyMapping"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/callback/crm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * HubSpot OAuth callback (browser)
+         * @description HubSpot sends the browser here after the admin approved (or refused) access. The state must be one
+         *     this service issued, unexpired and unused; the code is exchanged server side, the portal's `hub_id`
+         *     and name read, the tokens sealed at rest, and the first full sync queued. The browser then goes to
+         *     `/auth/crm/result`, a page that says what happened (without the code in its address).
+         */
+        get: operations["completeCrmConnection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/crm/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * HubSpot connection result page (browser)
+         * @description Says whether the connection succeeded, from a fixed set of outcomes (nothing in the address is shown
+         *     as is), with a link back to the Client Portal.
+         */
+        get: operations["showCrmConnectionResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/sso": {
         parameters: {
             query?: never;
@@ -3484,6 +3708,125 @@ export interface components {
         SsoTokenRequest: {
             /** @description The `sso_code` the login redirect carried. */
             code: string;
+        };
+        CrmConnection: {
+            /** @enum {string} */
+            status: "not_connected" | "connected" | "needs_reauthorization" | "disconnected";
+            /** @description HubSpot's portal id (a string). */
+            hubId: string | null;
+            portalName: string | null;
+            scopes: ("contacts" | "companies" | "timeline")[];
+            /** Format: date-time */
+            tokenExpiresAt: string | null;
+            /** Format: date-time */
+            connectedAt: string | null;
+            /** Format: date-time */
+            lastSyncAt: string | null;
+            lastError: string | null;
+            /** @enum {string} */
+            deletePolicy: "mark" | "archive";
+            propertyMapping: components["schemas"]["CrmMappingEntry"][];
+        };
+        CrmMappingEntry: {
+            /**
+             * @description A member field as the members API spells it (`employer`: the custom field `employer` or `company`).
+             * @enum {string}
+             */
+            service_field: "email" | "firstName" | "lastName" | "phone" | "employer" | "status" | "tier" | "membershipType" | "joinedAt" | "renewalDate" | "id";
+            crm_property: string;
+        };
+        CrmConnectionUpdate: {
+            /** @enum {string} */
+            deletePolicy?: "mark" | "archive";
+            propertyMapping?: components["schemas"]["CrmMappingEntry"][];
+        };
+        CrmAuthorization: {
+            /** Format: uri */
+            authorizeUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        CrmSyncQueued: {
+            /**
+             * Format: int32
+             * @description Members newly queued (those already waiting are not counted twice).
+             */
+            queued: number;
+        };
+        CrmPropertiesCreated: {
+            created: string[];
+        };
+        CrmStatus: {
+            connected: boolean;
+            hub_id: string | null;
+            portal_name: string | null;
+            /** Format: date-time */
+            token_expires_at: string | null;
+            scopes: ("contacts" | "companies" | "timeline")[];
+            /** Format: date-time */
+            last_sync: string | null;
+            sync_stats: {
+                /** Format: int32 */
+                contacts_synced: number;
+                /** Format: int32 */
+                contacts_failed: number;
+                /** Format: int32 */
+                companies_synced: number;
+                /** Format: int32 */
+                engagements_synced: number;
+            };
+            rate_limit: {
+                /** Format: int32 */
+                daily_limit: number;
+                /** Format: int32 */
+                daily_used: number;
+                /** Format: int32 */
+                secondly_limit: number;
+            };
+        };
+        CrmSyncError: {
+            /** Format: uuid */
+            id: string;
+            /** @description contact_sync, property_mapping or auth. */
+            type: string;
+            /** @description HubSpot's code (PROPERTY_DOESNT_EXIST, INVALID_EMAIL, EXPIRED_AUTHENTICATION ...). */
+            crm_error: string;
+            property: string | null;
+            /** @description The member's id for a contact error. */
+            record_id: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            /**
+             * Format: int32
+             * @description HubSpot's HTTP status (401 for a refused token).
+             */
+            http_status: number | null;
+            message: string;
+        };
+        CrmSyncErrorList: {
+            errors: components["schemas"]["CrmSyncError"][];
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            page: number;
+        };
+        CrmRetryRequest: {
+            error_ids: string[];
+        };
+        CrmRetryResult: {
+            /** @description Errors whose records were queued again. */
+            queued: string[];
+            /** @description Ids that are not errors of this organization. */
+            unknown: string[];
+        };
+        CrmPropertyMapping: {
+            contact_properties: {
+                service_field: string;
+                crm_property: string;
+                /** @enum {string} */
+                status: "valid" | "invalid";
+                error?: string;
+            }[];
         };
         IdentityServiceSettings: {
             /** @description All required settings are saved. */
@@ -7663,6 +8006,399 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getCrmConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    startCrmConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the browser. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmAuthorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disconnectCrm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Disconnected. */
+            204: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateCrmConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrmConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The connection. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmConnection"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    syncCrmNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmSyncQueued"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createCrmProperties: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The properties created (none when all existed). */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmPropertiesCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCrmStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization (UUID). */
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCrmSyncErrors: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: components["parameters"]["page"];
+                /** @description Page size; default 25, at most 100 (larger values are refused with 400). */
+                itemsPerPage?: components["parameters"]["itemsPerPage"];
+                /** @description Only errors of this type (contact_sync, property_mapping, auth). */
+                type?: string;
+                /** @description Only errors recorded at or after this time. */
+                since?: string;
+                /** @description Only errors recorded before this time. */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The organization (UUID). */
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of errors. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmSyncErrorList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retryCrmSyncErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization (UUID). */
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrmRetryRequest"];
+            };
+        };
+        responses: {
+            /** @description What was queued. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmRetryResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCrmPropertyMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization (UUID). */
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mapping. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrmPropertyMapping"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    completeCrmConnection: {
+        parameters: {
+            query?: {
+                /** @description The authorization code. */
+                code?: string;
+                /** @description The state this service issued. */
+                state?: string;
+                /** @description An OAuth error from HubSpot (the admin refused). */
+                error?: string;
+                /** @description Its description. */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the result page. */
+            302: {
+                headers: {
+                    /** @description The result page. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    showCrmConnectionResult: {
+        parameters: {
+            query?: {
+                /** @description The outcome. */
+                result?: "connected" | "expired" | "denied" | "taken" | "failed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     startSsoLogin: {

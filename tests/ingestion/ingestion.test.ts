@@ -211,14 +211,16 @@ describe('library ingestion', () => {
     assert.equal((await status(docx.resourceId)).body.pageNumbers, 'recorded');
   });
 
-  it('when a scanned PDF (no text layer) is published, then the status is no_text with a message saying so, not a silent success', async () => {
+  it('when a scanned PDF (no text layer) without words is published, then OCR reads each page, and the status is no_text with a message saying so, not a silent success', async () => {
     const { resourceId } = await storeResource(t, organizationId, await makeScannedPdf(3));
     await deliver('resource.published', resourceId);
     const res = await status(resourceId);
     assert.equal(res.body.status, 'no_text');
     assert.equal(res.body.pagesTotal, 3);
     assert.equal(res.body.passages, 0);
-    assert.match(res.body.lastError, /No text layer.*scanned/);
+    assert.match(res.body.lastError, /No text layer.*scanned.*OCR read no text on pages 1, 2, 3/);
+    assert.equal(res.body.ocrPages, 3, 'each page was read by OCR (a drawn shape, no words)');
+    assert.equal(res.body.ocrConfidence, null);
     assert.deepEqual(await passagesOf(resourceId), []);
   });
 

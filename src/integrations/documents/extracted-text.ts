@@ -24,6 +24,8 @@ export interface Extraction {
   /** Pages (slides, sheets) in the document, with or without text. */
   pagesTotal: number;
   pageNumbers: PageNumberSource;
+  /** Pages with no text to extract that OCR may read (PDF pages without a text layer, an image). */
+  pagesWithoutText?: number[];
 }
 
 /** Where the machine's optional tools are (config.ai): LibreOffice renders Word files to find their pages. */

@@ -20,12 +20,16 @@ export class UnreadableDocumentError extends Error {
   override name = 'UnreadableDocumentError';
 }
 
-/** Formats with text to extract; the library's other formats (video, audio, images) are not ingested. */
-export const EXTRACTABLE_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'txt'] as const;
+/** Formats with text to extract; the library's other formats (video, audio, SVG) are not ingested. */
+export const EXTRACTABLE_FORMATS = ['pdf', 'docx', 'xlsx', 'pptx', 'txt', 'png', 'jpeg'] as const;
 export type ExtractableFormat = (typeof EXTRACTABLE_FORMATS)[number];
+/** Images: their only text is what OCR reads. */
+export const OCR_ONLY_FORMATS: readonly string[] = ['png', 'jpeg'];
 
-export const isExtractable = (format: string): format is ExtractableFormat =>
-  (EXTRACTABLE_FORMATS as readonly string[]).includes(format);
+/** Whether a format is ingested: images only where OCR is on (config.ai.ocr.enabled). */
+export const isExtractable = (format: string, options: { ocr?: boolean } = {}): format is ExtractableFormat =>
+  (EXTRACTABLE_FORMATS as readonly string[]).includes(format) &&
+  (options.ocr !== false || !OCR_ONLY_FORMATS.includes(format));
 
 type Extractor = (data: Buffer, options: ExtractionOptions) => Extraction | Promise<Extraction>;
 
@@ -41,6 +45,9 @@ async function extractorFor(format: ExtractableFormat): Promise<Extractor> {
       return (await import('./pptx.extractor.ts')).extractPptx;
     case 'txt':
       return (await import('./text.extractor.ts')).extractText;
+    case 'png':
+    case 'jpeg':
+      return (await import('./image.extractor.ts')).extractImage;
   }
 }
 

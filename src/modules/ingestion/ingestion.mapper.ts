@@ -15,6 +15,8 @@ export function toIngestionStatusDto({ resourceId, version, row }: IngestionView
     passages: row?.passages ?? 0,
     pageNumbers: row?.page_numbers ?? null,
     embeddingModel: row?.embedding_model ?? null,
+    ocrPages: row?.ocr_pages ?? 0,
+    ocrConfidence: row?.ocr_confidence ?? null,
     attempts: row?.attempts ?? 0,
     lastError: row?.last_error ?? null,
     queuedAt: iso(row?.queued_at),

@@ -1,3 +1,4 @@
+import { TesseractOcr } from '../../integrations/documents/ocr.ts';
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
 import { ingestionRunJob } from './ingestion.job.ts';
 import { IngestionRunner } from './ingestion.pipeline.ts';
@@ -11,11 +12,22 @@ import { reembedJob } from './reembed.job.ts';
 export const ingestionModule = defineModule({
   name: 'ingestion',
   services: ({ platform }) => {
-    const { db, sql, pipelines, queue, clock, storage, embedder, logger, config } = platform;
+    const { db, sql, pipelines, queue, clock, storage, embedder, logger, config, onClose } = platform;
     const repository = new IngestionRepository(sql);
+    // the OCR worker thread starts with the first scanned page, in the process that runs ingestions
+    const ocr = config.ai.ocr.enabled ? new TesseractOcr() : undefined;
+    if (ocr) onClose(() => ocr.close());
     return {
       /** Library ingestion: status, re-run, reactions to resource events (the runner embeds, in jobs). */
-      ingestion: new IngestionService({ sequelize: db.sequelize, sql, repository, pipelines, queue, clock }),
+      ingestion: new IngestionService({
+        sequelize: db.sequelize,
+        sql,
+        repository,
+        pipelines,
+        queue,
+        clock,
+        ocr: Boolean(ocr),
+      }),
       ingestionRunner: new IngestionRunner({
         sequelize: db.sequelize,
         repository,
@@ -25,6 +37,7 @@ export const ingestionModule = defineModule({
         clock,
         logger: logger.child({ module: 'ingestion' }),
         libreOfficePath: config.ai.libreOfficePath,
+        ocr,
       }),
     };
   },

@@ -1,7 +1,8 @@
-// The ingestion of one resource version, as pipeline steps (jobs/pipeline): extract -> embed -> activate.
-// Each step is idempotent and its progress is in the database, so a retry (or a worker restarted
-// after a crash) resumes where the last attempt stopped: extraction redrafts from scratch, embedding
-// continues with the drafts that have no vector yet, activation is one transaction.
+// The ingestion of one resource version, as pipeline steps (jobs/pipeline): extract -> ocr-page-<n> (one
+// step per page without a text layer, when OCR is on) -> embed -> activate. Each step is idempotent and its
+// progress is in the database, so a retry (or a worker restarted after a crash) resumes where the last
+// attempt stopped: extraction redrafts from scratch, a page's OCR redrafts that page, embedding continues
+// with the drafts that have no vector yet, activation is one transaction.
 import type { Sequelize } from 'sequelize';
 import type { Embedder } from '../../integrations/embeddings/embedder.ts';
 import {
@@ -11,11 +12,14 @@ import {
   type Extraction,
   type PageNumberSource,
 } from '../../integrations/documents/extraction.ts';
+import type { OcrEngine } from '../../integrations/documents/ocr.ts';
+import { PageImages } from '../../integrations/documents/page-images.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import type { Pipelines, PipelineStep, StepContext } from '../../jobs/pipeline/pipelines.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { IngestionRepository, IngestionStatus } from './ingestion.repository.ts';
+import { ocrNoTextMessage, type OcrPageResult, ocrPageStep, ocrResults } from './ocr-page.step.ts';
 import { splitIntoPassages } from './passage.splitter.ts';
 
 export interface IngestionInput {
@@ -29,6 +33,9 @@ interface Extracted {
   pagesTotal: number;
   pageNumbers: PageNumberSource | null;
   message?: string;
+  /** Pages without text that OCR reads, each in its own step (none when OCR is off). */
+  ocrPages?: number[];
+  format?: string;
 }
 
 export interface IngestionRunnerDeps {
@@ -43,10 +50,29 @@ export interface IngestionRunnerDeps {
   libreOfficePath?: string;
   /** Passages embedded per call (and per progress update). */
   batchSize?: number;
+  /** Reads scanned pages and images (config.ai.ocr.enabled); without it they end `no_text`/`unsupported`. */
+  ocr?: OcrEngine;
 }
 
 export const NO_TEXT_MESSAGE =
   'No text layer was found: the document looks scanned (images of pages). Run it through OCR and upload the result as a new version to make it searchable.';
+
+/** The run's status and message once its passages are counted. */
+function outcomeOf(
+  extracted: Extracted,
+  read: readonly OcrPageResult[],
+  passages: number,
+): { status: IngestionStatus; lastError: string | null } {
+  if (extracted.outcome === 'unreadable') return { status: 'failed', lastError: extracted.message ?? null };
+  if (passages > 0) return { status: 'done', lastError: null };
+  // an image that does not decode at all failed; a blank or illegible one has no text
+  if (read.length && read.every((page) => page.unreadable) && extracted.format !== 'pdf')
+    return { status: 'failed', lastError: read.map((page) => page.unreadable).join('; ') };
+  return {
+    status: 'no_text',
+    lastError: read.length ? ocrNoTextMessage(extracted.format ?? 'pdf', read) : NO_TEXT_MESSAGE,
+  };
+}
 
 /** What the embedder sees of a passage: its headings give short passages their context. */
 export const embeddingInput = (passage: { content: string; heading_path: string | null }) =>
@@ -84,8 +110,13 @@ export class IngestionRunner {
       { status: 'running', attempts: row.attempts + 1, started_at: row.started_at ?? clock.now(), last_error: null },
       clock.now(),
     );
+    const images = new PageImages(async () => {
+      const stored = await repository.versionFile(row.version_id);
+      if (!stored) throw new Error('The resource version no longer exists');
+      return { format: stored.format, data: await readAll(this.deps.storage, stored.storage_key) };
+    });
     try {
-      await this.deps.pipelines.runPipeline<IngestionInput>(runId, this.steps());
+      await this.deps.pipelines.runPipeline<IngestionInput>(runId, await this.plan(runId, images));
     } catch (error) {
       await repository.update(
         runId,
@@ -93,16 +124,43 @@ export class IngestionRunner {
         clock.now(),
       );
       throw error;
+    } finally {
+      await images.close();
     }
   }
 
-  steps(): PipelineStep<IngestionInput>[] {
+  /**
+   * The run's steps. Which pages OCR reads is known once `extract` has run: when it has not yet, its step
+   * appends theirs (then embed and activate) to this very list, which runPipeline walks as it grows.
+   */
+  private async plan(runId: string, images: PageImages): Promise<PipelineStep<IngestionInput>[]> {
+    const extracted = await this.deps.repository.stepOutput<Extracted>(runId, 'extract');
+    if (extracted) return this.steps(extracted.ocrPages ?? [], images);
+    const [extract] = this.steps();
+    const steps: PipelineStep<IngestionInput>[] = [
+      {
+        ...extract!,
+        run: async (context) => {
+          const output = (await extract!.run(context)) as Extracted;
+          steps.push(...this.steps(output.ocrPages ?? [], images).slice(1));
+          return output;
+        },
+      },
+    ];
+    return steps;
+  }
+
+  /** extract, `ocr-page-<n>` for each of `ocrPages` (rendered from `images`), embed, activate. */
+  steps(ocrPages: readonly number[] = [], images?: PageImages): PipelineStep<IngestionInput>[] {
+    const { ocr, repository, clock } = this.deps;
+    const reading = ocr && images ? ocrPages.map((page) => ocrPageStep({ repository, ocr, clock }, page, images)) : [];
     return [
       {
         name: 'extract',
         run: (context) => this.extract(context),
         cleanUp: ({ runId }) => this.deps.repository.deleteDrafts(runId),
       },
+      ...reading,
       // no clean-up: vectors already stored are kept, the retry embeds only the rest
       { name: 'embed', run: (context) => this.embed(context) },
       { name: 'activate', run: (context) => this.activate(context) },
@@ -120,7 +178,7 @@ export class IngestionRunner {
         pageNumbers: null,
         message: 'The resource or its version no longer exists.',
       };
-    if (!isExtractable(stored.format))
+    if (!isExtractable(stored.format, { ocr: Boolean(this.deps.ocr) }))
       return {
         outcome: 'unreadable',
         passages: 0,
@@ -151,12 +209,15 @@ export class IngestionRunner {
       { pages_total: extraction.pagesTotal, page_numbers: extraction.pageNumbers, passages: passages.length },
       clock.now(),
     );
-    logger.info({ passages: passages.length, pages: extraction.pagesTotal }, 'document extracted');
+    const ocrPages = this.deps.ocr ? (extraction.pagesWithoutText ?? []) : [];
+    logger.info({ passages: passages.length, pages: extraction.pagesTotal, ocrPages }, 'document extracted');
     return {
       outcome: passages.length ? 'passages' : 'no_text',
       passages: passages.length,
       pagesTotal: extraction.pagesTotal,
       pageNumbers: extraction.pageNumbers,
+      ocrPages,
+      format: stored.format,
     };
   }
 
@@ -171,7 +232,8 @@ export class IngestionRunner {
     logger,
   }: StepContext<IngestionInput>): Promise<{ embedded: number; model: string | null }> {
     const extracted = outputs.extract as Extracted;
-    if (extracted.outcome !== 'passages' || !(await this.vectorsAvailable())) return { embedded: 0, model: null };
+    // OCR may have drafted passages where the text layer gave none: the drafts decide, not the extraction
+    if (extracted.outcome === 'unreadable' || !(await this.vectorsAvailable())) return { embedded: 0, model: null };
     const { repository, embedder, clock } = this.deps;
     let embedded = 0;
     for (;;) {
@@ -216,10 +278,11 @@ export class IngestionRunner {
         return { status, passages: 0 };
       }
       // an unreadable or textless new version still replaces the old version's passages
-      const passages = await repository.swapPassages(runId, input.resourceId, withVectors, transaction);
-      const status: IngestionStatus =
-        extracted.outcome === 'passages' ? 'done' : extracted.outcome === 'no_text' ? 'no_text' : 'failed';
-      const lastError = extracted.outcome === 'no_text' ? NO_TEXT_MESSAGE : (extracted.message ?? null);
+      const read = ocrResults(outputs);
+      const passages = await repository.swapPassages(runId, input.resourceId, withVectors, transaction, {
+        pageOrder: read.length > 0,
+      });
+      const { status, lastError } = outcomeOf(extracted, read, passages);
       await repository.update(
         runId,
         { status, passages, pages_done: extracted.pagesTotal, last_error: lastError, finished_at: now },

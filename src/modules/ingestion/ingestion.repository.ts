@@ -28,6 +28,9 @@ export interface IngestionRow {
   passages: number;
   page_numbers: PageNumberSource | null;
   embedding_model: string | null;
+  /** Pages read by OCR in this run, and the mean confidence (0-1) of the words read there. */
+  ocr_pages: number;
+  ocr_confidence: number | null;
   attempts: number;
   last_error: string | null;
   queued_at: Date;
@@ -91,6 +94,15 @@ export class IngestionRepository {
     );
   }
 
+  /** The output of the run's step `name`, once it succeeded. */
+  async stepOutput<T>(runId: string, name: string): Promise<T | undefined> {
+    const row = await this.sql.one<{ output: T }>(
+      `SELECT output FROM pipeline_steps WHERE run_id = $1 AND name = $2 AND status = 'succeeded'`,
+      [runId, name],
+    );
+    return row?.output ?? undefined;
+  }
+
   async pipelineStatus(runId: string): Promise<string | undefined> {
     return (await this.sql.one<{ status: string }>('SELECT status FROM pipeline_runs WHERE id = $1', [runId]))?.status;
   }
@@ -106,6 +118,7 @@ export class IngestionRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $7, CASE WHEN $5 IN ('queued', 'running') THEN NULL ELSE $7::timestamptz END)
        ON CONFLICT (version_id) DO UPDATE SET run_id = EXCLUDED.run_id, status = EXCLUDED.status, last_error = EXCLUDED.last_error,
          pages_done = 0, pages_total = NULL, passages = 0, page_numbers = NULL, embedding_model = NULL, attempts = 0,
+         ocr_pages = 0, ocr_confidence = NULL,
          queued_at = EXCLUDED.queued_at, started_at = NULL, finished_at = EXCLUDED.finished_at, updated_at = EXCLUDED.updated_at`,
       [
         version.organization_id,
@@ -132,6 +145,8 @@ export class IngestionRepository {
         | 'passages'
         | 'page_numbers'
         | 'embedding_model'
+        | 'ocr_pages'
+        | 'ocr_confidence'
         | 'attempts'
         | 'last_error'
         | 'started_at'
@@ -165,6 +180,33 @@ export class IngestionRepository {
 
   async deleteDrafts(runId: string, transaction?: Transaction | null): Promise<void> {
     await this.sql.query('DELETE FROM resource_passage_drafts WHERE run_id = $1', [runId], transaction);
+  }
+
+  /** What a failed or interrupted OCR step of one page half-wrote. */
+  async deletePageDrafts(runId: string, pageNumber: number, transaction?: Transaction | null): Promise<void> {
+    await this.sql.query(
+      'DELETE FROM resource_passage_drafts WHERE run_id = $1 AND page_number = $2',
+      [runId, pageNumber],
+      transaction,
+    );
+  }
+
+  /** The ordinal after the run's last draft (OCR pages add their passages after the text layer's). */
+  async nextDraftOrdinal(runId: string, transaction?: Transaction | null): Promise<number> {
+    const row = await this.sql.one<{ next: number }>(
+      'SELECT coalesce(max(ordinal) + 1, 0)::int AS next FROM resource_passage_drafts WHERE run_id = $1',
+      [runId],
+      transaction,
+    );
+    return row?.next ?? 0;
+  }
+
+  async countDrafts(runId: string): Promise<number> {
+    const row = await this.sql.one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM resource_passage_drafts WHERE run_id = $1',
+      [runId],
+    );
+    return row?.n ?? 0;
   }
 
   async insertDrafts(
@@ -239,13 +281,18 @@ export class IngestionRepository {
     resourceId: string,
     withVectors: boolean,
     transaction: Transaction,
+    options: { pageOrder?: boolean } = {},
   ): Promise<number> {
     await this.sql.query('DELETE FROM resource_passages WHERE resource_id = $1', [resourceId], transaction);
+    // OCR pages draft their passages after the text layer's: renumbered in page order (a PDF's only order)
+    const ordinal = options.pageOrder
+      ? '(row_number() OVER (ORDER BY d.page_number, d.ordinal) - 1)::int'
+      : 'd.ordinal';
     const vector = withVectors ? ', embedding' : '';
     const value = withVectors ? ', CASE WHEN d.embedding IS NULL THEN NULL ELSE d.embedding::vector END' : '';
     const result = await this.sql.query(
       `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, heading_path, content, embedding_model${vector})
-       SELECT d.organization_id, d.resource_id, d.version_id, d.ordinal, d.page_number, d.location_kind, d.heading_path, d.content,
+       SELECT d.organization_id, d.resource_id, d.version_id, ${ordinal}, d.page_number, d.location_kind, d.heading_path, d.content,
               ${withVectors ? 'CASE WHEN d.embedding IS NULL THEN NULL ELSE d.embedding_model END' : 'NULL'}${value}
          FROM resource_passage_drafts d WHERE d.run_id = $1`,
       [runId],

@@ -31,6 +31,8 @@ export interface IngestionServiceDeps {
   pipelines: Pipelines;
   queue: JobQueue;
   clock: Clock;
+  /** OCR is on: PNG and JPEG images are ingested too (their text is what OCR reads). */
+  ocr?: boolean;
 }
 
 export class IngestionService {
@@ -96,8 +98,8 @@ export class IngestionService {
     )
       return;
     if (existing && !rerun && ['done', 'no_text', 'unsupported'].includes(existing.status)) return;
-    if (!isExtractable(version.format)) {
-      // video, audio and images have no text: the old version's passages (if any) go, the status says why
+    if (!isExtractable(version.format, { ocr: this.deps.ocr ?? false })) {
+      // video, audio, SVG (and images without OCR) have no text: the old version's passages (if any) go, the status says why
       await repository.removePassages(version.resource_id, transaction);
       await repository.reset(
         version,
