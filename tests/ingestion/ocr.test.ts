@@ -6,8 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { TesseractOcr } from '../../src/integrations/documents/ocr.ts';
+import { IngestionRunner } from '../../src/modules/ingestion/ingestion.pipeline.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { storeResource } from './library-fixtures.ts';
 import { scanImage, scannedPdf } from './scans.ts';
 
 interface Status {
@@ -53,16 +56,18 @@ const words = (text: string): string[] => text.toLowerCase().match(/[a-z]+/g) ??
 describe('OCR of scanned pages and images', () => {
   let t: TestApp;
   let admin: string;
-  const timings: Array<{ page: number; ms: number }> = [];
+  let organizationId: string;
+  const timings: Array<{ ms: number; render: number; read: number }> = [];
 
   before(async () => {
     t = await startTestApp({ workers: true });
-    const organizationId = (await buildOrganization()).id;
+    organizationId = (await buildOrganization()).id;
     admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
   });
   after(async () => {
     // what the worker measured per page, for the notes
-    if (timings.length) console.log(`OCR ms per page (render + read): ${timings.map((x) => x.ms).join(', ')}`);
+    if (timings.length)
+      console.log(`OCR step ms (render + read): ${timings.map((x) => `${x.ms} (${x.render} + ${x.read})`).join(', ')}`);
     await t?.close();
   });
 
@@ -88,13 +93,13 @@ describe('OCR of scanned pages and images', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // the test's clock stands still: the step's own measure of its time (wall clock)
-    const steps = await t.container.sql.rows<{ name: string; ms: number }>(
-      `SELECT s.name, (s.output->>'ms')::int AS ms
+    const steps = await t.container.sql.rows<{ name: string; ms: number; render: number; read: number }>(
+      `SELECT s.name, (s.output->>'ms')::int AS ms, (s.output->>'renderMs')::int AS render, (s.output->>'readMs')::int AS read
          FROM pipeline_steps s JOIN resource_ingestions i ON i.run_id = s.run_id
         WHERE i.resource_id = $1 AND s.name LIKE 'ocr-page-%'`,
       [resourceId],
     );
-    for (const step of steps) timings.push({ page: Number(step.name.slice('ocr-page-'.length)), ms: step.ms });
+    for (const step of steps) timings.push({ ms: step.ms, render: step.render, read: step.read });
     return status!;
   }
 
@@ -209,6 +214,95 @@ describe('OCR of scanned pages and images', () => {
     assert.equal(status.ocrConfidence, null);
     assert.equal(status.passages, 0);
     assert.match(status.lastError ?? '', /No text layer.*OCR read no text on page 1: blank or illegible/);
+    assert.deepEqual(await passages(id), []);
+  });
+
+  it('when OCR of a page fails (here: it takes too long), then the run fails at that page with the reason, keeps nothing of it, the process lives on, and the retry resumes at that page', async () => {
+    const pdf = await scannedPdf([{ text: COVER }, await scanImage({ columns: [KEYS], seed: 17 })]);
+    const { resourceId, versionId } = await storeResource(t, organizationId, pdf, { name: 'Keys (scanned)' });
+    const repository = t.container.services.ingestionRunner.repository;
+    // a run as publishing starts one, without the job: this test runs it by hand
+    const runId = await t.db.sequelize.transaction(async (transaction) => {
+      const run = await t.container.pipelines.create(
+        {
+          kind: 'library.ingest',
+          organizationId,
+          subject: { type: 'resource_version', id: versionId },
+          input: { resourceId, versionId },
+        },
+        transaction,
+      );
+      const version = (await repository.currentVersion(resourceId, transaction))!;
+      await repository.reset(version, { runId: run.id, status: 'queued', now: t.clock.now() }, transaction);
+      return run.id;
+    });
+    const impatient = new TesseractOcr({ pageTimeoutMs: 1 });
+    const runner = new IngestionRunner({
+      sequelize: t.db.sequelize,
+      repository,
+      pipelines: t.container.pipelines,
+      storage: t.container.storage,
+      embedder: t.container.embedder,
+      clock: t.clock,
+      logger: t.container.logger,
+      ocr: impatient,
+    });
+    try {
+      await assert.rejects(runner.run(runId), /OCR took longer than 1 ms/);
+    } finally {
+      await impatient.close();
+    }
+    const failed = await t.http.get(`/api/resources/${resourceId}/ingestion`).set(bearer(admin));
+    assert.equal(failed.body.status, 'failed');
+    assert.match(failed.body.lastError, /OCR took longer/);
+    const drafts = await t.container.sql.rows<{ page_number: number }>(
+      'SELECT page_number FROM resource_passage_drafts WHERE run_id = $1',
+      [runId],
+    );
+    assert.deepEqual(
+      [...new Set(drafts.map((d) => d.page_number))],
+      [1],
+      "the cover's text stays drafted, page 2 has nothing",
+    );
+    const steps = await t.container.sql.rows<{ name: string; status: string }>(
+      'SELECT name, status FROM pipeline_steps WHERE run_id = $1 ORDER BY position',
+      [runId],
+    );
+    assert.deepEqual(
+      steps.map((s) => [s.name, s.status]),
+      [
+        ['extract', 'succeeded'],
+        ['ocr-page-2', 'failed'],
+      ],
+    );
+
+    // the queue's retry: the app's runner (its OCR engine unharmed) resumes at page 2
+    await t.container.services.ingestionRunner.run(runId);
+    const done = await ingested(resourceId);
+    assert.equal(done.status, 'done', JSON.stringify(done));
+    assert.equal(done.ocrPages, 1);
+    const rows = await passages(resourceId);
+    assert.deepEqual(
+      rows.map((p) => p.page_number),
+      [1, 2],
+    );
+    assert.match(rows[1]!.content, /harbourmaster/);
+    const extractRuns = await t.container.sql.one<{ attempts: number }>(
+      `SELECT attempts FROM pipeline_steps WHERE run_id = $1 AND name = 'extract'`,
+      [runId],
+    );
+    assert.equal(extractRuns!.attempts, 1, 'extraction was not redone');
+  });
+
+  it('when an uploaded PNG is damaged past its header, then its ingestion fails once, saying the image could not be read', async () => {
+    const png = await sharp(await scanImage({ columns: [KEYS.slice(0, 1)], height: 1, seed: 9 }))
+      .png()
+      .toBuffer();
+    const id = await upload(png.subarray(0, Math.floor(png.length / 3)), 'torn.png', 'Torn notice');
+    const status = await ingested(id);
+    assert.equal(status.status, 'failed', JSON.stringify(status));
+    assert.match(status.lastError ?? '', /page 1 could not be rendered/);
+    assert.equal(status.ocrPages, 1);
     assert.deepEqual(await passages(id), []);
   });
 });

@@ -26,6 +26,9 @@ export interface OcrPageResult {
   passages: number;
   /** Why the page gave no text when it could not be read at all (a page that does not render or decode). */
   unreadable?: string;
+  /** Wall-clock milliseconds: rendering (or preparing) the image, OCR, the whole step. */
+  renderMs: number;
+  readMs: number;
   ms: number;
 }
 
@@ -59,6 +62,7 @@ export function ocrPageStep(deps: OcrPageDeps, pageNumber: number, images: PageI
         // pdf.js or the image decoder refusing this page does so on every retry: the page has no text
         unreadable = `page ${pageNumber} could not be rendered: ${(error as Error)?.message ?? error}`;
       }
+      const rendered = Date.now();
       if (image)
         try {
           page = await deps.ocr.read(image);
@@ -67,6 +71,7 @@ export function ocrPageStep(deps: OcrPageDeps, pageNumber: number, images: PageI
           if (!(error instanceof OcrImageError)) throw error;
           unreadable = `page ${pageNumber}: ${error.message}`;
         }
+      const readMs = Date.now() - rendered;
       const base = await repository.nextDraftOrdinal(runId);
       const passages = splitIntoPassages(
         page.text ? [{ pageNumber, locationKind: 'page', headingPath: null, text: page.text }] : [],
@@ -84,6 +89,8 @@ export function ocrPageStep(deps: OcrPageDeps, pageNumber: number, images: PageI
         confidenceSum: (page.confidence ?? 0) * page.words,
         passages: passages.length,
         ...(unreadable ? { unreadable: unreadable.slice(0, 500) } : {}),
+        renderMs: rendered - started,
+        readMs,
         ms: Date.now() - started,
       };
       // absolute values from every page's result: a page run twice is not counted twice
@@ -100,7 +107,7 @@ export function ocrPageStep(deps: OcrPageDeps, pageNumber: number, images: PageI
         clock.now(),
       );
       logger.info(
-        { page: pageNumber, words: page.words, confidence: page.confidence, ms: result.ms, unreadable },
+        { page: pageNumber, words: page.words, confidence: page.confidence, ms: result.ms, readMs, unreadable },
         'page read by OCR',
       );
       return result;
