@@ -190,6 +190,23 @@ describe('OCR of scanned pages and images', () => {
     assert.match(entries.body.answer, /fifteenth of March/i);
   });
 
+  it('when the library is searched for words only the scans hold, then the scanned document is found at those pages', async () => {
+    for (const [q, page] of [
+      ['harbourmaster', 2],
+      ['regatta surcharge', 3],
+    ] as const) {
+      const res = await t.http.get('/api/resources').query({ q }).set(bearer(admin));
+      assert.equal(res.status, 200);
+      const item = res.body.data.find((entry: { id: string }) => entry.id === minutes);
+      assert.ok(item, `"${q}" finds the scanned minutes: ${JSON.stringify(res.body.data)}`);
+      assert.deepEqual(
+        item.matches.pages.map((match: { pageNumber: number }) => match.pageNumber),
+        [page],
+        JSON.stringify(item.matches),
+      );
+    }
+  });
+
   it('when a PNG image of text is published, then OCR reads it as its one page', async () => {
     const png = await sharp(await scanImage({ columns: [KEYS.slice(0, 2)], height: 1.5, seed: 5 }))
       .png()
