@@ -26,10 +26,20 @@ describe('document extraction with locations', () => {
     );
   });
 
-  it('when a PDF has no text layer (scanned), then it yields no units but its pages', async () => {
+  it('when a PDF has no text layer (scanned), then it yields no units but its pages, each listed for OCR', async () => {
     const extraction = await extractDocument('pdf', await makeScannedPdf(4));
     assert.deepEqual(extraction.units, []);
     assert.equal(extraction.pagesTotal, 4);
+    assert.deepEqual(extraction.pagesWithoutText, [1, 2, 3, 4]);
+  });
+
+  it('when a PDF mixes typed and scanned pages, then only the pages without a text layer are listed for OCR', async () => {
+    const extraction = await extractDocument('pdf', await makePdf(['Typed cover page.', '', 'Typed annex.', '']));
+    assert.deepEqual(
+      extraction.units.map((unit) => unit.pageNumber),
+      [1, 3],
+    );
+    assert.deepEqual(extraction.pagesWithoutText, [2, 4]);
   });
 
   it('when a Word file records page breaks, then each heading section has its heading path and the recorded page, a rendered break after an explicit one counting once', async () => {

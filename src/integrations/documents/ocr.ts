@@ -106,9 +106,9 @@ export class TesseractOcr implements OcrEngine {
     return result;
   }
 
+  /** Ends the worker thread now: a page under way fails (its step is retried by the next worker). */
   async close(): Promise<void> {
     clearTimeout(this.idle);
-    await this.queue;
     await this.stop();
   }
 
