@@ -6,6 +6,7 @@ import { apiKeysModule } from './modules/api-keys/api-keys.module.ts';
 import { auditModule } from './modules/audit/audit.module.ts';
 import { authModule } from './modules/auth/auth.module.ts';
 import { chatModule } from './modules/chat/chat.module.ts';
+import { crmModule } from './modules/crm/crm.module.ts';
 import { coursesModule } from './modules/courses/courses.module.ts';
 import { eventsModule } from './modules/events/events.module.ts';
 import { generationModule } from './modules/generation/generation.module.ts';
@@ -44,6 +45,7 @@ export const modules = [
   webhooksModule,
   ssoModule,
   directoryModule,
+  crmModule,
   jobsAdminModule,
   libraryModule,
   resourceCatalogModule,

@@ -54,6 +54,21 @@ const rules = [
       ? 'IDENTITY_SERVICE_API_URL must be https when NODE_ENV=production (the API key travels with every call)'
       : undefined,
   ),
+  rule(['NODE_ENV', 'HUBSPOT_API_URL'], (v) =>
+    v.NODE_ENV === 'production' && !v.HUBSPOT_API_URL.startsWith('https:')
+      ? 'HUBSPOT_API_URL must be https when NODE_ENV=production (tokens travel with every call)'
+      : undefined,
+  ),
+  rule(['HUBSPOT_CLIENT_ID', 'HUBSPOT_CLIENT_SECRET'], (v) =>
+    (v.HUBSPOT_CLIENT_ID === undefined) !== (v.HUBSPOT_CLIENT_SECRET === undefined)
+      ? 'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together'
+      : undefined,
+  ),
+  rule(['HUBSPOT_SANDBOX_CLIENT_ID', 'HUBSPOT_SANDBOX_CLIENT_SECRET'], (v) =>
+    (v.HUBSPOT_SANDBOX_CLIENT_ID === undefined) !== (v.HUBSPOT_SANDBOX_CLIENT_SECRET === undefined)
+      ? 'HUBSPOT_SANDBOX_CLIENT_ID and HUBSPOT_SANDBOX_CLIENT_SECRET go together'
+      : undefined,
+  ),
   rule(['SSO_SAML_SP_PRIVATE_KEY', 'SSO_SAML_SP_CERTIFICATE'], (v) =>
     (v.SSO_SAML_SP_PRIVATE_KEY === undefined) !== (v.SSO_SAML_SP_CERTIFICATE === undefined)
       ? 'SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE go together'
@@ -72,6 +87,11 @@ const rules = [
     if (request === 0 || headers <= request) return undefined;
     return `HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS (${headers} > ${request})`;
   }),
+  rule(['CHAT_PROVIDER', 'OPENAI_CHAT_URL'], (v) =>
+    v.CHAT_PROVIDER === 'openai' && v.OPENAI_CHAT_URL === undefined
+      ? 'OPENAI_CHAT_URL is required when CHAT_PROVIDER=openai'
+      : undefined,
+  ),
   rule(['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_URL'], (v) =>
     v.EMBEDDINGS_PROVIDER === 'openai' && v.EMBEDDINGS_URL === undefined
       ? 'EMBEDDINGS_URL is required when EMBEDDINGS_PROVIDER=openai'
@@ -90,6 +110,10 @@ type Optionals<T> = Flat<
 // Only the type changes: the object keeps its undefined properties, as loadConfig always returned them.
 function settings<T extends object>(values: T): Optionals<T> {
   return values as Optionals<T>;
+}
+
+function crmApp(clientId: string | undefined, clientSecret: string | undefined) {
+  return clientId && clientSecret ? { clientId, clientSecret } : null;
 }
 
 function toConfig(v: Variables) {
@@ -144,6 +168,17 @@ function toConfig(v: Variables) {
             }
           : null,
     }),
+    crm: {
+      apiUrl: v.HUBSPOT_API_URL,
+      authorizeUrl: v.HUBSPOT_AUTHORIZE_URL,
+      // the app of the environment this deployment serves; null: connecting is refused with a clear error
+      app: crmApp(
+        v.APP_ENV === 'sandbox' ? v.HUBSPOT_SANDBOX_CLIENT_ID : v.HUBSPOT_CLIENT_ID,
+        v.APP_ENV === 'sandbox' ? v.HUBSPOT_SANDBOX_CLIENT_SECRET : v.HUBSPOT_CLIENT_SECRET,
+      ),
+      burstLimit: v.CRM_BURST_LIMIT,
+      dailyLimit: v.CRM_DAILY_LIMIT,
+    },
     portals: {
       member: portal(v.MEMBER_PORTAL_URL, '/portal/member'),
       client: portal(v.CLIENT_PORTAL_URL, '/portal/client'),
@@ -181,6 +216,7 @@ function toConfig(v: Variables) {
     }),
     ai: settings({
       anthropic: v.ANTHROPIC_API_KEY === undefined ? undefined : anthropicSettings(v, v.ANTHROPIC_API_KEY),
+      openaiChat: v.CHAT_PROVIDER === 'openai' ? openaiChatSettings(v) : undefined,
       embeddings: embeddingSettings(v),
       generationMaxPages: v.GENERATION_MAX_PAGES,
       ffmpegPath: v.FFMPEG_PATH,
@@ -208,6 +244,16 @@ function anthropicSettings(v: Variables, apiKey: string) {
     baseUrl: v.ANTHROPIC_BASE_URL,
     model: v.ANTHROPIC_MODEL,
     timeoutMs: v.ANTHROPIC_TIMEOUT_MS,
+  });
+}
+
+function openaiChatSettings(v: Variables) {
+  // present: the CHAT_PROVIDER=openai rule above refuses the configuration without it
+  return settings({
+    baseUrl: v.OPENAI_CHAT_URL!,
+    apiKey: v.OPENAI_CHAT_API_KEY,
+    model: v.OPENAI_CHAT_MODEL,
+    timeoutMs: v.OPENAI_CHAT_TIMEOUT_MS,
   });
 }
 

@@ -66,6 +66,23 @@ export const media = {
     integer(1_000, 600_000).prefault('30000'),
     'How long one request to Claude may take.',
   ),
+  CHAT_PROVIDER: described(
+    choice(['claude', 'openai']).prefault('claude'),
+    'Model that writes chat answers: Claude (when ANTHROPIC_API_KEY is set) or an OpenAI-compatible ' +
+      '`/chat/completions` server (Ollama, llama.cpp, vLLM) at OPENAI_CHAT_URL. Either way, an answer that ' +
+      'cites no passage falls back to search mode.',
+  ),
+  OPENAI_CHAT_URL: described(
+    absoluteUrl().optional(),
+    'Base address of the OpenAI-compatible chat API (`/chat/completions` is appended); required when CHAT_PROVIDER=openai.',
+    { example: 'http://127.0.0.1:11434/v1' },
+  ),
+  OPENAI_CHAT_API_KEY: described(text('secret').optional(), 'Bearer key for OPENAI_CHAT_URL, if it needs one.'),
+  OPENAI_CHAT_MODEL: described(text('model name').prefault('llama3.1'), 'Chat model to ask OPENAI_CHAT_URL for.'),
+  OPENAI_CHAT_TIMEOUT_MS: described(
+    integer(1_000, 600_000).prefault('60000'),
+    'How long one request to the OpenAI-compatible chat model may take.',
+  ),
   EMBEDDINGS_PROVIDER: described(
     choice(['use-lite', 'openai']).prefault('use-lite'),
     'Passage embeddings: the offline USE-lite model, or an OpenAI-compatible `/embeddings` endpoint.',

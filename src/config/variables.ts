@@ -233,6 +233,38 @@ const sso = {
   SSO_SAML_SP_CERTIFICATE: described(text('PEM').optional(), 'The certificate of SSO_SAML_SP_PRIVATE_KEY (PEM).'),
 };
 
+// HubSpot's OAuth app: one for live data, one for the sandbox (APP_ENV picks), as HubSpot's own
+// test accounts are separate portals with their own app installs.
+const crm = {
+  HUBSPOT_API_URL: described(
+    absoluteUrl().prefault('https://api.hubapi.com'),
+    "HubSpot's API (the CRM): the OAuth token exchange and the CRM objects. https in production.",
+  ),
+  HUBSPOT_AUTHORIZE_URL: described(
+    absoluteUrl().prefault('https://app.hubspot.com/oauth/authorize'),
+    "HubSpot's authorization page, where a client admin approves the connection.",
+  ),
+  HUBSPOT_CLIENT_ID: described(text('client ID').optional(), "The HubSpot app's client ID (APP_ENV=production)."),
+  HUBSPOT_CLIENT_SECRET: described(text('secret').optional(), "The HubSpot app's client secret (APP_ENV=production)."),
+  HUBSPOT_SANDBOX_CLIENT_ID: described(
+    text('client ID').optional(),
+    "The sandbox's HubSpot app client ID (APP_ENV=sandbox): test portals connect to a separate app.",
+  ),
+  HUBSPOT_SANDBOX_CLIENT_SECRET: described(
+    text('secret').optional(),
+    "The sandbox's HubSpot app client secret (APP_ENV=sandbox).",
+  ),
+  CRM_BURST_LIMIT: described(
+    integer(1, 10_000).prefault('100'),
+    "Calls to one HubSpot portal in any rolling 10 seconds (HubSpot's burst limit for OAuth apps is 110; we keep " +
+      'a margin). Shared by every instance.',
+  ),
+  CRM_DAILY_LIMIT: described(
+    integer(1).prefault('250000'),
+    "Guildhall's daily call budget per HubSpot portal (HubSpot's daily limit of its lowest paid tiers).",
+  ),
+};
+
 const portals = {
   MEMBER_PORTAL_URL: portal('member portal', '/portal/member'),
   CLIENT_PORTAL_URL: portal('client portal', '/portal/client'),
@@ -289,6 +321,7 @@ export const groups = {
   Webhooks: webhooks,
   Impersonation: impersonation,
   'Single sign-on': sso,
+  'CRM (HubSpot)': crm,
   Portals: portals,
   'Admin Portal': admin,
   'Demo data': demo,
@@ -306,6 +339,7 @@ export const variables = z.object({
   ...webhooks,
   ...impersonation,
   ...sso,
+  ...crm,
   ...portals,
   ...admin,
   ...demo,

@@ -131,6 +131,18 @@ export const errorCatalog = {
     description:
       "The user is provisioned by their organization's directory (SCIM): their name, e-mail and role are changed there, not here.",
   },
+  crm_not_connected: {
+    status: 409,
+    title: 'CRM not connected',
+    description:
+      'The organization has no working HubSpot connection: connect it, or reconnect it when HubSpot refused its token (`status.connected` is false).',
+  },
+  crm_not_configured: {
+    status: 503,
+    title: 'CRM not configured',
+    description:
+      "This deployment has no HubSpot app for its environment (HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET, or the sandbox's).",
+  },
   sso_domain_taken: {
     status: 409,
     title: 'Domain already claimed',

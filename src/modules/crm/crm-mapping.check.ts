@@ -1,0 +1,76 @@
+// Checks an organization's property mapping against HubSpot's properties API: before each run (the
+// run leaves out properties HubSpot does not have and reports each as a `property_mapping` error,
+// instead of failing every record), and when a platform admin asks for the mapping.
+import type { Sql } from '../../shared/sql.ts';
+import type { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
+import type { CrmErrorLog } from './crm-error.log.ts';
+import { type MappingEntry, mappingOf, type ServiceField } from './crm-mapping.ts';
+
+export interface MappingStatus {
+  service_field: ServiceField;
+  crm_property: string;
+  status: 'valid' | 'invalid';
+  error?: string;
+}
+
+export class CrmMappingCheck {
+  constructor(private readonly deps: { sql: Sql; errorLog: CrmErrorLog }) {}
+
+  async stored(organizationId: string): Promise<readonly MappingEntry[]> {
+    const row = await this.deps.sql.one<{ property_mapping: MappingEntry[] }>(
+      'SELECT property_mapping FROM crm_connections WHERE organization_id = $1',
+      [organizationId],
+    );
+    return mappingOf(row?.property_mapping ?? []);
+  }
+
+  /** Checks against HubSpot and stores the verdict (what the diagnostics show without calling HubSpot). */
+  async check(
+    organizationId: string,
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<MappingStatus[]> {
+    const mapping = await this.stored(organizationId);
+    const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
+    const verdict = mapping.map(
+      (entry): MappingStatus =>
+        existing.has(entry.crm_property)
+          ? { ...entry, status: 'valid' }
+          : {
+              ...entry,
+              status: 'invalid',
+              error: `PROPERTY_DOESNT_EXIST: HubSpot has no contact property "${entry.crm_property}"`,
+            },
+    );
+    await this.deps.sql.query(
+      `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = now() WHERE organization_id = $1`,
+      [organizationId, JSON.stringify(verdict)],
+    );
+    return verdict;
+  }
+
+  /** The mapping a run uses and the properties it leaves out, each reported once as an error. */
+  async forRun(
+    organizationId: string,
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<{ mapping: readonly MappingEntry[]; skip: Set<string> }> {
+    const verdict = await this.check(organizationId, crm, call);
+    const invalid = verdict.filter((entry) => entry.status === 'invalid');
+    await this.deps.errorLog.record(
+      organizationId,
+      invalid.map((entry) => ({
+        type: 'property_mapping',
+        crmError: 'PROPERTY_DOESNT_EXIST',
+        property: entry.crm_property,
+        recordId: null,
+        httpStatus: null,
+        message: `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: create it (POST /api/crm/properties) or change the mapping`,
+      })),
+    );
+    return {
+      mapping: verdict.map(({ service_field, crm_property }) => ({ service_field, crm_property })),
+      skip: new Set(invalid.map((e) => e.crm_property)),
+    };
+  }
+}

@@ -1,0 +1,412 @@
+// One-way sync, Guildhall -> HubSpot. Member changes land in crm_sync_queue (one row per member: a
+// second change before the send coalesces into it) and a `crm.sync` job drains the organization's
+// queue in batches of up to 100 contacts, upserted by e-mail:
+// - each call takes a slot of the portal's rolling burst budget first (crm-budget.ts);
+// - a row leaves the queue only when HubSpot took its record or refused it (then it is a sync error,
+//   retried by id); a record changed again during the send stays queued (its version moved on);
+// - a batch refused as a whole is split in halves until the records that cause it are found;
+// - 429: the run ends `partial`, what was sent stays sent, the rest waits for Retry-After;
+// - a refused token: the connection needs re-authorization, the run stops, the queue is kept.
+// One run per organization at a time (a lease on the connection row), so nothing is sent twice by two
+// workers; a process dying between HubSpot's answer and our acknowledgement re-sends that batch, which
+// an upsert by e-mail makes harmless.
+import type { Sequelize, Transaction } from 'sequelize';
+import { assertCan } from '../../shared/access/policy.ts';
+import type { Actor } from '../../shared/access/actor.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/logger.ts';
+import type { Sql } from '../../shared/sql.ts';
+import {
+  type ContactUpsert,
+  HubSpotCrm,
+  HubSpotError,
+  toHubSpotError,
+} from '../../integrations/hubspot/hubspot.client.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { CrmBudget } from './crm-budget.ts';
+import { type CrmConnectionService, organizationOf, type PortalAccess } from './crm-connection.service.ts';
+import type { CrmErrorLog, FailedRecord } from './crm-error.log.ts';
+import type { CrmMappingCheck } from './crm-mapping.check.ts';
+import { contactProperties, type MemberForCrm } from './crm-mapping.ts';
+
+export const BATCH_SIZE = 100;
+const LEASE_SECONDS = 120;
+/** A run hands over after this long (real time), so one big resync does not hold a worker for hours. */
+const RUN_SLICE_MS = 10 * 60_000;
+
+interface QueuedRow extends MemberForCrm {
+  member_id: string;
+  queue_email: string;
+  action: 'upsert' | 'delete';
+  version: number;
+  /** false when the member row is gone (deleted). */
+  present: boolean;
+}
+
+interface Item {
+  row: QueuedRow;
+  contact: ContactUpsert;
+}
+
+type RunEnd = { status: 'completed' | 'partial' | 'stopped'; detail?: string; resumeAfterMs?: number };
+
+interface Deps {
+  sequelize: Sequelize;
+  sql: Sql;
+  clock: Clock;
+  logger: Logger;
+  queue: JobQueue;
+  apiUrl: string;
+  budget: CrmBudget;
+  connections: CrmConnectionService;
+  mapping: CrmMappingCheck;
+  errorLog: CrmErrorLog;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+class RunInterrupted extends Error {
+  constructor(readonly end: RunEnd) {
+    super(end.detail);
+  }
+}
+
+export class CrmSyncService {
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly deps: Deps) {
+    this.sleep = deps.sleep ?? defaultSleep;
+  }
+
+  /**
+   * Queues one member's change (a domain-event subscriber, inside the causing transaction) when the
+   * organization has a connection, and the job that sends it.
+   */
+  async enqueue(
+    organizationId: string,
+    member: { id: string; email: string },
+    action: 'upsert' | 'delete',
+    transaction: Transaction,
+  ): Promise<void> {
+    const queued = await this.deps.sql.query(
+      `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
+       SELECT $1, $2, $3, $4 FROM crm_connections c WHERE c.organization_id = $1 AND c.status <> 'disconnected'
+       ON CONFLICT (organization_id, member_id) DO UPDATE
+         SET email = EXCLUDED.email, action = EXCLUDED.action, version = crm_sync_queue.version + 1, queued_at = clock_timestamp()`,
+      [organizationId, member.id, member.email, action],
+      transaction,
+    );
+    if (queued.rowCount > 0) await this.deps.queue.enqueue('crm.sync', { organizationId }, { transaction });
+  }
+
+  /** "Sync now": every member of the organization is queued (a full resync, resumable by nature). */
+  async syncNow(actor: Actor, organizationId = organizationOf(actor)): Promise<{ queued: number }> {
+    assertCan(actor, organizationId === actor.organizationId ? 'integrations:configure' : 'platform:admin');
+    const row = await this.deps.connections.row(organizationId);
+    if (!row || row.status !== 'connected') {
+      throw new AppError('crm_not_connected', 'The organization has no working HubSpot connection');
+    }
+    return this.deps.sequelize.transaction(async (transaction) => ({
+      queued: await this.queueAll(organizationId, transaction),
+    }));
+  }
+
+  /** Queues every member of the organization and the job (sync now, and a new connection's first sync). */
+  async queueAll(organizationId: string, transaction: Transaction): Promise<number> {
+    const { rowCount } = await this.deps.sql.query(
+      `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
+       SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1
+       ON CONFLICT (organization_id, member_id) DO NOTHING`,
+      [organizationId],
+      transaction,
+    );
+    await this.deps.queue.enqueue('crm.sync', { organizationId }, { transaction });
+    return rowCount;
+  }
+
+  /** The `crm.sync` job: drains the queue while this worker holds the organization's lease. */
+  async run(organizationId: string): Promise<void> {
+    while (await this.lease(organizationId)) {
+      let end: RunEnd | undefined;
+      try {
+        end = await this.drain(organizationId);
+      } finally {
+        await this.release(organizationId);
+      }
+      if (end?.resumeAfterMs !== undefined) {
+        await this.deps.queue.enqueue(
+          'crm.sync',
+          { organizationId },
+          { startAfter: new Date(this.deps.clock.now().getTime() + end.resumeAfterMs) },
+        );
+        return;
+      }
+      // a change queued after our last read found the lease taken and left it to us
+      if (end?.status !== 'completed' || !(await this.hasQueued(organizationId))) return;
+    }
+  }
+
+  private async lease(organizationId: string): Promise<boolean> {
+    const { rowCount } = await this.deps.sql.query(
+      `UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2)
+        WHERE organization_id = $1 AND (sync_lease_until IS NULL OR sync_lease_until < now())`,
+      [organizationId, LEASE_SECONDS],
+    );
+    return rowCount > 0;
+  }
+
+  private async release(organizationId: string): Promise<void> {
+    await this.deps.sql.query('UPDATE crm_connections SET sync_lease_until = NULL WHERE organization_id = $1', [
+      organizationId,
+    ]);
+  }
+
+  private async hasQueued(organizationId: string): Promise<boolean> {
+    return (
+      (await this.deps.sql.one('SELECT 1 FROM crm_sync_queue WHERE organization_id = $1 LIMIT 1', [organizationId])) !==
+      undefined
+    );
+  }
+
+  private async drain(organizationId: string): Promise<RunEnd | undefined> {
+    if (!(await this.hasQueued(organizationId))) return undefined;
+    const connection = await this.deps.connections.row(organizationId);
+    if (!connection || connection.status !== 'connected') return { status: 'stopped' };
+    const run = await this.deps.sql.one<{ id: string }>(
+      `INSERT INTO crm_sync_runs (organization_id, status) VALUES ($1, 'running') RETURNING id`,
+      [organizationId],
+    );
+    const runId = run?.id as string;
+    const counts = { sent: 0, failed: 0, calls: 0 };
+    const started = performance.now();
+    let end: RunEnd = { status: 'completed' };
+    try {
+      const access = await this.access(organizationId);
+      const crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
+      const call = async <T>(work: () => Promise<T>) => {
+        await this.takeBudget(organizationId, access.hubId);
+        counts.calls += 1;
+        return work();
+      };
+      const { mapping, skip } = await this.deps.mapping.forRun(organizationId, crm, call);
+      for (;;) {
+        if (performance.now() - started > RUN_SLICE_MS) {
+          end = { status: 'partial', detail: 'handed over to the next run', resumeAfterMs: 0 };
+          break;
+        }
+        const rows = await this.nextBatch(organizationId);
+        if (rows.length === 0) break;
+        await this.renewLease(organizationId);
+        const deletions = connection.delete_policy === 'archive' ? rows.filter((r) => r.action === 'delete') : [];
+        const upserts = rows.filter((r) => !deletions.includes(r));
+        if (deletions.length > 0) await this.archive(organizationId, deletions, crm, call);
+        const items = upserts.map((row) => ({
+          row,
+          contact: { email: row.email, properties: contactProperties(row, mapping, skip, row.action === 'delete') },
+        }));
+        if (items.length > 0) {
+          const outcome = await this.sendSplitting(organizationId, items, crm, call);
+          counts.sent += outcome.sent;
+          counts.failed += outcome.failed;
+        }
+      }
+    } catch (error) {
+      end = await this.interrupted(organizationId, error);
+    } finally {
+      await this.deps.sql.query(
+        `UPDATE crm_sync_runs SET status = $2, contacts_sent = $3, contacts_failed = $4, calls = $5, detail = $6,
+                finished_at = now() WHERE id = $1`,
+        [runId, end.status, counts.sent, counts.failed, counts.calls, end.detail ?? null],
+      );
+    }
+    return end;
+  }
+
+  private async access(organizationId: string): Promise<PortalAccess> {
+    try {
+      return await this.deps.connections.access(organizationId);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw toHubSpotError(error);
+    }
+  }
+
+  /** What ends a run early: a rate limit, a refused token, or an outage (the job retries). */
+  private async interrupted(organizationId: string, error: unknown): Promise<RunEnd> {
+    if (error instanceof RunInterrupted) return error.end;
+    if (error instanceof AppError && error.code === 'crm_not_connected')
+      return { status: 'stopped', detail: error.message };
+    const failure = error instanceof HubSpotError ? error : undefined;
+    if (failure?.rateLimited) {
+      const seconds = failure.retryAfterSeconds ?? 10;
+      return {
+        status: 'partial',
+        detail: `HubSpot answered 429; resuming after ${seconds} s`,
+        resumeAfterMs: seconds * 1000,
+      };
+    }
+    if (failure?.unauthorized) {
+      const reason = `HubSpot refused the token (${failure.category}): reconnect HubSpot in the Client Portal`;
+      await this.deps.connections.needsReauthorization(organizationId, reason);
+      await this.deps.errorLog.record(organizationId, [
+        { type: 'auth', crmError: failure.category, property: null, recordId: null, httpStatus: 401, message: reason },
+      ]);
+      return { status: 'stopped', detail: reason };
+    }
+    this.deps.logger.warn({ err: error, organizationId }, 'CRM sync run failed; the job will retry');
+    await this.deps.sql.query(
+      `UPDATE crm_connections SET last_error = $2, updated_at = now() WHERE organization_id = $1`,
+      [organizationId, error instanceof Error ? error.message : String(error)],
+    );
+    throw error;
+  }
+
+  /** Waits for a slot of the portal's rolling budget; the daily budget ends the run until tomorrow. */
+  private async takeBudget(organizationId: string, hubId: string): Promise<void> {
+    for (;;) {
+      const grant = await this.deps.budget.take(organizationId, hubId);
+      if (grant.granted) return;
+      if (grant.daily) {
+        throw new RunInterrupted({ status: 'partial', detail: 'daily CRM budget used', resumeAfterMs: grant.waitMs });
+      }
+      await this.sleep(Math.min(grant.waitMs, 10_000));
+    }
+  }
+
+  private async renewLease(organizationId: string): Promise<void> {
+    await this.deps.sql.query(
+      'UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2) WHERE organization_id = $1',
+      [organizationId, LEASE_SECONDS],
+    );
+  }
+
+  private nextBatch(organizationId: string): Promise<QueuedRow[]> {
+    return this.deps.sql.rows<QueuedRow>(
+      `SELECT q.member_id, q.email AS queue_email, q.action, q.version, m.id IS NOT NULL AS present,
+              q.member_id AS id, COALESCE(m.email, q.email) AS email, m.first_name, m.last_name, m.phone,
+              m.status, m.tier, m.membership_type, m.joined_at::text AS joined_at, m.renewal_date::text AS renewal_date,
+              NULLIF(trim(COALESCE(m.custom_fields->>'employer', m.custom_fields->>'company')), '') AS employer
+         FROM crm_sync_queue q
+         LEFT JOIN members m ON m.id = q.member_id AND m.organization_id = q.organization_id
+        WHERE q.organization_id = $1
+        ORDER BY q.queued_at, q.member_id
+        LIMIT ${BATCH_SIZE}`,
+      [organizationId],
+    );
+  }
+
+  /** Sends a batch; when HubSpot refuses it as a whole, each half alone, down to the records at fault. */
+  private async sendSplitting(
+    organizationId: string,
+    items: Item[],
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<{ sent: number; failed: number }> {
+    let answer: Awaited<ReturnType<HubSpotCrm['upsertContacts']>>;
+    try {
+      answer = await call(() => crm.upsertContacts(items.map((item) => item.contact)));
+    } catch (error) {
+      const failure = toHubSpotError(error);
+      if (failure.status !== 400 || failure.category === 'invalid_grant') throw failure;
+      if (items.length === 1) {
+        await this.settle(organizationId, [], [{ item: items[0] as Item, failure }]);
+        return { sent: 0, failed: 1 };
+      }
+      const middle = Math.ceil(items.length / 2);
+      const first = await this.sendSplitting(organizationId, items.slice(0, middle), crm, call);
+      const second = await this.sendSplitting(organizationId, items.slice(middle), crm, call);
+      return { sent: first.sent + second.sent, failed: first.failed + second.failed };
+    }
+    const byEmail = new Map(items.map((item) => [item.contact.email.toLowerCase(), item]));
+    const failed = answer.failures.flatMap((refusal) => {
+      const item = refusal.email ? byEmail.get(refusal.email.toLowerCase()) : undefined;
+      if (!item) return [];
+      byEmail.delete(refusal.email?.toLowerCase() as string);
+      return [{ item, failure: new HubSpotError(400, refusal.category, refusal.message, refusal.property) }];
+    });
+    const ids = new Map(answer.contacts.map((contact) => [contact.email.toLowerCase(), contact.id]));
+    const sent = [...byEmail.values()].flatMap((item) => {
+      const id = ids.get(item.contact.email.toLowerCase());
+      return id ? [{ item, contactId: id }] : [];
+    });
+    await this.settle(organizationId, sent, failed);
+    return { sent: sent.length, failed: failed.length };
+  }
+
+  /** Acknowledges what HubSpot took and parks what it refused, in one transaction. */
+  private async settle(
+    organizationId: string,
+    sent: Array<{ item: Item; contactId: string }>,
+    failed: Array<{ item: Item; failure: HubSpotError }>,
+  ): Promise<void> {
+    const { sql, sequelize } = this.deps;
+    const settled = [...sent.map((s) => s.item), ...failed.map((f) => f.item)];
+    await sequelize.transaction(async (transaction) => {
+      await sql.query(
+        `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
+          WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
+        [organizationId, settled.map((i) => i.row.member_id), settled.map((i) => i.row.version)],
+        transaction,
+      );
+      if (sent.length > 0) {
+        await sql.query(
+          `INSERT INTO crm_contacts (organization_id, member_id, contact_id)
+           SELECT $1, * FROM unnest($2::uuid[], $3::text[])
+           ON CONFLICT (organization_id, member_id) DO UPDATE SET contact_id = EXCLUDED.contact_id, synced_at = now()`,
+          [organizationId, sent.map((s) => s.item.row.member_id), sent.map((s) => s.contactId)],
+          transaction,
+        );
+        // a record that went through has no error any more (a retried one whose cause is gone is cleared)
+        await sql.query(
+          `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND type = 'contact_sync' AND record_id = ANY($2::text[])`,
+          [organizationId, sent.map((s) => s.item.row.member_id)],
+          transaction,
+        );
+      }
+      const records: FailedRecord[] = failed.map(({ item, failure }) => ({
+        type: 'contact_sync',
+        crmError: failure.category,
+        property: failure.property,
+        recordId: item.row.member_id,
+        httpStatus: failure.status,
+        message: failure.message,
+      }));
+      if (records.length > 0) await this.deps.errorLog.record(organizationId, records, transaction);
+      await sql.query(
+        `UPDATE crm_connections SET contacts_synced = contacts_synced + $2, contacts_failed = contacts_failed + $3,
+                last_sync_at = now(), last_error = NULL, updated_at = now() WHERE organization_id = $1`,
+        [organizationId, sent.length, failed.length],
+        transaction,
+      );
+    });
+  }
+
+  /** Members deleted where the organization chose to delete their contacts: archived by contact id. */
+  private async archive(
+    organizationId: string,
+    rows: QueuedRow[],
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<void> {
+    const known = await this.deps.sql.rows<{ member_id: string; contact_id: string }>(
+      'SELECT member_id, contact_id FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
+      [organizationId, rows.map((r) => r.member_id)],
+    );
+    if (known.length > 0) await call(() => crm.archiveContacts(known.map((k) => k.contact_id)));
+    await this.deps.sequelize.transaction(async (transaction) => {
+      await this.deps.sql.query(
+        `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
+          WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
+        [organizationId, rows.map((r) => r.member_id), rows.map((r) => r.version)],
+        transaction,
+      );
+      await this.deps.sql.query(
+        'DELETE FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
+        [organizationId, rows.map((r) => r.member_id)],
+        transaction,
+      );
+    });
+  }
+}
