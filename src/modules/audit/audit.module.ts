@@ -5,7 +5,7 @@ import { AuditService } from './audit.service.ts';
 export const auditModule = defineModule({
   name: 'audit',
   models: { AuditEntry },
-  services: () => ({ audit: new AuditService() }),
+  services: ({ platform }) => ({ audit: new AuditService(platform.sql) }),
   ownedUserData: [
     {
       type: 'audit_entries',

@@ -84,11 +84,12 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     return record;
   }
 
-  async create(actor: Actor, input: Input): Promise<M> {
+  /** `transaction`: the caller's, when the record is one part of a larger change (else one of its own). */
+  async create(actor: Actor, input: Input, transaction?: Transaction): Promise<M> {
     const { definition } = this;
     const { organizationId } = scopeFor(actor, definition.kind, 'write') as { organizationId: string };
     this.checkBody(input);
-    return this.write(async (transaction) => {
+    return this.write(transaction, async (transaction) => {
       const now = this.deps.clock.now();
       const attributes = await definition.toAttributes(input, { actor, organizationId, transaction, now });
       const record = await definition.model.create(
@@ -101,12 +102,12 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   }
 
   /** PUT: every writable field is replaced; nothing changed means no audit entry and no event. */
-  async replace(actor: Actor, id: string, input: Input): Promise<M> {
+  async replace(actor: Actor, id: string, input: Input, transaction?: Transaction): Promise<M> {
     const { definition } = this;
     const scope = scopeFor(actor, definition.kind, 'write');
     const organizationId = scope.organizationId as string;
     this.checkBody(input);
-    return this.write(async (transaction) => {
+    return this.write(transaction, async (transaction) => {
       const record = await this.lockOwn(scope.where({ id }), id, transaction);
       const before = definition.toDto(record);
       const now = this.deps.clock.now();
@@ -121,7 +122,7 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
   async remove(actor: Actor, id: string): Promise<void> {
     const { definition } = this;
     const scope = scopeFor(actor, definition.kind, 'write');
-    await this.write(async (transaction) => {
+    await this.write(undefined, async (transaction) => {
       const record = await this.lockOwn(scope.where({ id }), id, transaction);
       const before = definition.toDto(record);
       await record.destroy({ transaction });
@@ -173,10 +174,10 @@ export class CrudService<M extends Model = Model, Dto extends object = object, I
     await this.deps.publisher.publish(actor, `${name}.${change}`, (states.after ?? states.before)!, transaction);
   }
 
-  /** One transaction; a duplicate of a unique field becomes a 409 that names the field. */
-  private async write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T> {
+  /** One transaction (the caller's when given); a duplicate of a unique field becomes a 409 that names the field. */
+  private async write<T>(outer: Transaction | undefined, work: (transaction: Transaction) => Promise<T>): Promise<T> {
     try {
-      return await this.deps.sequelize.transaction(work);
+      return await (outer ? work(outer) : this.deps.sequelize.transaction(work));
     } catch (error) {
       const field =
         error instanceof UniqueConstraintError

@@ -8,7 +8,8 @@
 // refused within the credential cache's bound) and lapses its member record; deletion deactivates,
 // or deletes the account where the directory is configured to. Every change is audited with the
 // directory as the actor.
-import { Sequelize, type Transaction } from 'sequelize';
+import { randomUUID } from 'node:crypto';
+import type { Sequelize, Transaction } from 'sequelize';
 import { directoryActor } from '../../shared/access/actor.ts';
 import { highestMappedRole, isProvisionedRole, type Role } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -17,7 +18,7 @@ import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { MailService } from '../mail/mail.service.ts';
 import type { MemberAccounts } from '../members/member-accounts.ts';
-import { User } from '../users/user.model.ts';
+import { User, type UserStatus } from '../users/user.model.ts';
 import type { Directory, DirectoryRole } from './directory.model.ts';
 
 export interface DirectoryUserInput {
@@ -51,6 +52,11 @@ export interface DirectoryUserRow {
   updatedAt: Date;
 }
 
+export type DirectoryUserWithGroups = DirectoryUserRow & { groups: Array<{ id: string; displayName: string }> };
+
+/** A replacement, or how to compute it from the current row (read under its lock, as a PATCH needs). */
+export type DirectoryUserChange = DirectoryUserInput | ((current: DirectoryUserRow) => DirectoryUserInput);
+
 export interface DirectoryGroupInput {
   externalId: string | null;
   displayName: string;
@@ -80,8 +86,29 @@ export interface DirectoryProvisioningDeps {
 const USER_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", user_id AS "userId",
   external_id AS "externalId", user_name AS "userName", given_name AS "givenName", family_name AS "familyName",
   email, active, resource, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+/** The groups (id and name) of the directory user of the statement's `directory_users` row. */
+const USER_GROUPS = `COALESCE((SELECT json_agg(json_build_object('id', g.id, 'displayName', g.display_name) ORDER BY g.display_name)
+    FROM directory_group_members m JOIN directory_groups g ON g.id = m.group_id
+   WHERE m.directory_user_id = directory_users.id), '[]') AS groups`;
 const GROUP_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", external_id AS "externalId",
   display_name AS "displayName", version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** What provisioning reads and writes of a directory user's account. */
+interface Account {
+  id: string;
+  organizationId: string | null;
+  directoryId: string | null;
+  role: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  status: UserStatus;
+  department: string | null;
+  jobTitle: string | null;
+}
+
+const ACCOUNT_COLUMNS = `id, organization_id AS "organizationId", directory_id AS "directoryId", role, email,
+  first_name AS "firstName", last_name AS "lastName", status, department, job_title AS "jobTitle"`;
 
 /** The one answer for an address already in use, here or in another organization (nothing revealed). */
 const notAvailable = (what = 'userName or e-mail address') =>
@@ -154,7 +181,7 @@ export class DirectoryProvisioning {
   async createUser(directory: Directory, input: DirectoryUserInput): Promise<DirectoryUserRow> {
     // read before the transaction: on embedded PGlite a query outside it would wait for its connection
     const loginUrl = directory.sendWelcome ? await this.deps.loginUrlOf(directory.organizationId) : '';
-    const outcome = await this.write('userName or e-mail address', async (transaction) => {
+    return this.write('userName or e-mail address', async (transaction) => {
       const { account, created } = await this.accountFor(directory, input, null, transaction);
       const row = await this.deps.sql.one<DirectoryUserRow>(
         `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
@@ -184,20 +211,25 @@ export class DirectoryProvisioning {
       );
       if (created && input.active && directory.sendWelcome)
         await this.welcome(directory, account, loginUrl, transaction);
-      return { row: row!, account };
+      await this.linkMember(account, row!.active, transaction);
+      return row!;
     });
-    await this.linkMember(outcome.account, outcome.row.active);
-    return outcome.row;
   }
 
-  async replaceUser(directory: Directory, id: string, input: DirectoryUserInput): Promise<DirectoryUserRow> {
-    const outcome = await this.write('userName or e-mail address', async (transaction) => {
+  /**
+   * PUT or PATCH: the row is locked first, so a change computed from it (`change` as a function, which
+   * may also refuse it: an ETag that no longer matches) sees what it replaces. Returns the row with its
+   * groups, as SCIM renders it.
+   */
+  async replaceUser(directory: Directory, id: string, change: DirectoryUserChange): Promise<DirectoryUserWithGroups> {
+    return this.write('userName or e-mail address', async (transaction) => {
       const current = await this.lockUser(directory, id, transaction);
+      const input = typeof change === 'function' ? change(current) : change;
       const { account } = await this.accountFor(directory, input, current.userId, transaction);
-      const row = await this.deps.sql.one<DirectoryUserRow>(
+      const row = await this.deps.sql.one<DirectoryUserWithGroups>(
         `UPDATE directory_users SET user_id = $3, external_id = $4, user_name = $5, given_name = $6, family_name = $7,
            email = $8, active = $9, resource = $10, version = version + 1, updated_at = $11
-         WHERE directory_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}`,
+         WHERE directory_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}, ${USER_GROUPS}`,
         [
           directory.id,
           id,
@@ -213,7 +245,8 @@ export class DirectoryProvisioning {
         ],
         transaction,
       );
-      if (current.active !== input.active)
+      const statusChanged = current.active !== input.active;
+      if (statusChanged)
         await this.record(
           directory,
           input.active ? 'directory.user_reactivated' : 'directory.user_deactivated',
@@ -223,22 +256,21 @@ export class DirectoryProvisioning {
         );
       else
         await this.record(directory, 'directory.user_updated', account.id, { userName: input.userName }, transaction);
-      return { row: row!, account, statusChanged: current.active !== input.active };
+      if (statusChanged || account.role === 'ROLE_MEMBER') await this.linkMember(account, row!.active, transaction);
+      return row!;
     });
-    if (outcome.statusChanged || outcome.account.role === 'ROLE_MEMBER')
-      await this.linkMember(outcome.account, outcome.row.active);
-    return outcome.row;
   }
 
   /** SCIM DELETE: the resource goes; the account is deactivated, or deleted where the directory says so. */
-  async deleteUser(directory: Directory, id: string): Promise<void> {
-    const account = await this.write('userName or e-mail address', async (transaction) => {
+  async deleteUser(directory: Directory, id: string, check?: (current: DirectoryUserRow) => void): Promise<void> {
+    await this.write('userName or e-mail address', async (transaction) => {
       const current = await this.lockUser(directory, id, transaction);
+      check?.(current);
       await this.deps.sql.query('DELETE FROM directory_users WHERE id = $1', [id], transaction);
       const user = current.userId
         ? await User.findByPk(current.userId, { transaction, lock: transaction.LOCK.UPDATE })
         : null;
-      if (!user) return null;
+      if (!user) return;
       if (directory.hardDelete) {
         await user.update({ status: 'inactive', directoryId: null }, { transaction });
         await user.destroy({ transaction });
@@ -253,9 +285,8 @@ export class DirectoryProvisioning {
           transaction,
         );
       }
-      return user;
+      await this.deps.memberAccounts.link(user, { create: false, status: 'cancelled' }, transaction);
     });
-    if (account) await this.deps.memberAccounts.link(account, { create: false, status: 'cancelled' });
   }
 
   async createGroup(
@@ -424,54 +455,81 @@ export class DirectoryProvisioning {
   /**
    * The account a directory user manages: the one it already manages, or the organization's account with
    * its e-mail, or a new one. An address used by an account of another organization (or managed by
-   * another directory) is "not available".
+   * another directory) is "not available". Read and inserted as plain SQL (this is every provisioning
+   * request's hot path); a change to an existing account goes through the model, whose hooks drop what
+   * the credential caches hold of it (a deactivation must reach its tokens within the bound).
    */
   private async accountFor(
     directory: Directory,
     input: DirectoryUserInput,
     currentUserId: string | null,
     transaction: Transaction,
-  ): Promise<{ account: User; created: boolean }> {
+  ): Promise<{ account: Account; created: boolean }> {
     const email = emailOf(input);
     if (!email)
       throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
     const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
     const status = input.active ? 'active' : 'inactive';
     const profile = { ...names, email, status, department: input.department, jobTitle: input.jobTitle } as const;
-    const byEmail = await User.findOne({
-      where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), email),
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
+    const byEmail = await this.lockAccount('lower(email) = $1', email, transaction);
     if (currentUserId) {
       if (byEmail && byEmail.id !== currentUserId) throw notAvailable();
-      const account = await User.findByPk(currentUserId, { transaction, lock: transaction.LOCK.UPDATE });
-      if (account) {
-        await account.update(profile, { transaction });
-        return { account, created: false };
-      }
+      // the address is the account's own: it is locked already
+      const account = byEmail ?? (await this.lockAccount('id = $1', currentUserId, transaction));
+      if (account) return { account: await this.updateAccount(account, profile, transaction), created: false };
     }
     if (byEmail) {
       const managedElsewhere = byEmail.directoryId !== null && byEmail.directoryId !== directory.id;
       if (byEmail.organizationId !== directory.organizationId || managedElsewhere) throw notAvailable();
-      await byEmail.update({ ...profile, directoryId: directory.id }, { transaction });
-      return { account: byEmail, created: false };
+      const account = await this.updateAccount(byEmail, { ...profile, directoryId: directory.id }, transaction);
+      return { account, created: false };
     }
     try {
-      const account = await User.create(
-        {
-          ...profile,
-          organizationId: directory.organizationId,
-          role: directory.defaultRole as Role,
-          directoryId: directory.id,
-        },
-        { transaction },
+      // the columns and values User.create writes (no hook of the model reacts to a new account)
+      const now = new Date();
+      const account = await this.deps.sql.one<Account>(
+        `INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
+           directory_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${ACCOUNT_COLUMNS}`,
+        [
+          randomUUID(),
+          directory.organizationId,
+          profile.firstName,
+          profile.lastName,
+          email,
+          directory.defaultRole as Role,
+          status,
+          input.department,
+          input.jobTitle,
+          directory.id,
+          now,
+        ],
+        transaction,
       );
-      return { account, created: true };
+      return { account: account!, created: true };
     } catch (error) {
       if (isUniqueViolation(error)) throw notAvailable();
       throw error;
     }
+  }
+
+  private lockAccount(where: string, value: string, transaction: Transaction): Promise<Account | undefined> {
+    return this.deps.sql.one<Account>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM users WHERE ${where} AND deleted_at IS NULL LIMIT 1 FOR UPDATE`,
+      [value],
+      transaction,
+    );
+  }
+
+  /** Through the model (only what changed is written; its hooks see the change). */
+  private async updateAccount(
+    account: Account,
+    changes: Partial<Omit<Account, 'id' | 'organizationId' | 'role'>>,
+    transaction: Transaction,
+  ): Promise<Account> {
+    const user = User.build(account as never, { isNewRecord: false, raw: true });
+    await user.update(changes, { transaction });
+    return { ...account, ...changes };
   }
 
   private async lockUser(directory: Directory, id: string, transaction: Transaction): Promise<DirectoryUserRow> {
@@ -484,14 +542,15 @@ export class DirectoryProvisioning {
     return row;
   }
 
-  private async linkMember(account: User, active: boolean): Promise<void> {
+  /** In the provisioning's transaction: the member record commits (or not) with the account. */
+  private async linkMember(account: Account, active: boolean, transaction: Transaction): Promise<void> {
     if (account.role !== 'ROLE_MEMBER') return;
-    await this.deps.memberAccounts.link(account, { create: active, status: active ? 'active' : 'lapsed' });
+    await this.deps.memberAccounts.link(account, { create: active, status: active ? 'active' : 'lapsed' }, transaction);
   }
 
   private async welcome(
     directory: Directory,
-    account: User,
+    account: Account,
     loginUrl: string,
     transaction: Transaction,
   ): Promise<void> {

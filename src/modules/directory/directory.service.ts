@@ -2,11 +2,12 @@
 // Settings > Directory Sync, and /api/admin/directories): adding one issues its SCIM bearer token,
 // shown once and stored as a hash, rotatable and revocable. The organization's client admins read
 // them, their users and groups through /api/directories, and start a pull sync of a brokered one.
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { Actor } from '../../shared/access/actor.ts';
 import { directoryActor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
 import { tenantWhere } from '../../shared/access/tenancy.ts';
+import { BriefCache } from '../../shared/brief-cache.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { randomToken, sha256 } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
@@ -51,11 +52,36 @@ export interface SyncRun {
   createdAt: Date;
 }
 
+/**
+ * Runs `forget` on every write to a directory through the model, at once and again after the commit (a
+ * lookup racing the transaction still read the old row), as the credential caches do for users.
+ */
+function forgetOnChange(forget: () => void): void {
+  const nowAndAfterCommit = (options: { transaction?: Transaction | null }) => {
+    forget();
+    options.transaction?.afterCommit(forget);
+  };
+  Directory.addHook('afterSave', (_directory, options) => nowAndAfterCommit(options));
+  Directory.addHook('afterDestroy', (_directory, options) => nowAndAfterCommit(options));
+  Directory.addHook('afterBulkUpdate', (options) => nowAndAfterCommit(options));
+  Directory.addHook('afterBulkDestroy', (options) => nowAndAfterCommit(options));
+}
+
 /** Tokens look like `scim_<43 url-safe characters>`; the prefix shown to admins is its first 12. */
 const TOKEN_PREFIX = 'scim_';
 const newToken = () => `${TOKEN_PREFIX}${randomToken(32)}`;
 
 export class DirectoryService {
+  /**
+   * Active directories by token hash and by id, briefly (see BriefCache): every SCIM request resolves
+   * both, and an initial sync is thousands of them a minute. Emptied on every change to a directory
+   * made through this process (model hooks, now and after the commit); another instance's rotation,
+   * revocation or deactivation takes effect here within the cache's 2 seconds, the bound every
+   * credential cache keeps.
+   */
+  private readonly byTokenHash: BriefCache<Directory>;
+  private readonly byId: BriefCache<Directory>;
+
   constructor(
     private readonly deps: {
       sequelize: Sequelize;
@@ -65,7 +91,13 @@ export class DirectoryService {
       /** Queues a pull sync of a brokered directory (the sync job). */
       enqueueSync: (run: SyncRun, transaction: import('sequelize').Transaction) => Promise<unknown>;
     },
-  ) {}
+  ) {
+    // ages by the injected clock, so tests can move past the bound
+    const now = () => this.deps.clock.now().getTime();
+    this.byTokenHash = new BriefCache<Directory>({ now });
+    this.byId = new BriefCache<Directory>({ now });
+    forgetOnChange(() => this.forgetDirectories());
+  }
 
   /** The SCIM surface's credential: the directory a bearer token belongs to, as its principal. */
   readonly verifyToken = async (token: string): Promise<Actor | null> => {
@@ -75,14 +107,28 @@ export class DirectoryService {
   };
 
   async byToken(token: string): Promise<Directory | null> {
-    return Directory.findOne({ where: { tokenHash: sha256(token), status: 'active' } });
+    const tokenHash = sha256(token);
+    const directory = await this.byTokenHash.get(
+      tokenHash,
+      async () => (await Directory.findOne({ where: { tokenHash, status: 'active' } })) ?? undefined,
+    );
+    return directory ?? null;
   }
 
   /** The directory a SCIM principal stands for (active). */
   async ofActor(actor: Actor): Promise<Directory> {
-    const directory = actor.type === 'directory' ? await Directory.findByPk(actor.id) : null;
+    const directory =
+      actor.type === 'directory'
+        ? await this.byId.get(actor.id, async () => (await Directory.findByPk(actor.id)) ?? undefined)
+        : undefined;
     if (!directory || directory.status !== 'active') throw errors.unauthenticated('The directory is not active');
     return directory;
+  }
+
+  /** Called on every change to a directory (model hooks): nothing cached of one outlives it here. */
+  forgetDirectories(): void {
+    this.byTokenHash.clear();
+    this.byId.clear();
   }
 
   async byExternalId(externalId: string): Promise<Directory | null> {
@@ -184,6 +230,8 @@ export class DirectoryService {
   ): Promise<Page<DirectoryUserRow & { groups: Array<{ id: string; displayName: string }> }>> {
     const directory = await this.get(actor, id);
     const [rows, total] = await Promise.all([
+      // the page's ids first, from the list index alone (directory_users_list_idx covers the order), and
+      // only those 100 rows are read and given their groups: skipped rows cost an index entry each
       this.deps.sql.rows<DirectoryUserRow & { groups: Array<{ id: string; displayName: string }> }>(
         `SELECT u.id, u.directory_id AS "directoryId", u.organization_id AS "organizationId", u.user_id AS "userId",
                 u.external_id AS "externalId", u.user_name AS "userName", u.given_name AS "givenName",
@@ -192,8 +240,10 @@ export class DirectoryService {
                 COALESCE((SELECT json_agg(json_build_object('id', g.id, 'displayName', g.display_name) ORDER BY g.display_name)
                             FROM directory_group_members m JOIN directory_groups g ON g.id = m.group_id
                            WHERE m.directory_user_id = u.id), '[]') AS groups
-           FROM directory_users u WHERE u.directory_id = $1
-          ORDER BY u.created_at, u.id LIMIT $2 OFFSET $3`,
+           FROM (SELECT id, created_at FROM directory_users WHERE directory_id = $1
+                  ORDER BY created_at, id LIMIT $2 OFFSET $3) page
+           JOIN directory_users u ON u.id = page.id
+          ORDER BY page.created_at, page.id`,
         [directory.id, page.itemsPerPage, offsetOf(page)],
       ),
       this.deps.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM directory_users WHERE directory_id = $1', [

@@ -48,29 +48,28 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
     sendResource(res, 200, project(req, await render(row)), row.version);
   });
 
+  // PUT, PATCH and DELETE check the ETag (and compute a patch) on the row as locked for the change
   router.put('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const id = idOf(req, 'User');
-    assertIfMatch(req, (await userOf(directory, id)).version);
-    const row = await provisioning.replaceUser(directory, id, userInput(req.body));
-    sendResource(res, 200, await render(row), row.version);
+    const row = await provisioning.replaceUser(directory, idOf(req, 'User'), (current) => {
+      assertIfMatch(req, current.version);
+      return userInput(req.body);
+    });
+    sendResource(res, 200, renderUser(row, row.groups, baseUrl), row.version);
   });
 
   router.patch('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const id = idOf(req, 'User');
-    const current = await userOf(directory, id);
-    assertIfMatch(req, current.version);
-    const patched = applyPatch(storedUser(current), parsePatchOp(req.body), READ_ONLY);
-    const row = await provisioning.replaceUser(directory, id, userInput(patched));
-    sendResource(res, 200, await render(row), row.version);
+    const row = await provisioning.replaceUser(directory, idOf(req, 'User'), (current) => {
+      assertIfMatch(req, current.version);
+      return userInput(applyPatch(storedUser(current), parsePatchOp(req.body), READ_ONLY));
+    });
+    sendResource(res, 200, renderUser(row, row.groups, baseUrl), row.version);
   });
 
   router.delete('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const id = idOf(req, 'User');
-    assertIfMatch(req, (await userOf(directory, id)).version);
-    await provisioning.deleteUser(directory, id);
+    await provisioning.deleteUser(directory, idOf(req, 'User'), (current) => assertIfMatch(req, current.version));
     res.status(204).end();
   });
 }
