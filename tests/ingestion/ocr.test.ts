@@ -10,7 +10,8 @@ import { TesseractOcr } from '../../src/integrations/documents/ocr.ts';
 import { IngestionRunner } from '../../src/modules/ingestion/ingestion.pipeline.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { storeResource } from './library-fixtures.ts';
+import { jobHandlers } from '../../src/jobs/registry.ts';
+import { publishEvent, storeResource } from './library-fixtures.ts';
 import { scanImage, scannedPdf } from './scans.ts';
 
 interface Status {
@@ -174,19 +175,19 @@ describe('OCR of scanned pages and images', () => {
     const res = await t.http
       .post('/api/resources/chat')
       .set(bearer(admin))
-      .send({ query: 'Who holds the lantern keys for the boathouse?' });
+      .send({ query: 'When are the lantern keys collected from the harbourmaster?' });
     assert.equal(res.status, 200);
     assert.equal(res.body.mode, 'search');
-    assert.equal(res.body.sources[0].resourceId, minutes, JSON.stringify(res.body));
+    assert.equal(res.body.sources[0]?.resourceId, minutes, JSON.stringify(res.body));
     assert.equal(res.body.sources[0].pageNumber, 2, JSON.stringify(res.body.sources));
-    assert.match(res.body.answer, /harbourmaster/i);
+    assert.match(res.body.answer, /Thursday evening/i);
 
     const entries = await t.http
       .post('/api/resources/chat')
       .set(bearer(admin))
       .send({ query: 'When do regatta entries close?' });
     assert.equal(entries.status, 200);
-    assert.equal(entries.body.sources[0].pageNumber, 3, JSON.stringify(entries.body.sources));
+    assert.equal(entries.body.sources[0]?.pageNumber, 3, JSON.stringify(entries.body));
     assert.match(entries.body.answer, /fifteenth of March/i);
   });
 
@@ -221,6 +222,16 @@ describe('OCR of scanned pages and images', () => {
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.page_number, 1);
     assert.match(rows[0]!.content, /Lantern keys/);
+
+    const jpeg = await upload(
+      await scanImage({ columns: [KEYS.slice(2)], height: 1.5, seed: 6 }),
+      'notice.jpg',
+      'JPEG',
+    );
+    const jpegStatus = await ingested(jpeg);
+    assert.equal(jpegStatus.status, 'done', JSON.stringify(jpegStatus));
+    assert.equal(jpegStatus.ocrPages, 1);
+    assert.match((await passages(jpeg))[0]!.content, /Thursday evening/);
   });
 
   it('when a scanned page is blank, then the ingestion ends no_text and says OCR read nothing there', async () => {
@@ -321,5 +332,46 @@ describe('OCR of scanned pages and images', () => {
     assert.match(status.lastError ?? '', /page 1 could not be rendered/);
     assert.equal(status.ocrPages, 1);
     assert.deepEqual(await passages(id), []);
+  });
+});
+
+describe('OCR turned off (OCR_ENABLED=false)', () => {
+  let t: TestApp;
+  let organizationId: string;
+  let admin: string;
+
+  before(async () => {
+    t = await startTestApp({ env: { OCR_ENABLED: 'false' } });
+    organizationId = (await buildOrganization()).id;
+    admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
+  });
+  after(() => t?.close());
+
+  async function publish(
+    file: Buffer,
+    format: 'pdf' | 'png',
+  ): Promise<{ status: string; lastError: string; ocrPages: number }> {
+    const { resourceId } = await storeResource(t, organizationId, file, { format });
+    const jobs = jobHandlers(t.container);
+    const context = { jobId: 'test', attempt: 0, logger: t.container.logger };
+    const eventId = await publishEvent(t, 'resource.published', resourceId);
+    await jobs['domain-event.deliver']({ eventId, subscriber: 'ingestion.index' }, context);
+    const run = await t.container.sql.one<{ run_id: string | null }>(
+      'SELECT run_id FROM resource_ingestions WHERE resource_id = $1',
+      [resourceId],
+    );
+    if (run?.run_id) await jobs['ingestion.run']({ runId: run.run_id }, context);
+    return (await t.http.get(`/api/resources/${resourceId}/ingestion`).set(bearer(admin))).body;
+  }
+
+  it('when OCR is off, then a scanned PDF ends no_text suggesting OCR, and an image is unsupported', async () => {
+    const scan = await scanImage({ columns: [KEYS], seed: 4 });
+    const pdf = await publish(await scannedPdf([scan]), 'pdf');
+    assert.equal(pdf.status, 'no_text');
+    assert.equal(pdf.ocrPages, 0);
+    assert.match(pdf.lastError, /No text layer.*Run it through OCR/);
+    const png = await publish(await sharp(scan).png().toBuffer(), 'png');
+    assert.equal(png.status, 'unsupported');
+    assert.match(png.lastError, /png files have no text/);
   });
 });
