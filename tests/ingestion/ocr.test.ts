@@ -59,6 +59,7 @@ describe('OCR of scanned pages and images', () => {
   let admin: string;
   let organizationId: string;
   const timings: Array<{ ms: number; render: number; read: number }> = [];
+  const confidences: number[] = [];
 
   before(async () => {
     t = await startTestApp({ workers: true });
@@ -68,7 +69,10 @@ describe('OCR of scanned pages and images', () => {
   after(async () => {
     // what the worker measured per page, for the notes
     if (timings.length)
-      console.log(`OCR step ms (render + read): ${timings.map((x) => `${x.ms} (${x.render} + ${x.read})`).join(', ')}`);
+      console.log(
+        `OCR step ms (render + read): ${timings.map((x) => `${x.ms} (${x.render} + ${x.read})`).join(', ')}; ` +
+          `documents' OCR confidence: ${confidences.join(', ')}`,
+      );
     await t?.close();
   });
 
@@ -101,6 +105,7 @@ describe('OCR of scanned pages and images', () => {
       [resourceId],
     );
     for (const step of steps) timings.push({ ms: step.ms, render: step.render, read: step.read });
+    if (status?.ocrConfidence != null) confidences.push(status.ocrConfidence);
     return status!;
   }
 
