@@ -179,6 +179,15 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     assert.equal(contact.properties.guildhall_membership_tier, 'premium');
     assert.equal(contact.properties.guildhall_join_date, '2025-03-01');
     assert.equal(contact.properties.company, 'Navy');
+    // the employer is a company, associated with the contact, created once however it is spelled
+    await waitFor('the association', () => hub.associations.has(contact.id));
+    assert.equal(hub.companies.get(hub.associations.get(contact.id) as string), 'Navy');
+    await createMember('navy2@members.test', { customFields: { employer: '  navy ' } });
+    await waitFor('the second contact', () => hub.contacts.has('navy2@members.test'));
+    const second = hub.contacts.get('navy2@members.test')!;
+    await waitFor('its association', () => hub.associations.get(second.id) === hub.associations.get(contact.id));
+    assert.equal([...hub.companies.values()].filter((name) => name.trim().toLowerCase() === 'navy').length, 1);
+    assert.equal((await status()).sync_stats.companies_synced, 1);
     await t.http
       .put(`/api/members/${created.body.id}`)
       .set(bearer(adminToken))

@@ -24,6 +24,10 @@ export interface HubSpotStandIn {
   hubDomain: string;
   /** Contacts by lower-cased e-mail. */
   contacts: Map<string, StandInContact>;
+  /** Companies by id (their name). */
+  companies: Map<string, string>;
+  /** Contact id -> company id (default association). */
+  associations: Map<string, string>;
   /** Contact property names HubSpot knows. */
   properties: Set<string>;
   /** Calls per path ("POST /crm/v3/objects/contacts/batch/upsert"), 429s included. */
@@ -76,6 +80,8 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
     hubId: 4_815_162,
     hubDomain: 'guildhall-test.hubspot.test',
     contacts: new Map(),
+    companies: new Map(),
+    associations: new Map(),
     properties: new Set(DEFAULT_PROPERTIES),
     calls: new Map(),
     upsertBatchSizes: [],
@@ -318,7 +324,8 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
         return res.end();
       }
 
-      if (!url.pathname.startsWith('/crm/v3/')) return json(res, 404, { status: 'error', message: 'not found' });
+      if (!url.pathname.startsWith('/crm/v3/') && !url.pathname.startsWith('/crm/v4/'))
+        return json(res, 404, { status: 'error', message: 'not found' });
       if (!authorized(req, res) || !admit(res)) return;
       const body = raw ? (JSON.parse(raw) as { inputs: never[] }) : { inputs: [] };
       if (req.method === 'GET' && url.pathname === '/crm/v3/properties/contacts') {
@@ -347,6 +354,30 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       }
       if (req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/batch/upsert')
         return upsert(res, body.inputs);
+      if (req.method === 'POST' && url.pathname === '/crm/v3/objects/companies/batch/create') {
+        const now = new Date().toISOString();
+        const results = (body.inputs as Array<{ properties: { name: string } }>).map((input) => {
+          const id = String(nextContactId++);
+          standIn.companies.set(id, input.properties.name);
+          return { id, properties: { name: input.properties.name }, createdAt: now, updatedAt: now, archived: false };
+        });
+        return json(res, 201, { status: 'COMPLETE', results, startedAt: now, completedAt: now });
+      }
+      if (req.method === 'POST' && url.pathname === '/crm/v4/associations/contacts/companies/batch/associate/default') {
+        const inputs = body.inputs as Array<{ from: { id: string }; to: { id: string } }>;
+        for (const input of inputs) standIn.associations.set(input.from.id, input.to.id);
+        const now = new Date().toISOString();
+        return json(res, 200, {
+          status: 'COMPLETE',
+          results: inputs.map((input) => ({
+            from: { id: input.from.id },
+            to: { id: input.to.id },
+            associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 },
+          })),
+          startedAt: now,
+          completedAt: now,
+        });
+      }
       if (req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/batch/archive') {
         const ids = new Set((body.inputs as Array<{ id: string }>).map((input) => input.id));
         for (const contact of standIn.contacts.values()) if (ids.has(contact.id)) contact.archived = true;

@@ -7,6 +7,12 @@ import type { Sequelize } from 'sequelize';
 import type { Sql } from '../../shared/sql.ts';
 
 export const BURST_WINDOW_SECONDS = 10;
+/**
+ * HubSpot counts calls when they ARRIVE; we count them when granted. A call granted the moment an old
+ * one leaves our window may arrive before that old one's arrival leaves HubSpot's (their latencies
+ * differ), so our window is this much longer than HubSpot's. It costs under 5% of the budget.
+ */
+const ARRIVAL_MARGIN_SECONDS = 0.5;
 
 export interface BudgetLimits {
   burst: number;
@@ -32,7 +38,7 @@ export class CrmBudget {
                 ceil(extract(epoch FROM (date_trunc('day', clock_timestamp() AT TIME ZONE 'UTC') + interval '1 day'
                                           - (clock_timestamp() AT TIME ZONE 'UTC'))) * 1000)::int AS midnight_ms
            FROM crm_api_calls WHERE hub_id = $2 AND called_at > clock_timestamp() - make_interval(secs => $3)`,
-        [organizationId, hubId, BURST_WINDOW_SECONDS],
+        [organizationId, hubId, BURST_WINDOW_SECONDS + ARRIVAL_MARGIN_SECONDS],
         transaction,
       );
       if (!state) return { granted: false, waitMs: 1000, daily: false };

@@ -43,6 +43,15 @@ export interface CrmErrorRow {
   created_at: Date;
 }
 
+/** One organization's connection as the Admin Portal lists it: its state, and the spec's status figures. */
+export interface CrmConnectionSummary {
+  organization_id: string;
+  organization_name: string;
+  connection_status: ConnectionRow['status'];
+  last_error: string | null;
+  status: CrmStatus;
+}
+
 export interface ErrorQuery {
   page: number;
   itemsPerPage: number;
@@ -112,6 +121,42 @@ export class CrmDiagnosticsService {
         // HubSpot counts a rolling 10 seconds; per second, that budget is this many calls
         secondly_limit: Math.max(1, Math.floor(burst / BURST_WINDOW_SECONDS)),
       },
+    };
+  }
+
+  /**
+   * The organizations that have a connection row (connected, needing reauthorization or disconnected),
+   * by name; or only the one asked for. For the Admin Portal's CRM page.
+   */
+  async connections(
+    actor: Actor,
+    query: { organizationId?: string; limit?: number } = {},
+  ): Promise<{ rows: CrmConnectionSummary[]; total: number }> {
+    assertCan(actor, 'platform:admin');
+    const values = [query.organizationId ?? null];
+    const [rows, count] = await Promise.all([
+      this.deps.sql.rows<ConnectionRow & { organization_name: string }>(
+        `SELECT c.*, o.name AS organization_name,
+                CASE WHEN c.daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date THEN c.daily_used ELSE 0 END AS daily_used_today
+           FROM crm_connections c JOIN organizations o ON o.id = c.organization_id
+          WHERE $1::uuid IS NULL OR c.organization_id = $1
+          ORDER BY o.name, c.organization_id LIMIT $2`,
+        [...values, query.limit ?? 200],
+      ),
+      this.deps.sql.one<{ total: number }>(
+        'SELECT count(*)::int AS total FROM crm_connections WHERE $1::uuid IS NULL OR organization_id = $1',
+        values,
+      ),
+    ]);
+    return {
+      total: count?.total ?? 0,
+      rows: rows.map((row) => ({
+        organization_id: row.organization_id,
+        organization_name: row.organization_name,
+        connection_status: row.status,
+        last_error: row.last_error,
+        status: this.statusOf(row),
+      })),
     };
   }
 
