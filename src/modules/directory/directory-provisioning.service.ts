@@ -128,6 +128,16 @@ function emailOf(input: DirectoryUserInput): string | null {
   return email?.trim().toLowerCase() || null;
 }
 
+/** What an account holds of its directory user; a work e-mail is required. */
+function profileOf(input: DirectoryUserInput) {
+  const email = emailOf(input);
+  if (!email)
+    throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
+  const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
+  const status: UserStatus = input.active ? 'active' : 'inactive';
+  return { ...names, email, status, department: input.department, jobTitle: input.jobTitle };
+}
+
 export class DirectoryProvisioning {
   constructor(private readonly deps: DirectoryProvisioningDeps) {}
 
@@ -182,26 +192,9 @@ export class DirectoryProvisioning {
     // read before the transaction: on embedded PGlite a query outside it would wait for its connection
     const loginUrl = directory.sendWelcome ? await this.deps.loginUrlOf(directory.organizationId) : '';
     return this.write('userName or e-mail address', async (transaction) => {
-      const { account, created } = await this.accountFor(directory, input, null, transaction);
-      const row = await this.deps.sql.one<DirectoryUserRow>(
-        `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
-           family_name, email, active, resource, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${USER_COLUMNS}`,
-        [
-          directory.id,
-          directory.organizationId,
-          account.id,
-          input.externalId,
-          input.userName,
-          input.givenName,
-          input.familyName,
-          emailOf(input),
-          input.active,
-          input.resource,
-          this.deps.clock.now(),
-        ],
-        transaction,
-      );
+      const { account, created, row } =
+        (await this.insertWithNewAccount(directory, input, transaction)) ??
+        (await this.insertForExistingAccount(directory, input, transaction));
       await this.record(
         directory,
         'directory.user_provisioned',
@@ -211,9 +204,90 @@ export class DirectoryProvisioning {
       );
       if (created && input.active && directory.sendWelcome)
         await this.welcome(directory, account, loginUrl, transaction);
-      await this.linkMember(account, row!.active, transaction);
-      return row!;
+      await this.linkMember(account, row.active, transaction);
+      return row;
     });
+  }
+
+  /**
+   * The usual case of an initial sync, an address no account has: the account and its directory user
+   * in one statement. Undefined when the address is taken (nothing written): see insertForExistingAccount.
+   */
+  private async insertWithNewAccount(
+    directory: Directory,
+    input: DirectoryUserInput,
+    transaction: Transaction,
+  ): Promise<{ account: Account; created: true; row: DirectoryUserRow } | undefined> {
+    const profile = profileOf(input);
+    const now = this.deps.clock.now();
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account }>(
+      `WITH account AS (
+         INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
+           directory_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+         ON CONFLICT (lower(email)) WHERE deleted_at IS NULL DO NOTHING
+         RETURNING ${ACCOUNT_COLUMNS}),
+       directory_users AS (
+         INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
+           family_name, email, active, resource, created_at, updated_at)
+         SELECT $10, $2, account.id, $12, $13, $14, $15, $5, $16, $17, $18, $18 FROM account
+         RETURNING ${USER_COLUMNS})
+       SELECT directory_users.*, to_jsonb(account) AS account FROM directory_users, account`,
+      [
+        // the columns and values User.create wrote (no hook of the model reacts to a new account)
+        randomUUID(),
+        directory.organizationId,
+        profile.firstName,
+        profile.lastName,
+        profile.email,
+        directory.defaultRole as Role,
+        profile.status,
+        input.department,
+        input.jobTitle,
+        directory.id,
+        new Date(),
+        input.externalId,
+        input.userName,
+        input.givenName,
+        input.familyName,
+        input.active,
+        input.resource,
+        now,
+      ],
+      transaction,
+    );
+    if (!row) return undefined;
+    const { account, ...directoryUser } = row;
+    return { account, created: true, row: directoryUser };
+  }
+
+  /** An address an account has already: the organization's (adopted) or "not available". */
+  private async insertForExistingAccount(
+    directory: Directory,
+    input: DirectoryUserInput,
+    transaction: Transaction,
+  ): Promise<{ account: Account; created: boolean; row: DirectoryUserRow }> {
+    const { account, created } = await this.accountFor(directory, input, null, transaction);
+    const row = await this.deps.sql.one<DirectoryUserRow>(
+      `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
+         family_name, email, active, resource, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${USER_COLUMNS}`,
+      [
+        directory.id,
+        directory.organizationId,
+        account.id,
+        input.externalId,
+        input.userName,
+        input.givenName,
+        input.familyName,
+        emailOf(input),
+        input.active,
+        input.resource,
+        this.deps.clock.now(),
+      ],
+      transaction,
+    );
+    return { account, created, row: row! };
   }
 
   /**
@@ -223,9 +297,9 @@ export class DirectoryProvisioning {
    */
   async replaceUser(directory: Directory, id: string, change: DirectoryUserChange): Promise<DirectoryUserWithGroups> {
     return this.write('userName or e-mail address', async (transaction) => {
-      const current = await this.lockUser(directory, id, transaction);
+      const current = await this.lockUserAndAccount(directory, id, transaction);
       const input = typeof change === 'function' ? change(current) : change;
-      const { account } = await this.accountFor(directory, input, current.userId, transaction);
+      const { account } = await this.accountFor(directory, input, current, transaction);
       const row = await this.deps.sql.one<DirectoryUserWithGroups>(
         `UPDATE directory_users SET user_id = $3, external_id = $4, user_name = $5, given_name = $6, family_name = $7,
            email = $8, active = $9, resource = $10, version = version + 1, updated_at = $11
@@ -462,20 +536,18 @@ export class DirectoryProvisioning {
   private async accountFor(
     directory: Directory,
     input: DirectoryUserInput,
-    currentUserId: string | null,
+    current: { userId: string | null; account: Account | null } | null,
     transaction: Transaction,
   ): Promise<{ account: Account; created: boolean }> {
-    const email = emailOf(input);
-    if (!email)
-      throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
-    const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
-    const status = input.active ? 'active' : 'inactive';
-    const profile = { ...names, email, status, department: input.department, jobTitle: input.jobTitle } as const;
-    const byEmail = await this.lockAccount('lower(email) = $1', email, transaction);
-    if (currentUserId) {
-      if (byEmail && byEmail.id !== currentUserId) throw notAvailable();
-      // the address is the account's own: it is locked already
-      const account = byEmail ?? (await this.lockAccount('id = $1', currentUserId, transaction));
+    const profile = profileOf(input);
+    const { email, status } = profile;
+    const own = current?.account ?? null;
+    // the address unchanged is the managed account's own, locked with its directory user already
+    const byEmail =
+      own?.email.toLowerCase() === email ? own : await this.lockAccount('lower(email) = $1', email, transaction);
+    if (current?.userId) {
+      if (byEmail && byEmail.id !== current.userId) throw notAvailable();
+      const account = byEmail ?? own;
       if (account) return { account: await this.updateAccount(account, profile, transaction), created: false };
     }
     if (byEmail) {
@@ -530,6 +602,24 @@ export class DirectoryProvisioning {
     const user = User.build(account as never, { isNewRecord: false, raw: true });
     await user.update(changes, { transaction });
     return { ...account, ...changes };
+  }
+
+  /** The directory user and the account it manages (null: none, or deleted), both locked, in one statement. */
+  private async lockUserAndAccount(
+    directory: Directory,
+    id: string,
+    transaction: Transaction,
+  ): Promise<DirectoryUserRow & { account: Account | null }> {
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account | null }>(
+      `SELECT ${USER_COLUMNS},
+              (SELECT to_jsonb(a) FROM (SELECT ${ACCOUNT_COLUMNS} FROM users
+                 WHERE users.id = directory_users.user_id AND deleted_at IS NULL FOR UPDATE) a) AS account
+         FROM directory_users WHERE directory_id = $1 AND id = $2 FOR UPDATE`,
+      [directory.id, id],
+      transaction,
+    );
+    if (!row) throw errors.notFound('User', id);
+    return row;
   }
 
   private async lockUser(directory: Directory, id: string, transaction: Transaction): Promise<DirectoryUserRow> {
