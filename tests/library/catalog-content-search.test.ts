@@ -145,6 +145,11 @@ describe('library search inside documents', () => {
         );
       }
     }
+    // words on different pages of one document: it matches, each page is listed
+    const spread = (await search('credits appeal', member)).data.find((entry) => entry.id === ids.policy)!;
+    assert.deepEqual(spread.matches!.pages.map((page) => page.pageNumber).sort(), [2, 4]);
+    // the last word as a prefix of a word of the text
+    assert.ok((await found('registr', member)).includes(ids.policy));
     // a word on two pages: both listed, best first
     const both = (await search('board')).data.find((entry) => entry.id === ids.policy)!;
     assert.equal(both.matches!.pageCount, 2);

@@ -3,17 +3,19 @@
 // ids in order; resource-view.repository.ts then reads them as the API shows them.
 //
 // Keyword: full-text over a weighted tsvector (name A, tags B, description C; English stemming) and
-// over the documents' extracted text (resource_passages.search, GIN-indexed, the text ingestion keeps),
-// every word must match (within the metadata, or within one passage), the last one may be a prefix
-// (`annu rep` finds "Annual report"). Typos: a word the organization's lexicon (the words of its names,
-// tags and passages) does not know, not even as a prefix for the last word, is widened to its closest
-// known words by trigram similarity (`documnet` -> document), so the search stays GIN-indexed
-// full-text matches. Text matches count only for resources the reader may open (openSql: a page's text
-// is the document's content); the metadata match keeps the list's rule (seeSql).
+// over the documents' extracted text (resource_text_search: one position-less tsvector per version,
+// GIN-indexed, kept from the passages by triggers). Every word must match, within the metadata or
+// within the document's text; the last one may be a prefix (`annu rep` finds "Annual report"): on the
+// metadata as a tsquery prefix, on the text expanded into the known words it begins (exact terms keep
+// the GIN match free of rechecks). Typos: a word the organization's lexicon (the words of its names,
+// tags and passages) does not know is widened to its closest known words by trigram similarity
+// (`documnet` -> document). Text matches count only for resources the reader may open (openSql: a
+// page's text is the document's content); the metadata match keeps the list's rule (seeSql).
 //
-// Ranking: a metadata match scores 1 + ts_rank (name weighs most), a text-only match its best passage's
-// ts_rank normalised into [0, 1) (rank / (rank + 1)), so any name, tag or description match outranks a
-// match found only in the text; within each, higher rank first, then newest.
+// Ranking: a metadata match scores 1 + ts_rank (name weighs most); a match found only in the text
+// scores 0, so any name, tag or description match outranks it, and text-only matches come newest
+// first (ranking them by their text would read every matching document's vector: a second for a
+// common word over 200,000 passages). The page's matching pages are ranked by their passages' ts_rank.
 import type { Transaction } from 'sequelize';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import type { LibraryReader } from '../library/resource.access.ts';
@@ -26,11 +28,41 @@ const ALTERNATIVES = 3;
 
 const COMPARE = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** Known words the last word's prefix expands to in the documents' text (shortest first). */
+const COMPLETIONS = 20;
+
 export interface WordAlternatives {
   word: string;
   /** The lexicon knows the word (or, for the last word, a word starting with it). */
   known: boolean;
   similar: string[];
+  /** For the last word: known words starting with it (the text side has no prefix matching). */
+  completions?: string[];
+}
+
+/** The keyword as the two sides run it. */
+export interface Keyword {
+  /** Over names, tags and descriptions (`resources.search`): the last word as a prefix. */
+  tsQuery: string;
+  /** Over the documents' text (`resource_text_search`): exact terms only, the prefix expanded. */
+  textQuery: string;
+}
+
+const isWord = (term: string) => /^[\p{L}\p{N}]+$/u.test(term);
+
+/**
+ * The text side's `to_tsquery` text: every word ANDed, each ORed with its stand-ins (an unknown word
+ * with its closest known words; the last word with the known words it begins). Exact terms only: a
+ * prefix (`:*`) makes the GIN match recheck every candidate row, which reads each document's vector.
+ */
+export function textTsQuery(words: readonly WordAlternatives[]): string {
+  return words
+    .map(({ word, known, similar, completions }, index) => {
+      const last = index === words.length - 1;
+      const terms = new Set([word, ...(known ? [] : similar), ...(last ? (completions ?? []) : [])].filter(isWord));
+      return terms.size > 1 ? `(${[...terms].join(' | ')})` : word;
+    })
+    .join(' & ');
 }
 
 /**
@@ -60,7 +92,9 @@ export function alternativesSql(organizationId: string, words: readonly string[]
                            AND (t.term = q.word OR (q.ord = $3 AND t.term LIKE q.word || '%'))) AS known,
                   ARRAY(SELECT near.term FROM (SELECT t.term FROM resource_search_terms t WHERE t.organization_id = $1
                                                 ORDER BY t.term <-> q.word LIMIT ${ALTERNATIVES}) near
-                         WHERE similarity(near.term, q.word) >= ${TYPO_THRESHOLD}) AS similar
+                         WHERE similarity(near.term, q.word) >= ${TYPO_THRESHOLD}) AS similar,
+                  ARRAY(SELECT t.term FROM resource_search_terms t WHERE q.ord = $3 AND t.organization_id = $1
+                           AND t.term LIKE q.word || '%' ORDER BY length(t.term), t.term LIMIT ${COMPLETIONS}) AS completions
              FROM unnest($2::text[]) WITH ORDINALITY AS q(word, ord) ORDER BY q.ord`,
     values: [organizationId, words, words.length],
   };
@@ -71,7 +105,7 @@ export function searchSql(
   reader: LibraryReader,
   query: CatalogQuery,
   page: { limit: number; offset: number },
-  tsQuery?: string,
+  keyword?: Keyword,
 ): SearchStatement {
   const binds = new Binds();
   const where = [reader.seeSql(binds, 'r')];
@@ -79,26 +113,28 @@ export function searchSql(
   let from = 'resources r';
   let body = '';
   if (query.text) {
-    if (tsQuery) {
-      const tsq = `to_tsquery('english', ${binds.add(tsQuery)})`;
-      // Resources whose text matches, with their best passage's rank: passages of the current version
-      // only (a new version's text replaces the old one's when its ingestion activates), of resources
-      // the reader may open. The GIN index on passages serves the match.
+    if (keyword) {
+      const tsq = `to_tsquery('english', ${binds.add(keyword.tsQuery)})`;
+      const organization = binds.add(reader.organizationId);
+      // Resources whose current version's text matches, of those the reader may open: one GIN match
+      // over one row per version (resource_text_search), exact terms, so no vector is read.
       body = `WITH body AS (
-                SELECT p.resource_id, max(ts_rank(p.search, ${tsq}, 32)) AS rank
-                  FROM resource_passages p
-                  JOIN resources r ON r.id = p.resource_id
-                  JOIN resource_versions v ON v.id = p.version_id AND v.version = r.current_version
-                 WHERE p.search @@ ${tsq} AND ${reader.openSql(binds, 'r')}
-                 GROUP BY p.resource_id
+                SELECT t.resource_id
+                  FROM resource_text_search t
+                  JOIN resources r ON r.id = t.resource_id
+                  JOIN resource_versions v ON v.id = t.version_id AND v.version = r.current_version
+                 WHERE t.search @@ to_tsquery('english', ${binds.add(keyword.textQuery)}) AND t.organization_id = ${organization}
+                   AND ${reader.openSql(binds, 'r')}
               ), matched AS (
-                SELECT r.id FROM resources r WHERE r.search @@ ${tsq} AND r.organization_id = ${binds.add(reader.organizationId)}
+                SELECT r.id FROM resources r WHERE r.search @@ ${tsq} AND r.organization_id = ${organization}
                 UNION
                 SELECT resource_id FROM body
               )
               `;
-      from = 'matched m JOIN resources r ON r.id = m.id LEFT JOIN body b ON b.resource_id = r.id';
-      rank = `CASE WHEN r.search @@ ${tsq} THEN 1 + ts_rank(r.search, ${tsq}) + coalesce(b.rank, 0) / 10 ELSE b.rank END`;
+      from = 'matched m JOIN resources r ON r.id = m.id';
+      // metadata matches by rank, then text-only ones (0): ranking those would read every matching
+      // document's text, so they come newest first
+      rank = `CASE WHEN r.search @@ ${tsq} THEN 1 + ts_rank(r.search, ${tsq}) ELSE 0 END`;
     } else {
       where.push('FALSE'); // a keyword with no letters or digits matches nothing
     }
@@ -143,21 +179,21 @@ function countSql(statement: SearchStatement): SearchStatement {
 export interface SearchPage {
   ids: string[];
   total: number;
-  /** The keyword's tsquery text as run (widened for typos), for the page's content matches. */
-  tsQuery?: string;
+  /** The keyword as run (widened for typos), for the page's content matches. */
+  keyword?: Keyword;
 }
 
-/** The keyword's tsquery text, widened for unknown words (one lexicon query); undefined when it has no words. */
+/** The keyword as both sides run it, widened for unknown words (one lexicon query); undefined when it has no words. */
 export async function resolveKeyword(
   sql: Sql,
   organizationId: string,
   words: readonly string[],
   transaction?: Transaction,
-): Promise<string | undefined> {
+): Promise<Keyword | undefined> {
   if (!words.length) return undefined;
   const statement = alternativesSql(organizationId, words);
   const rows = await sql.rows<WordAlternatives>(statement.text, statement.values, transaction);
-  return keywordTsQuery(rows);
+  return { tsQuery: keywordTsQuery(rows), textQuery: textTsQuery(rows) };
 }
 
 /** Runs the search: the lexicon lookup (with a keyword), then the page with its total. */
@@ -167,11 +203,11 @@ export async function searchResourceIds(
   query: CatalogQuery,
   page: { limit: number; offset: number },
 ): Promise<SearchPage> {
-  const tsQuery = query.text ? await resolveKeyword(deps.sql, reader.organizationId, query.words) : undefined;
-  const statement = searchSql(reader, query, page, tsQuery);
+  const keyword = query.text ? await resolveKeyword(deps.sql, reader.organizationId, query.words) : undefined;
+  const statement = searchSql(reader, query, page, keyword);
   const rows = await deps.sql.rows<{ id: string; total: number }>(statement.text, statement.values);
   if (rows.length || page.offset === 0)
-    return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0, ...(tsQuery ? { tsQuery } : {}) };
+    return { ids: rows.map((row) => row.id), total: rows[0]?.total ?? 0, ...(keyword ? { keyword } : {}) };
   const count = countSql(statement);
   return { ids: [], total: (await deps.sql.one<{ total: number }>(count.text, count.values))?.total ?? 0 };
 }
@@ -197,9 +233,11 @@ export interface ContentMatchRow {
  * the current version (a page's best passage), the best MATCHED_PAGES_SHOWN with a highlighted
  * snippet, and how many pages matched. ts_headline runs only on the pages shown.
  */
-export function contentMatchesSql(reader: LibraryReader, ids: readonly string[], tsQuery: string): SearchStatement {
+export function contentMatchesSql(reader: LibraryReader, ids: readonly string[], keyword: Keyword): SearchStatement {
   const binds = new Binds();
-  const tsq = `to_tsquery('english', ${binds.add(tsQuery)})`;
+  // a page matches with any of the words (a document matches when all are in its text, maybe on several
+  // pages); pages with more of them rank first
+  const tsq = `to_tsquery('english', ${binds.add(keyword.textQuery.replaceAll(' & ', ' | '))})`;
   const text = `
     SELECT resource_id, page_number, location_kind, page_count,
            ts_headline('english', translate(content, '${MARK_START}${MARK_STOP}', ''), ${tsq}, ${binds.add(HEADLINE_OPTIONS)}) AS headline
@@ -210,7 +248,8 @@ export function contentMatchesSql(reader: LibraryReader, ids: readonly string[],
                       FROM resource_passages p
                       JOIN resources r ON r.id = p.resource_id
                       JOIN resource_versions v ON v.id = p.version_id AND v.version = r.current_version
-                     WHERE p.resource_id = ANY(${binds.add(ids)}::uuid[]) AND p.search @@ ${tsq} AND ${reader.openSql(binds, 'r')}
+                     WHERE p.organization_id = ${binds.add(reader.organizationId)} AND p.resource_id = ANY(${binds.add(ids)}::uuid[])
+                       AND p.search @@ ${tsq} AND ${reader.openSql(binds, 'r')}
                      ORDER BY p.resource_id, p.page_number, rank DESC, p.ordinal) pages) ranked
      WHERE pos <= ${MATCHED_PAGES_SHOWN}
      ORDER BY resource_id, pos`;
@@ -221,9 +260,9 @@ export async function loadContentMatches(
   deps: { sql: Sql },
   reader: LibraryReader,
   ids: readonly string[],
-  tsQuery: string,
+  keyword: Keyword,
 ): Promise<ContentMatchRow[]> {
   if (!ids.length) return [];
-  const statement = contentMatchesSql(reader, ids, tsQuery);
+  const statement = contentMatchesSql(reader, ids, keyword);
   return deps.sql.rows<ContentMatchRow>(statement.text, statement.values);
 }

@@ -32,14 +32,14 @@ export class ResourceCatalogService {
     page: PageRequest,
   ): Promise<Page<ResourceDto>> {
     const search = parseCatalogQuery(query);
-    const { ids, total, tsQuery } = await searchResourceIds(this.deps, reader, search, {
+    const { ids, total, keyword } = await searchResourceIds(this.deps, reader, search, {
       limit: page.itemsPerPage,
       offset: offsetOf(page),
     });
     const views = await loadResourceViews(this.deps.sql, reader, ids);
     if (!search.text) return pageOf(views.map(toResourceDto), total, page);
     // a keyword search: every item says where its text matched (none when found by metadata alone)
-    const matches = toContentMatches(ids, tsQuery ? await loadContentMatches(this.deps, reader, ids, tsQuery) : []);
+    const matches = toContentMatches(ids, keyword ? await loadContentMatches(this.deps, reader, ids, keyword) : []);
     return pageOf(
       views.map((view) => ({ ...toResourceDto(view), matches: matches.get(view.id) ?? { pageCount: 0, pages: [] } })),
       total,
