@@ -1,10 +1,12 @@
-// Routes of the portal outside AdminJS's actions: the CSV download and the impersonation banner.
+// Routes of the portal outside AdminJS's actions: the CSV download, the impersonation banner, and the
+// CRM page's (resources/crm.routes.ts).
 import { pipeline } from 'node:stream';
 import { Router, type Request } from 'express';
 import type { AppContext as Container } from '../src/app-context.ts';
 import { HOME_PORTAL } from '../src/shared/access/roles.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { portalActor } from './portal-actor.ts';
+import { crmPortalRoutes } from './resources/crm.routes.ts';
 import { portalUserFilter, portalUserSort } from './resources/users.filter.ts';
 
 const adminOf = (req: Request) =>
@@ -76,5 +78,6 @@ export function portalRoutes(container: Container): Router {
       res.json({ returnUrl }); // already over (expired, or ended elsewhere)
     }
   });
+  router.use(crmPortalRoutes(container));
   return router;
 }

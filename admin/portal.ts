@@ -24,6 +24,7 @@ import { ssoConnectionResource, SSO_CONNECTION_TRANSLATIONS } from './resources/
 import { IDENTITY_SERVICE_PAGE, identityServicePage } from './resources/identity-service.page.ts';
 import { directoriesResource, DIRECTORY_TRANSLATIONS } from './resources/directories.resource.ts';
 import { DIRECTORY_SYNC_PAGE, directorySyncPage } from './resources/directory-sync.page.ts';
+import { CRM_PAGE, crmPage } from './resources/crm.page.ts';
 
 let adapterRegistered = false;
 
@@ -83,6 +84,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
     pages: {
       [IDENTITY_SERVICE_PAGE]: identityServicePage(container, components.IdentityServiceSettings),
       [DIRECTORY_SYNC_PAGE]: directorySyncPage(container, components.DirectorySync),
+      [CRM_PAGE]: crmPage(container, components.CrmSync),
     },
     dashboard: { component: components.Dashboard, handler: dashboardHandler(container) },
     branding: { companyName: 'Guildhall', withMadeWithLove: false, logo: false },
@@ -93,7 +95,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       translations: {
         en: {
           labels: { pages: 'Platform Settings' },
-          pages: { [IDENTITY_SERVICE_PAGE]: 'Integrations', [DIRECTORY_SYNC_PAGE]: 'Directory Sync' },
+          pages: {
+            [IDENTITY_SERVICE_PAGE]: 'Integrations',
+            [DIRECTORY_SYNC_PAGE]: 'Directory Sync',
+            [CRM_PAGE]: 'CRM',
+          },
           resources: {
             users: USERS_TRANSLATIONS,
             sso_connections: SSO_CONNECTION_TRANSLATIONS,

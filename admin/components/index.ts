@@ -32,6 +32,8 @@ export function loadComponents(loader: ComponentLoader) {
     DirectoryValue: loader.add('DirectoryValue', source('DirectoryValue')),
     TextList: loader.add('TextList', source('TextList')),
     TestResult: loader.add('TestResult', source('TestResult')),
+    // Platform Settings > CRM: each organization's HubSpot status, errors with Retry, mapping and runs
+    CrmSync: loader.add('CrmSync', source('CrmSync')),
     // the SSO connections' New SSO connection and Edit form
     SsoConnectionForm: loader.add('SsoConnectionForm', source('SsoConnectionForm')),
     // the users resource: list, forms, badges, dates, filters, permanent delete, activity

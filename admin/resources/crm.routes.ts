@@ -1,0 +1,94 @@
+// The CRM page's own routes (under /admin, after AdminJS's login check), each acting as the signed-in
+// platform admin through CrmDiagnosticsService, as the API's diagnostics do:
+//   GET  /crm/:organizationId          its connection and status, first page of errors, mapping, last runs
+//   GET  /crm/:organizationId/errors   a page of errors (?page, ?type)
+//   POST /crm/:organizationId/retry    { errorIds } -> { queued, unknown }
+// A refusal answers its status with { code, message }, which the page shows as a notice.
+import { Router, type Request, type Response } from 'express';
+import type { AppContext as Container } from '../../src/app-context.ts';
+import type { Actor } from '../../src/shared/access/actor.ts';
+import { AppError } from '../../src/shared/errors.ts';
+import { portalActor, type PortalAdmin } from '../portal-actor.ts';
+
+/** Errors per page on the CRM page. */
+export const CRM_ERRORS_PER_PAGE = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ERROR_TYPES = new Set(['contact_sync', 'property_mapping', 'auth']);
+
+const adminOf = (req: Request) => (req.session as unknown as { adminUser?: PortalAdmin }).adminUser;
+/** AdminJS's router parses every body with express-formidable (into req.fields), JSON included. */
+const fieldsOf = (req: Request) => (req as Request & { fields?: Record<string, unknown> }).fields ?? {};
+
+function refuse(res: Response, error: unknown): void {
+  if (!(error instanceof AppError)) throw error;
+  res.status(error.status).json({ code: error.code, message: `${error.title}: ${error.message}` });
+}
+
+export function crmPortalRoutes(container: Container): Router {
+  const diagnostics = container.services.crmDiagnostics;
+  const router = Router();
+
+  /** The actor, and an organization id that can be one (anything else is that organization's 404). */
+  const inputs = async (req: Request) => ({
+    actor: await portalActor(adminOf(req)),
+    organizationId: UUID.test(String(req.params.organizationId)) ? String(req.params.organizationId) : '',
+  });
+  const errorPage = async (actor: Actor, organizationId: string, query: Request['query']) => {
+    const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
+    const type = typeof query.type === 'string' && ERROR_TYPES.has(query.type) ? query.type : undefined;
+    const { rows, total } = await diagnostics.errors(actor, organizationId, {
+      page,
+      itemsPerPage: CRM_ERRORS_PER_PAGE,
+      type,
+    });
+    return { rows, total, page, itemsPerPage: CRM_ERRORS_PER_PAGE, type: type ?? null };
+  };
+  /** Checked against HubSpot while connected: a call that can be refused (budget in use, token refused). */
+  const mapping = async (actor: Actor, organizationId: string) => {
+    try {
+      return { mapping: await diagnostics.propertyMapping(actor, organizationId), mappingProblem: null };
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status === 403 || error.status === 401) throw error;
+      return { mapping: [], mappingProblem: `${error.title}: ${error.message}` };
+    }
+  };
+
+  router.get('/crm/:organizationId', async (req, res) => {
+    try {
+      const { actor, organizationId } = await inputs(req);
+      const status = await diagnostics.status(actor, organizationId); // 404 for an unknown organization
+      const [{ rows }, errors, checked, runs] = await Promise.all([
+        diagnostics.connections(actor, { organizationId }),
+        errorPage(actor, organizationId, req.query),
+        mapping(actor, organizationId),
+        diagnostics.runs(organizationId),
+      ]);
+      res.json({ connection: rows[0] ?? null, status, errors, ...checked, runs });
+    } catch (error) {
+      refuse(res, error);
+    }
+  });
+
+  router.get('/crm/:organizationId/errors', async (req, res) => {
+    try {
+      const { actor, organizationId } = await inputs(req);
+      res.json(await errorPage(actor, organizationId, req.query));
+    } catch (error) {
+      refuse(res, error);
+    }
+  });
+
+  router.post('/crm/:organizationId/retry', async (req, res) => {
+    try {
+      const { actor, organizationId } = await inputs(req);
+      const raw = fieldsOf(req).errorIds;
+      const errorIds = (Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [])
+        .map((id) => String(id).trim())
+        .filter(Boolean);
+      res.json(await diagnostics.retry(actor, organizationId, errorIds));
+    } catch (error) {
+      refuse(res, error);
+    }
+  });
+  return router;
+}
