@@ -1743,14 +1743,14 @@ export interface paths {
          *
          *     **Keyword** `q`: full-text search over the name (weighted highest), tags, description **and the
          *     documents' extracted text** (what ingestion keeps, page by page), with English stemming; every
-         *     word must match (in the name, tags and description, or in one passage of the text) and the last
-         *     one may be a prefix (`annu rep` finds "Annual report"). Punctuation splits words on both sides,
+         *     word must match (in the name, tags and description, or anywhere in the document's text) and the
+         *     last one may be a prefix (`annu rep` finds "Annual report"). Punctuation splits words on both sides,
          *     so `policy` finds "policy.pdf". Typos are forgiven through trigram similarity to the words of
          *     the organization's names, tags and documents (`documnet` finds "Document", `educaton` a page
          *     about education). Text is searched only in the resources the caller may open (`canOpen`; a
          *     paid resource without an entitlement is found by its name, tags and description only), drafts
          *     and levels as in the list. Relevance ranks any name, tag or description match above a match
-         *     found only in the text. Each item of a keyword search carries `matches`: how many pages matched
+         *     found only in the text; text-only matches come newest first. Each item of a keyword search carries `matches`: how many pages matched
          *     and the best pages with a highlighted snippet each (`ResourceContentMatches`). Sorted by
          *     relevance unless `sort` says otherwise.
          *
@@ -3102,10 +3102,10 @@ export interface components {
         ResourceContentMatches: {
             /**
              * Format: int32
-             * @description Pages (slides, sheets, sections) of the current version whose text matched.
+             * @description Pages (slides, sheets, sections) of the current version whose text holds any of the words.
              */
             pageCount: number;
-            /** @description The best-matching pages, best first (at most 5). */
+            /** @description The best-matching pages (the most words, the best full-text rank), best first, at most 5. */
             pages: components["schemas"]["ResourceContentMatch"][];
         };
         ResourceContentMatch: {
