@@ -1,7 +1,12 @@
-// The chat's evaluation set: the demo library's documents (seeders/demo-library.documents.ts), questions
-// with the page that answers each (asked once with the page's own words and once paraphrased, without
-// them), and questions the documents cannot answer. Used by scripts/eval.ts (`npm run eval`).
+// The chat's evaluation set: the demo library's documents (seeders/demo-library.documents.ts) and eight
+// documents of other kinds made as real files (scripts/eval-documents.ts); questions with the page that
+// answers each (asked once with the page's own words and once paraphrased, without them), questions on a
+// document's subject it does not answer, and questions off every subject. Split by document into a
+// development half (thresholds are fitted there) and a test half. Used by scripts/eval.ts (`npm run eval`).
 import { demoLibraryDocuments, type DemoDocument } from '../seeders/demo-library.documents.ts';
+import { evalFiles } from './eval-documents.ts';
+
+export { evalFiles };
 
 export type EvalDocument = Pick<DemoDocument, 'name' | 'pages'>;
 
@@ -9,7 +14,12 @@ export interface EvalQuestion {
   question: string;
   /** The answering document and page; absent for unanswerable questions. */
   expect?: { document: string; page: number };
-  kind: 'direct' | 'paraphrased' | 'unanswerable';
+  /** unanswerable: on a document's subject, without the detail asked; off-topic: on none of them. */
+  kind: 'direct' | 'paraphrased' | 'unanswerable' | 'off-topic';
+  /** Split by document: thresholds are fitted on `dev` only, `test` is held back. */
+  split: 'dev' | 'test';
+  /** The document the question is about (none for off-topic ones). */
+  document?: string;
 }
 
 /** The two questions one page answers, in the order of the document's pages. */
@@ -83,9 +93,30 @@ const grants: PageQuestions[] = [
   },
 ];
 
+/** The demo library's guides; they are the development half (the ramps were first fitted on them). */
 export const evalDocuments: EvalDocument[] = demoLibraryDocuments.map(({ name, pages }) => ({ name, pages }));
 
-const unanswerable = [
+/** Questions on each demo guide's subject that it does not answer. */
+const demoUnanswerable: Record<string, string[]> = {
+  'Member Handbook': [
+    'Which hotel hosts the annual conference?',
+    'How much is the late payment fee for membership dues?',
+    'Who is the chair of the professional conduct panel?',
+  ],
+  'Site Safety Manual': [
+    'What is the parking fee at the bridge site?',
+    'Which company supplies the harnesses?',
+    'How many injuries were reported on bridge sites last year?',
+  ],
+  'Grants and Bursaries Guide': [
+    'How many scholarships were awarded last year?',
+    'Which airline must travel bursary holders fly with?',
+    'What is the interest rate on grant repayments?',
+  ],
+};
+
+/** Off the library's subjects altogether: half asked in each half of the set. */
+const offTopic = [
   'What is the best recipe for sourdough bread with rye flour?',
   'Who won the football world cup in 1998?',
   'How do I change the oil in a diesel car engine?',
@@ -96,22 +127,78 @@ const unanswerable = [
   'Can I bring my children to the library reading room?',
   'How do I reset my online banking password?',
   'What time does the swimming pool open on Sundays?',
+  'How long should I boil an egg?',
+  'What is the tallest mountain in Africa?',
+  'How do I repot an orchid?',
+  'Which planets have rings?',
+  'What is the best way to learn to play the violin?',
+  'How many calories are in a banana?',
+  'Who painted the Mona Lisa?',
+  'How do I remove a red wine stain from a carpet?',
+  'When does the summer sale start at the shopping centre?',
+  'What is the speed limit on German motorways?',
 ];
 
+const demoQuestions: EvalQuestion[] = [
+  ['Member Handbook', handbook],
+  ['Site Safety Manual', safety],
+  ['Grants and Bursaries Guide', grants],
+].flatMap(([document, topics]) => [
+  ...(topics as PageQuestions[]).flatMap((topic, i) => [
+    {
+      question: topic.direct,
+      expect: { document: document as string, page: i + 1 },
+      kind: 'direct' as const,
+      split: 'dev' as const,
+      document: document as string,
+    },
+    {
+      question: topic.paraphrased,
+      expect: { document: document as string, page: i + 1 },
+      kind: 'paraphrased' as const,
+      split: 'dev' as const,
+      document: document as string,
+    },
+  ]),
+  ...demoUnanswerable[document as string]!.map((question) => ({
+    question,
+    kind: 'unanswerable' as const,
+    split: 'dev' as const,
+    document: document as string,
+  })),
+]);
+
+const fileQuestions: EvalQuestion[] = evalFiles.flatMap((file) => [
+  ...file.questions.flatMap((q) => [
+    {
+      question: q.direct,
+      expect: { document: file.name, page: q.page },
+      kind: 'direct' as const,
+      split: file.split,
+      document: file.name,
+    },
+    {
+      question: q.paraphrased,
+      expect: { document: file.name, page: q.page },
+      kind: 'paraphrased' as const,
+      split: file.split,
+      document: file.name,
+    },
+  ]),
+  ...file.unanswerable.map((question) => ({
+    question,
+    kind: 'unanswerable' as const,
+    split: file.split,
+    document: file.name,
+  })),
+]);
+
 export const evalQuestions: EvalQuestion[] = [
-  ...[
-    ['Member Handbook', handbook],
-    ['Site Safety Manual', safety],
-    ['Grants and Bursaries Guide', grants],
-  ].flatMap(([document, topics]) =>
-    (topics as PageQuestions[]).flatMap((topic, i) => [
-      { question: topic.direct, expect: { document: document as string, page: i + 1 }, kind: 'direct' as const },
-      {
-        question: topic.paraphrased,
-        expect: { document: document as string, page: i + 1 },
-        kind: 'paraphrased' as const,
-      },
-    ]),
-  ),
-  ...unanswerable.map((question) => ({ question, kind: 'unanswerable' as const })),
+  ...demoQuestions,
+  ...fileQuestions,
+  ...offTopic.map((question, i) => ({
+    question,
+    kind: 'off-topic' as const,
+    split: i % 2 === 0 ? ('dev' as const) : ('test' as const),
+  })),
 ];

@@ -1,37 +1,115 @@
-// `npm run eval`: measures the library chat on the evaluation set (scripts/eval-set.ts) in an
-// in-memory PGlite, once per retrieval setup: USE-lite with pgvector (hybrid); an OpenAI-compatible
-// /embeddings provider when EMBEDDINGS_PROVIDER=openai (and EMBEDDINGS_URL, EMBEDDINGS_API_KEY,
-// EMBEDDINGS_MODEL) are set, as the service reads them; and keyword-only (PGlite without pgvector).
-// Prints, per setup:
+// `npm run eval`: measures the library chat's search mode (the fallback path; Claude is not evaluated,
+// only a stand-in is available offline) on the evaluation set (scripts/eval-set.ts) in an in-memory
+// PGlite, once per retrieval setup: USE-lite with pgvector (hybrid); an OpenAI-compatible /embeddings
+// provider when EMBEDDINGS_PROVIDER=openai (and EMBEDDINGS_URL, EMBEDDINGS_API_KEY, EMBEDDINGS_MODEL) are
+// set, as the service reads them; and keyword-only (PGlite without pgvector). The demo guides are written
+// as passages; the other documents are real files read by the ingestion's extractors and splitter.
+//
+// The set is split by document: every threshold and weight is fitted on the development half
+// (`npm run eval -- --fit` prints the confidence models to paste into src/modules/chat/chat.evidence.ts),
+// the test half is held back. Prints, per setup and half:
 //   recall@5       the answering page is among the first five retrieved passages (answerable questions)
-//   cited page     the answer's first source is the answering page (search mode, as the fallback answers;
-//                  split into questions with the page's words and paraphrased ones)
-//   abstains       unanswerable questions get "no answer" and no sources
-// Targets: recall@5 >= 0.9, cited page >= 0.9 (>= 0.8 paraphrased), abstains >= 0.9.
+//   right page     the answering page is among the answer's sources (direct and paraphrased apart)
+//   abstains       unanswerable questions get "no answer" and no sources (on-topic and off-topic apart)
+//   ECE            expected calibration error of the confidence, read as the probability that the page the
+//                  answer leads with answers the question; with a reliability table (10 buckets)
+// Targets on the test half: right page >= 0.95 direct, >= 0.8 paraphrased; abstains >= 0.9; ECE <= 0.1.
 import { randomUUID } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
+import { extractDocument } from '../src/integrations/documents/extraction.ts';
+import { toVectorLiteral, type Embedder } from '../src/integrations/embeddings/embedder.ts';
+import {
+  ANSWER_MODELS,
+  answerConfidence,
+  answerThreshold,
+  featureVector,
+  type AnswerFeatures,
+} from '../src/modules/chat/chat.evidence.ts';
+import { embeddingInput } from '../src/modules/ingestion/ingestion.pipeline.ts';
+import { splitIntoPassages } from '../src/modules/ingestion/passage.splitter.ts';
 import { resolveReader } from '../src/modules/library/resource.access.ts';
 import type { Actor } from '../src/shared/access/actor.ts';
 import { openDatabase } from '../src/shared/database.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { migrateUp } from '../src/shared/migrator.ts';
 import { buildDocument } from '../tests/factories/passages.ts';
-import { evalDocuments, evalQuestions } from './eval-set.ts';
+import type { EvalFile } from './eval-documents.ts';
+import { evalDocuments, evalFiles, evalQuestions, type EvalQuestion } from './eval-set.ts';
 
-interface Score {
-  setup: string;
-  recallAt5: number;
-  citedPage: number;
-  citedPageDirect: number;
-  citedPageParaphrased: number;
-  abstains: number;
-  misses: string[];
+interface Outcome {
+  item: EvalQuestion;
+  confidence: number;
+  answered: boolean;
+  /** The expected page is among the sources. */
+  citedRight: boolean;
+  /** The lead sentence's page is the expected one (what the confidence predicts). */
+  leadRight: boolean;
+  inTop5: boolean;
+  features: AnswerFeatures | null;
+  cited: string;
+  retrieved: string;
 }
 
-const ratio = (hits: number, total: number) => (total ? hits / total : 1);
+const ratio = (hits: number, total: number) => (total ? hits / total : Number.NaN);
+const args = new Set(process.argv.slice(2));
 
-async function evaluate(setup: string, pgvector: boolean, embeddings: Record<string, string> = {}): Promise<Score> {
+/** A real file through the ingestion's extractor and splitter, written as the pipeline writes passages. */
+async function ingestFile(
+  deps: { sequelize: Sequelize; embedder: Embedder; vectors: boolean },
+  organizationId: string,
+  file: EvalFile,
+): Promise<string> {
+  const { sequelize, embedder } = deps;
+  const extraction = await extractDocument(file.format, await file.build());
+  const passages = splitIntoPassages(extraction.units);
+  const resourceId = randomUUID();
+  const versionId = randomUUID();
+  await sequelize.query(
+    `INSERT INTO resources (id, organization_id, name, type, format, access_level, status, published_at)
+     VALUES ($1, $2, $3, 'document', $4, 'public', 'published', now())`,
+    { bind: [resourceId, organizationId, file.name, file.format] },
+  );
+  await sequelize.query(
+    `INSERT INTO resource_versions (id, organization_id, resource_id, version, storage_key, file_name, content_type, format, size_bytes, sha256)
+     VALUES ($1, $2, $3, 1, $4, $5, 'application/octet-stream', $6, 1, $7)`,
+    {
+      bind: [
+        versionId,
+        organizationId,
+        resourceId,
+        `eval/${resourceId}`,
+        `${file.name}.${file.format}`,
+        file.format,
+        resourceId.replace(/-/g, '').padEnd(64, '0'),
+      ],
+    },
+  );
+  const vectors = deps.vectors
+    ? await embedder.embed(passages.map((p) => embeddingInput({ content: p.text, heading_path: p.headingPath })))
+    : [];
+  await sequelize.query(
+    `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, heading_path, content, embedding_model${deps.vectors ? ', embedding' : ''})
+     SELECT $1, $2, $3, o - 1, page, kind, heading, content, ${deps.vectors ? '$9, vec::vector' : 'NULL'}
+       FROM unnest($4::int[], $5::text[], $6::text[], $7::text[]${deps.vectors ? ', $8::text[]' : ''}) WITH ORDINALITY AS x(page, kind, heading, content${deps.vectors ? ', vec' : ''}, o)`,
+    {
+      bind: [
+        organizationId,
+        resourceId,
+        versionId,
+        passages.map((p) => p.pageNumber),
+        passages.map((p) => p.locationKind),
+        passages.map((p) => p.headingPath),
+        passages.map((p) => p.text),
+        ...(deps.vectors ? [vectors.map((v) => toVectorLiteral(v)), embedder.model] : []),
+      ],
+    },
+  );
+  return resourceId;
+}
+
+async function evaluate(setup: string, pgvector: boolean, embeddings: Record<string, string> = {}): Promise<Outcome[]> {
   const logger = createLogger('silent');
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -58,6 +136,14 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
       });
       ids.set(document.name, built.resourceId);
     }
+    const vectors = pgvector && (await container.services.chat.retrieval.vectorAvailable());
+    for (const file of evalFiles)
+      ids.set(
+        file.name,
+        await ingestFile({ sequelize: db.sequelize, embedder: container.embedder, vectors }, organization.id, file),
+      );
+    const names = new Map([...ids].map(([name, id]) => [id, name]));
+    // a client admin: every published document of the set is open to them
     const actor: Actor = {
       type: 'user',
       id: randomUUID(),
@@ -67,90 +153,181 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
     };
     const reader = await resolveReader(container.sql, actor);
     const chat = container.services.chat;
-    let recall = 0;
-    let answerable = 0;
-    const cited = { direct: [0, 0], paraphrased: [0, 0] };
-    let abstained = 0;
-    let unanswerable = 0;
-    const misses: string[] = [];
+    const outcomes: Outcome[] = [];
     for (const item of evalQuestions) {
       const answer = await chat.ask(actor, { query: item.question });
-      if (process.env.EVAL_VERBOSE) {
-        const top = (await chat.retrieval.retrieve(reader, { query: item.question, limit: 8 })).passages;
-        const expected = item.expect ? ids.get(item.expect.document) : undefined;
-        const rank = top.findIndex((p) => p.resourceId === expected && p.pageNumber === item.expect?.page);
-        const best = top.reduce((m, p) => Math.max(m, p.similarity ?? 0), 0);
-        const cov = top.reduce((m, p) => Math.max(m, p.coverage), 0);
-        const exp = rank >= 0 ? top[rank]! : undefined;
+      const expected = item.expect ? { id: ids.get(item.expect.document), page: item.expect.page } : undefined;
+      const top = (await chat.retrieval.retrieve(reader, { query: item.question, limit: 5 })).passages;
+      const at = (p: { resourceId: string; pageNumber: number }) =>
+        !!expected && p.resourceId === expected.id && p.pageNumber === expected.page;
+      const lead = answer.diagnostics?.lead;
+      outcomes.push({
+        item,
+        confidence: answer.confidence,
+        answered: answer.sources.length > 0,
+        citedRight: answer.sources.some(at),
+        leadRight: !!lead && at(lead),
+        inTop5: top.some(at),
+        features: answer.diagnostics?.features ?? null,
+        cited: answer.sources.map((s) => `${s.resourceName} p${s.pageNumber}`).join('; ') || 'nothing',
+        retrieved: top
+          .slice(0, 3)
+          .map((p) => `${names.get(p.resourceId)} p${p.pageNumber}`)
+          .join('; '),
+      });
+      if (process.env.EVAL_VERBOSE)
         console.log(
-          `${item.kind.padEnd(13)} conf=${answer.confidence.toFixed(2)} bestSim=${best.toFixed(2)} bestCov=${cov.toFixed(2)} rank=${rank} expSim=${exp?.similarity?.toFixed(2)} expCov=${exp?.coverage.toFixed(2)} ${item.question}`,
-        );
-      }
-      if (!item.expect) {
-        unanswerable++;
-        if (answer.sources.length === 0) abstained++;
-        else misses.push(`answered (${answer.confidence}): ${item.question}`);
-        continue;
-      }
-      answerable++;
-      const resourceId = ids.get(item.expect.document);
-      const retrieved = await chat.retrieval.retrieve(reader, { query: item.question, limit: 5 });
-      if (retrieved.passages.some((p) => p.resourceId === resourceId && p.pageNumber === item.expect!.page)) recall++;
-      else misses.push(`not in top 5: ${item.question}`);
-      const first = answer.sources[0];
-      const right = first?.resourceId === resourceId && first?.pageNumber === item.expect.page;
-      const bucket = cited[item.kind as 'direct' | 'paraphrased'];
-      bucket[1]++;
-      if (right) bucket[0]++;
-      else
-        misses.push(
-          `cited ${first ? `${first.resourceName} p${first.pageNumber}` : 'nothing'} (${answer.confidence}) for: ${item.question}`,
+          `${setup.slice(0, 8)} ${item.split} ${item.kind.padEnd(12)} conf=${answer.confidence.toFixed(2)} lead=${lead ? `${names.get(lead.resourceId)} p${lead.pageNumber}` : '-'} ${JSON.stringify(answer.diagnostics?.features)} ${item.question}`,
         );
     }
-    return {
-      setup,
-      recallAt5: ratio(recall, answerable),
-      citedPage: ratio(cited.direct[0]! + cited.paraphrased[0]!, cited.direct[1]! + cited.paraphrased[1]!),
-      citedPageDirect: ratio(cited.direct[0]!, cited.direct[1]!),
-      citedPageParaphrased: ratio(cited.paraphrased[0]!, cited.paraphrased[1]!),
-      abstains: ratio(abstained, unanswerable),
-      misses,
-    };
+    return outcomes;
   } finally {
     await container.close();
     await db.close();
   }
 }
 
-const pct = (value: number) => value.toFixed(2);
+/** L2-regularised logistic regression by gradient descent (features are all 0..1: no scaling needed). */
+function fitLogistic(rows: Array<{ x: number[]; y: number }>, l2 = 0.01, steps = 20000, rate = 0.5) {
+  const d = rows[0]?.x.length ?? 0;
+  let bias = 0;
+  const w = new Array<number>(d).fill(0);
+  for (let step = 0; step < steps; step++) {
+    let gb = 0;
+    const gw = new Array<number>(d).fill(0);
+    for (const { x, y } of rows) {
+      const p = 1 / (1 + Math.exp(-(bias + x.reduce((s, v, i) => s + v * w[i]!, 0))));
+      gb += p - y;
+      for (const [i, v] of x.entries()) gw[i]! += (p - y) * v;
+    }
+    bias -= (rate * gb) / rows.length;
+    for (let i = 0; i < d; i++) w[i]! -= rate * (gw[i]! / rows.length + l2 * w[i]!);
+  }
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { bias: round(bias), weights: w.map(round) };
+}
+
+const fmt = (value: number) => (Number.isNaN(value) ? '   -' : value.toFixed(2));
+
+function reliability(outcomes: Outcome[]): { table: string[]; ece: number } {
+  const buckets = Array.from({ length: 10 }, () => ({ n: 0, conf: 0, right: 0 }));
+  for (const o of outcomes) {
+    const b = buckets[Math.min(9, Math.floor(o.confidence * 10))]!;
+    b.n++;
+    b.conf += o.confidence;
+    b.right += o.leadRight ? 1 : 0;
+  }
+  let ece = 0;
+  const table = ['    confidence   n   mean conf   accuracy'];
+  buckets.forEach((b, i) => {
+    if (!b.n) return;
+    ece += (b.n / outcomes.length) * Math.abs(b.conf / b.n - b.right / b.n);
+    table.push(
+      `    ${(i / 10).toFixed(1)}-${((i + 1) / 10).toFixed(1)}  ${String(b.n).padStart(4)}   ${(b.conf / b.n).toFixed(2).padStart(9)}   ${(b.right / b.n).toFixed(2).padStart(8)}`,
+    );
+  });
+  return { table, ece };
+}
+
+function report(setup: string, outcomes: Outcome[], keywordOnly: boolean): void {
+  console.log(`\n${setup}`);
+  console.log(
+    `  half   recall@5  right page: direct  paraphrased   abstains: on-topic  off-topic   ECE    (answered at >= ${answerThreshold(keywordOnly)})`,
+  );
+  for (const split of ['dev', 'test'] as const) {
+    const half = outcomes.filter((o) => o.item.split === split);
+    const of = (kind: EvalQuestion['kind']) => half.filter((o) => o.item.kind === kind);
+    const answerable = half.filter((o) => o.item.expect);
+    const right = (kind: EvalQuestion['kind']) => ratio(of(kind).filter((o) => o.citedRight).length, of(kind).length);
+    const abstains = (kind: EvalQuestion['kind']) => ratio(of(kind).filter((o) => !o.answered).length, of(kind).length);
+    const { ece } = reliability(half);
+    console.log(
+      `  ${split.padEnd(5)}${fmt(ratio(answerable.filter((o) => o.inTop5).length, answerable.length)).padStart(10)}${fmt(right('direct')).padStart(20)}${fmt(right('paraphrased')).padStart(13)}${fmt(abstains('unanswerable')).padStart(20)}${fmt(abstains('off-topic')).padStart(11)}${fmt(ece).padStart(7)}`,
+    );
+  }
+  console.log('  target (test)               0.95         0.80                0.90       0.90   0.10');
+  for (const split of ['dev', 'test'] as const) {
+    const lead = (kind: EvalQuestion['kind']) => {
+      const of = outcomes.filter((o) => o.item.split === split && o.item.kind === kind);
+      return fmt(ratio(of.filter((o) => o.leadRight).length, of.length));
+    };
+    console.log(
+      `  ${split}: the page the answer would lead with, answered or not: direct ${lead('direct')}, paraphrased ${lead('paraphrased')}`,
+    );
+  }
+  for (const split of ['dev', 'test'] as const) {
+    console.log(`  reliability, ${split} half:`);
+    for (const line of reliability(outcomes.filter((o) => o.item.split === split)).table) console.log(line);
+  }
+  const misses = outcomes.filter((o) => o.item.split === 'test' && (o.item.expect ? !o.citedRight : o.answered));
+  if (misses.length) console.log('  misses, test half:');
+  for (const o of misses)
+    console.log(
+      `  - [${o.item.kind}] ${o.item.question} -> ${o.answered ? `cited ${o.cited}` : 'no answer'} (confidence ${o.confidence}); retrieved: ${o.retrieved}; features ${JSON.stringify(o.features)}`,
+    );
+}
 
 async function main(): Promise<void> {
-  const counts = { direct: 0, paraphrased: 0, unanswerable: 0 };
-  for (const q of evalQuestions) counts[q.kind]++;
+  const count = (split: string, kind: string) =>
+    evalQuestions.filter((q) => q.split === split && q.kind === kind).length;
+  const pages = evalDocuments.reduce((n, d) => n + d.pages.length, 0);
   console.log(
-    `evaluation set: ${evalDocuments.length} documents, ${evalDocuments.reduce((n, d) => n + d.pages.length, 0)} pages; questions: ${counts.direct} direct, ${counts.paraphrased} paraphrased, ${counts.unanswerable} unanswerable`,
+    `evaluation set: ${evalDocuments.length + evalFiles.length} documents (${evalDocuments.length} demo guides of ${pages} pages, ${evalFiles.length} files: ${evalFiles.map((f) => `${f.kind} (${f.format})`).join(', ')}); ${evalQuestions.length} questions`,
   );
-  const scores = [await evaluate('use-lite-512 + pgvector (hybrid)', true)];
-  // a configured OpenAI-compatible /embeddings provider is measured too (the same variables as the service)
+  for (const split of ['dev', 'test'])
+    console.log(
+      `  ${split}: ${[...evalDocuments.map((d) => ({ name: d.name, split: 'dev' })), ...evalFiles].filter((d) => d.split === split).length} documents; ${count(split, 'direct')} direct, ${count(split, 'paraphrased')} paraphrased, ${count(split, 'unanswerable')} on-topic unanswerable, ${count(split, 'off-topic')} off-topic`,
+    );
+  const setups: Array<{ name: string; outcomes: Outcome[]; keywordOnly: boolean }> = [];
+  if (process.env.EVAL_ONLY !== 'keyword')
+    setups.push({
+      name: 'use-lite-512 + pgvector (hybrid)',
+      outcomes: await evaluate('hybrid', true),
+      keywordOnly: false,
+    });
   const provider = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => name.startsWith('EMBEDDINGS_')),
   ) as Record<string, string>;
   if (provider.EMBEDDINGS_PROVIDER === 'openai')
-    scores.push(
-      await evaluate(`${provider.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} + pgvector (hybrid)`, true, provider),
-    );
-  if (process.env.EVAL_ONLY !== 'hybrid') scores.push(await evaluate('keyword-only (no pgvector)', false));
-  console.log('\nsetup                                   recall@5  cited page  (direct  paraphrased)  abstains');
-  for (const s of scores) {
-    console.log(
-      `${s.setup.padEnd(40)}${pct(s.recallAt5).padStart(8)}${pct(s.citedPage).padStart(12)}${pct(s.citedPageDirect).padStart(10)}${pct(s.citedPageParaphrased).padStart(13)}${pct(s.abstains).padStart(11)}`,
-    );
-  }
-  console.log('targets                                    0.90        0.90                  0.80        0.90');
-  for (const s of scores) {
-    if (!s.misses.length) continue;
-    console.log(`\nmisses, ${s.setup}:`);
-    for (const miss of s.misses) console.log(`  - ${miss}`);
+    setups.push({
+      name: `${provider.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} + pgvector (hybrid)`,
+      outcomes: await evaluate('openai', true, provider),
+      keywordOnly: false,
+    });
+  if (process.env.EVAL_ONLY !== 'hybrid')
+    setups.push({
+      name: 'keyword-only (no pgvector)',
+      outcomes: await evaluate('keyword', false),
+      keywordOnly: true,
+    });
+  if (!args.has('--fit')) for (const setup of setups) report(setup.name, setup.outcomes, setup.keywordOnly);
+  else {
+    console.log('\nconfidence models fitted on the development half (paste into ANSWER_MODELS):');
+    for (const setup of setups) {
+      const rows = setup.outcomes
+        .filter((o) => o.item.split === 'dev' && o.features)
+        .map((o) => ({ x: featureVector(o.features!, setup.keywordOnly), y: o.leadRight ? 1 : 0 }));
+      const model = fitLogistic(rows);
+      console.log(`  ${setup.keywordOnly ? 'keywordOnly' : 'hybrid'}: ${JSON.stringify(model)}`);
+      // the answering threshold: the lowest at which the development half abstains on at least 0.9 of
+      // its unanswerable questions, on-topic and off-topic each (the fitted model's confidences)
+      const dev = setup.outcomes.filter((o) => o.item.split === 'dev');
+      const confidence = (o: Outcome) =>
+        o.features ? answerConfidence(o.features, setup.keywordOnly, { hybrid: model, keywordOnly: model }) : 0;
+      for (let t = 0.3; t < 0.96; t += 0.01) {
+        const abstains = (kind: EvalQuestion['kind']) => {
+          const of = dev.filter((o) => o.item.kind === kind);
+          return of.filter((o) => confidence(o) < t).length / of.length;
+        };
+        if (abstains('unanswerable') >= 0.9 && abstains('off-topic') >= 0.9) {
+          const answerable = dev.filter((o) => o.item.expect);
+          const right = answerable.filter((o) => o.leadRight && confidence(o) >= t).length / answerable.length;
+          console.log(`    threshold ${t.toFixed(2)}: dev answers right ${right.toFixed(2)} of the answerable`);
+          break;
+        }
+      }
+    }
+    console.log(`  (current: ${JSON.stringify(ANSWER_MODELS)})`);
   }
 }
 

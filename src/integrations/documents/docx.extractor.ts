@@ -53,9 +53,47 @@ const decode = (text: string) =>
       : (ENTITIES[name] ?? whole),
   );
 
+const cellText = (cell: string) =>
+  cell
+    .replace(/<\/p>\s*<p[^>]*>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+const looksLikeLabel = (cell: string) => cell.length > 0 && cell.length <= 40 && !/^[\d\s.,%£€$-]+$/u.test(cell);
+
+/**
+ * A table as one paragraph per row, so a row's facts stay together in passages and answers. With a
+ * first row of labels (short, not figures), each cell reads "Label: value" ("Committee: Audit and
+ * Risk; Chair: Helen Marsh; Term ends: 2027."); without, the cells are joined with "; ". Each row ends
+ * as a sentence. Word tables otherwise came out with a line break after every cell.
+ */
+export function tableParagraphs(table: string): string {
+  const rows = [...table.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((row) =>
+    [...row[1]!.matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((cell) => cellText(cell[1]!)),
+  );
+  const [first, ...rest] = rows;
+  if (!first) return '';
+  const labelled = rest.length > 0 && first.length > 1 && first.every(looksLikeLabel);
+  const lines = labelled
+    ? rest.map((row) =>
+        row
+          .map((cell, i) => (cell && first[i] ? `${first[i]}: ${cell}` : cell))
+          .filter(Boolean)
+          .join('; '),
+      )
+    : rows.map((row) => row.filter(Boolean).join('; '));
+  return lines
+    .filter((line) => line.replace(new RegExp(MARK, 'g'), '').trim())
+    .map((line) => `<p>${/[.!?:]$/u.test(line) ? line : `${line}.`}</p>`)
+    .join('');
+}
+
 /** mammoth's HTML as lines: headings prefixed with \u0001<level>, every block on its own line. */
 function htmlLines(html: string): string[] {
   const text = html
+    // innermost tables first, so a nested table becomes its cell's text
+    .replace(/<table[^>]*>((?:(?!<table)[\s\S])*?)<\/table>/g, (table) => tableParagraphs(table))
+    .replace(/<table[^>]*>((?:(?!<table)[\s\S])*?)<\/table>/g, (table) => tableParagraphs(table))
     .replace(/<h([1-6])[^>]*>/g, (_, level: string) => `\n${HEADING}${level}`)
     .replace(/<\/(h[1-6]|p|li|tr|table|ul|ol)>|<br\s*\/?>/g, '\n')
     .replace(/<\/t[dh]>/g, ' | ')

@@ -6,6 +6,7 @@
 // below the floor an unrelated passage scores that high too, above the ceiling only answering ones do.
 // The best passage's evidence is the confidence; passages within reach of it are the relevant ones the
 // answer may draw on. Below ANSWERABLE the chat says the library has no answer (and cites nothing).
+import type { SentenceFeatures } from './extractive-answer.ts';
 import type { RetrievedPassage, RetrievalResult } from './passage-retrieval.repository.ts';
 
 /** Confidence at or above which the chat answers; below it, it says the library has no answer. */
@@ -56,4 +57,54 @@ export function assessEvidence(result: RetrievalResult): Evidence {
     .filter((item) => item.evidence >= Math.max(ANSWERABLE, best * 0.6))
     .map((item) => item.passage);
   return { confidence, answerable: true, relevant };
+}
+
+/** What the confidence of an answer rests on: its lead sentence and that sentence's passage. */
+export interface AnswerFeatures extends SentenceFeatures {
+  /** The passage's cosine to the question (null in keyword-only mode). */
+  passageSimilarity: number | null;
+  /** The passage's share of the question's content words (full-text side). */
+  passageCoverage: number;
+}
+
+/** The features as the model reads them, in the order of its weights. */
+export function featureVector(f: AnswerFeatures, keywordOnly: boolean): number[] {
+  const lexical = [
+    f.passageCoverage,
+    f.termCoverage,
+    f.missingTerm,
+    f.typeMatch,
+    f.focusMissing,
+    f.termCoverage * f.typeMatch,
+  ];
+  return keywordOnly ? lexical : [f.passageSimilarity ?? 0, f.similarity, ...lexical];
+}
+
+export interface LogisticModel {
+  bias: number;
+  weights: readonly number[];
+  /** The chat answers at or above this confidence, and says the library has no answer below it. */
+  threshold?: number;
+}
+
+/**
+ * Logistic regressions giving the probability that the lead sentence's page answers the question,
+ * fitted by `npm run eval -- --fit` on the development half of the evaluation set only (scripts/eval.ts
+ * prints them); the test half measures them.
+ */
+export const ANSWER_MODELS: { hybrid: LogisticModel; keywordOnly: LogisticModel } = {
+  // thresholds: the lowest at which the development half abstains on 0.9 of its unanswerable questions
+  hybrid: { bias: -1.58, weights: [1.09, 1.08, 0.28, 0.79, -0.79, -0.15, -0.69, 1.28], threshold: 0.67 },
+  keywordOnly: { bias: -2.67, weights: [0.98, 1.68, -1.01, 0.53, -0.7, 1.77], threshold: 0.67 },
+};
+
+/** The confidence at or above which an answer is given, per mode. */
+export const answerThreshold = (keywordOnly: boolean, models = ANSWER_MODELS): number =>
+  (keywordOnly ? models.keywordOnly : models.hybrid).threshold ?? ANSWERABLE;
+
+/** The confidence of an answer: the fitted model's probability, 0..1, rounded to 3 decimals. */
+export function answerConfidence(f: AnswerFeatures, keywordOnly: boolean, models = ANSWER_MODELS): number {
+  const model = keywordOnly ? models.keywordOnly : models.hybrid;
+  const z = featureVector(f, keywordOnly).reduce((sum, x, i) => sum + x * (model.weights[i] ?? 0), model.bias);
+  return Math.round((1 / (1 + Math.exp(-z))) * 1000) / 1000;
 }

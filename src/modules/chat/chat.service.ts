@@ -8,9 +8,10 @@
 // nothing and does not ask the model.
 import type { Sequelize } from 'sequelize';
 import type {
-  AnthropicClient,
   AnthropicFailureReason,
   GroundedAnswer,
+  GroundedChunk,
+  GroundedRequest,
 } from '../../integrations/anthropic/anthropic.client.ts';
 import { AnthropicUnavailable } from '../../integrations/anthropic/anthropic.client.ts';
 import type { Embedder } from '../../integrations/embeddings/embedder.ts';
@@ -21,7 +22,13 @@ import type { Logger } from '../../shared/logger.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
 import { resolveReader } from '../library/resource.access.ts';
-import { assessEvidence, type Evidence } from './chat.evidence.ts';
+import {
+  answerConfidence,
+  answerThreshold,
+  passageEvidence,
+  type AnswerFeatures,
+  type Evidence,
+} from './chat.evidence.ts';
 import {
   ChatRepository,
   type Asker,
@@ -30,7 +37,14 @@ import {
   type ConversationRecord,
   type TurnRecord,
 } from './chat.repository.ts';
-import { composeAnswer, excerptOf, pickSentences } from './extractive-answer.ts';
+import {
+  composeAnswer,
+  excerptOf,
+  extendLead,
+  questionTerms,
+  scoreSentences,
+  type ScoredSentence,
+} from './extractive-answer.ts';
 import { PassageRetrieval, type RetrievedPassage } from './passage-retrieval.repository.ts';
 
 export interface ChatInput {
@@ -50,6 +64,22 @@ export interface ChatAnswer {
   keywordOnly: boolean;
   /** Why an answer configured for Claude came in search mode. */
   fallbackReason: AnthropicFailureReason | null;
+  /** What the confidence rests on (for the evaluation; not part of the API response). */
+  diagnostics?: Diagnostics;
+}
+
+export interface Diagnostics {
+  features: AnswerFeatures | null;
+  /** The page the lead sentence comes from, whether or not the chat answered with it. */
+  lead: { resourceId: string; pageNumber: number; text: string } | null;
+}
+
+/** The chat's judgement of the retrieved passages: whether to answer, with what, and how sure. */
+interface Judgement extends Evidence {
+  sentences: ScoredSentence[];
+  lead: ScoredSentence | undefined;
+  features: AnswerFeatures | null;
+  furniture: ReadonlySet<string>;
 }
 
 /** Where a streamed answer goes as it is written. */
@@ -59,9 +89,24 @@ export interface AnswerSink {
   reset(reason: AnthropicFailureReason): void;
 }
 
+/**
+ * A model that answers from the passages it is sent and cites them: Claude (AnthropicClient) or an
+ * OpenAI-compatible server (OpenAiChatClient). Both throw AnthropicUnavailable to mean "use search mode".
+ */
+export interface ChatModel {
+  answer(request: GroundedRequest): Promise<GroundedAnswer>;
+  stream(request: GroundedRequest): AsyncGenerator<GroundedChunk>;
+}
+
 /** Earlier turns passed to Claude for follow-ups. */
 const HISTORY_TURNS = 6;
 const PASSAGES_FOR_MODEL = 8;
+/** Passages whose sentences compete for the answer's lead. */
+const CANDIDATE_PASSAGES = 4;
+/** Below this confidence the chat model is not asked either (nothing it was sent would come near). */
+const MODEL_FLOOR = 0.3;
+/** Below this, the closest passage is too far off to be worth pointing at. */
+const CLOSEST_FLOOR = 0.1;
 
 export const NO_ANSWER = 'The library has no answer to this question: none of the resources you can open covers it.';
 
@@ -88,7 +133,7 @@ export class ChatService {
       sequelize: Sequelize;
       embedder: Embedder;
       logger: Logger;
-      anthropic?: AnthropicClient;
+      anthropic?: ChatModel;
     },
   ) {
     this.retrieval = new PassageRetrieval(deps);
@@ -108,42 +153,54 @@ export class ChatService {
       { query: input.query, categoryIds: input.resourceScope, limit: PASSAGES_FOR_MODEL },
       queryVector,
     );
-    const evidence = assessEvidence(retrieved);
+    const evidence = await this.judge(reader, input.query, retrieved, queryVector);
 
-    let result: Omit<ChatAnswer, 'conversationId' | 'turnId'>;
-    if (!evidence.answerable) {
-      sink?.token(NO_ANSWER);
+    let fallbackReason: AnthropicFailureReason | null = null;
+    let result: Omit<ChatAnswer, 'conversationId' | 'turnId'> | null = null;
+    // the model reads the passages itself and must say when they do not answer: it is consulted on
+    // weaker evidence than search mode answers on, and never when nothing comes near
+    if (this.deps.anthropic && evidence.confidence >= MODEL_FLOOR && evidence.relevant.length) {
+      try {
+        result = await this.answerWithClaude(this.deps.anthropic, input.query, history, evidence, sink);
+        result.keywordOnly = retrieved.keywordOnly;
+      } catch (error) {
+        if (!(error instanceof AnthropicUnavailable)) throw error;
+        fallbackReason = error.reason;
+        this.deps.logger.warn(
+          { err: error, reason: error.reason },
+          'The chat model is unavailable: the chat answers in search mode',
+        );
+      }
+    }
+    if (!result && evidence.answerable) {
       result = {
-        answer: NO_ANSWER,
+        ...this.answerBySearch(input.query, evidence, sink),
+        keywordOnly: retrieved.keywordOnly,
+        fallbackReason,
+      };
+    } else if (!result) {
+      const answer = noAnswer(evidence);
+      sink?.token(answer);
+      result = {
+        answer,
         sources: [],
         suggestedQuestions: [],
         confidence: evidence.confidence,
         mode: 'search',
         keywordOnly: retrieved.keywordOnly,
-        fallbackReason: null,
-      };
-    } else {
-      let fallbackReason: AnthropicFailureReason | null = null;
-      let ai: Omit<ChatAnswer, 'conversationId' | 'turnId'> | null = null;
-      if (this.deps.anthropic) {
-        try {
-          ai = await this.answerWithClaude(this.deps.anthropic, input.query, history, evidence, sink);
-          ai.keywordOnly = retrieved.keywordOnly;
-        } catch (error) {
-          if (!(error instanceof AnthropicUnavailable)) throw error;
-          fallbackReason = error.reason;
-          this.deps.logger.warn(
-            { err: error, reason: error.reason },
-            'Claude unavailable: the chat answers in search mode',
-          );
-        }
-      }
-      result = ai ?? {
-        ...(await this.answerBySearch(input.query, queryVector, evidence, sink)),
-        keywordOnly: retrieved.keywordOnly,
         fallbackReason,
       };
     }
+    result.diagnostics = {
+      features: evidence.features,
+      lead: evidence.lead
+        ? {
+            resourceId: evidence.lead.passage.resourceId,
+            pageNumber: evidence.lead.passage.pageNumber,
+            text: evidence.lead.text,
+          }
+        : null,
+    };
 
     const turn = await this.repository.addTurn(asker, input.conversationId ?? null, {
       query: input.query,
@@ -159,7 +216,7 @@ export class ChatService {
   }
 
   private async answerWithClaude(
-    client: AnthropicClient,
+    client: ChatModel,
     query: string,
     history: TurnRecord[],
     evidence: Evidence,
@@ -208,17 +265,68 @@ export class ChatService {
     };
   }
 
-  private async answerBySearch(
+  /**
+   * Sentence-level judgement: the candidate sentences of the best passages are scored (the question's
+   * specific words by their weight in the library, the answer type it expects, the sentence's vector),
+   * and the lead sentence's features give the confidence through the fitted model (chat.evidence.ts).
+   */
+  private async judge(
+    reader: Awaited<ReturnType<typeof resolveReader>>,
     query: string,
+    retrieved: Awaited<ReturnType<PassageRetrieval['retrieve']>>,
     queryVector: number[] | null,
-    evidence: Evidence,
-    sink: AnswerSink | undefined,
-  ): Promise<Omit<ChatAnswer, 'conversationId' | 'turnId' | 'keywordOnly' | 'fallbackReason'>> {
-    const sentences = await pickSentences(evidence.relevant, {
+  ): Promise<Judgement> {
+    const passages = retrieved.passages.slice(0, CANDIDATE_PASSAGES);
+    const [termWeights, furniture] = await Promise.all([
+      this.retrieval.termWeights(reader, questionTerms(query)),
+      this.retrieval.repeatedLines(passages.map((passage) => passage.resourceId)),
+    ]);
+    const { candidates, lead } = await scoreSentences(passages, {
       query,
       queryVector,
       embed: queryVector ? (texts) => this.deps.embedder.embed(texts) : undefined,
+      termWeights,
+      furniture,
+      passages: CANDIDATE_PASSAGES,
     });
+    if (!lead)
+      return { confidence: 0, answerable: false, relevant: [], sentences: [], lead, features: null, furniture };
+    const features: AnswerFeatures = {
+      ...lead.features,
+      passageSimilarity: lead.passage.similarity,
+      passageCoverage: lead.passage.coverage,
+    };
+    const confidence = answerConfidence(features, retrieved.keywordOnly);
+    const answerable = confidence >= answerThreshold(retrieved.keywordOnly);
+    // what a model may draw on: the lead's passage first, then those about as well supported
+    const scored = retrieved.passages.map((passage) => ({
+      passage,
+      evidence: passageEvidence(passage, retrieved.queryTerms),
+    }));
+    const best = scored.reduce((top, item) => Math.max(top, item.evidence), 0);
+    const relevant = [
+      lead.passage,
+      ...scored
+        .filter((item) => item.passage !== lead.passage && item.evidence >= best * 0.6)
+        .map((item) => item.passage),
+    ];
+    return {
+      confidence,
+      answerable,
+      relevant,
+      sentences: extendLead(lead, candidates),
+      lead,
+      features,
+      furniture,
+    };
+  }
+
+  private answerBySearch(
+    query: string,
+    evidence: Judgement,
+    sink: AnswerSink | undefined,
+  ): Omit<ChatAnswer, 'conversationId' | 'turnId' | 'keywordOnly' | 'fallbackReason'> {
+    const sentences = evidence.sentences;
     const answer = sentences.length ? composeAnswer(sentences) : NO_ANSWER;
     if (sink) for (const part of answer.split(/(?<=\s)/u)) sink.token(part);
     const seen = new Set<string>();
@@ -226,7 +334,7 @@ export class ChatService {
     for (const sentence of sentences) {
       if (seen.has(sentence.passage.id)) continue;
       seen.add(sentence.passage.id);
-      sources.push(toSource(sentence.passage, sentence.text));
+      sources.push(toSource(sentence.passage, sentence.text, evidence.furniture));
     }
     return {
       answer,
@@ -273,13 +381,23 @@ export class ChatService {
   }
 }
 
-function toSource(passage: RetrievedPassage, focus?: string): ChatSource {
+function toSource(passage: RetrievedPassage, focus?: string, furniture?: ReadonlySet<string>): ChatSource {
   return {
     resourceId: passage.resourceId,
     resourceName: passage.resourceName,
     pageNumber: passage.pageNumber,
-    excerpt: excerptOf(passage, focus),
+    excerpt: excerptOf(passage, focus, 300, furniture),
   };
+}
+
+/**
+ * "No answer", said plainly; when something comes near, where it is, quoted as what it is (the closest
+ * passage), not as the answer. It cites nothing: the sources list stays empty.
+ */
+function noAnswer(evidence: Judgement): string {
+  const lead = evidence.lead;
+  if (!lead || evidence.confidence < CLOSEST_FLOOR) return NO_ANSWER;
+  return `${NO_ANSWER} The closest it comes is "${lead.passage.resourceName}", page ${lead.passage.pageNumber}: "${lead.text}" This may not be what you asked.`;
 }
 
 /** Follow-ups the relevant passages can answer: their sections, and the resources they come from. */

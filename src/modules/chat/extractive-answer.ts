@@ -2,6 +2,7 @@
 // passages themselves. Each sentence is scored by the question's content words it contains and, when
 // vectors are on, by its cosine similarity to the question (one embedding batch for the candidates).
 import { textBlocks, type TextBlock } from '../../integrations/documents/text-blocks.ts';
+import { expectedAnswerType, holdsAnswerType, questionFocus } from './answer-type.ts';
 import type { RetrievedPassage } from './passage-retrieval.repository.ts';
 
 export interface Sentence {
@@ -18,15 +19,22 @@ const STOPWORDS = new Set(
   ),
 );
 
-/** Lower-cased content words with a light suffix strip, so "refunds" meets "refund". */
+/** A light suffix strip (plural, -ing, -ed, final e), so "refunds" meets "refund" and "agreed" "agree". */
+function stem(word: string): string {
+  let w = word;
+  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (w.length >= 6 && w.endsWith('ing')) return w.slice(0, -3);
+  if (w.length >= 5 && w.endsWith('ed')) return w.slice(0, -2);
+  return w.length >= 4 && w.endsWith('e') ? w.slice(0, -1) : w;
+}
+
+/** Lower-cased content words, stemmed lightly. */
 export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
     .filter((word) => !STOPWORDS.has(word) && word.length > 1)
-    .map((word) =>
-      word.replace(/(ies|es|s|ing|ed)$/u, (suffix) =>
-        word.length - suffix.length >= 3 ? (suffix === 'ies' ? 'y' : '') : suffix,
-      ),
-    );
+    .map(stem);
 }
 
 /** Words a line of its own needs to be quoted as an answer: fewer, and it is a heading. */
@@ -34,9 +42,26 @@ const MIN_STANDALONE_WORDS = 4;
 
 const isHeading = (block: TextBlock) => block.standalone && block.text.split(' ').length < MIN_STANDALONE_WORDS;
 
+/** A page label on a line of its own: "Page 3", "Page 3 of 12", "3", "- 3 -", "3 / 12". */
+const PAGE_LABEL = /^[-–—\s]*(page|p\.|slide)?\s*\d{1,4}(\s*(of|\/)\s*\d{1,4})?[-–—\s]*$/iu;
+
+/**
+ * The text without its page furniture: page labels, and the lines found repeating at the top or foot
+ * of the resource's pages (running titles, headers, footers; PassageRetrieval.repeatedLines).
+ */
+export function withoutFurniture(text: string, furniture?: ReadonlySet<string>): string {
+  return text
+    .split('\n')
+    .filter((line) => {
+      const trimmed = line.trim();
+      return !PAGE_LABEL.test(trimmed) && !furniture?.has(trimmed);
+    })
+    .join('\n');
+}
+
 /** The sentences of a passage; a heading on a line of its own is neither one nor part of the next. */
-export function splitSentences(text: string): string[] {
-  return textBlocks(text)
+export function splitSentences(text: string, furniture?: ReadonlySet<string>): string[] {
+  return textBlocks(withoutFurniture(text, furniture))
     .filter((block) => !isHeading(block))
     .flatMap((block) => (block.standalone ? [block.text] : block.text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/u)))
     .map((sentence) => sentence.trim())
@@ -62,6 +87,130 @@ export interface ExtractOptions {
   embed?: (texts: string[]) => Promise<number[][]>;
   maxSentences?: number;
   maxChars?: number;
+  /** How specific each of the question's words is in the library, 0..1 (PassageRetrieval.termWeights). */
+  termWeights?: ReadonlyMap<string, number>;
+  /** Lines repeating across a resource's pages (headers, footers), never quoted. */
+  furniture?: ReadonlySet<string>;
+  /** Passages whose sentences are candidates (default 3). */
+  passages?: number;
+}
+
+/** What a sentence offers as an answer: the inputs of the confidence (chat.evidence.ts). */
+export interface SentenceFeatures {
+  /** Share of the question's weighted words in the sentence, its heading and its resource's name. */
+  termCoverage: number;
+  /** Weight of the most specific question word found elsewhere in the library but not in the passage. */
+  missingTerm: number;
+  /** 1 when the sentence holds the kind of answer asked for (an amount, a date, a name), else 0. */
+  typeMatch: number;
+  /** Cosine of the sentence to the question (0 without vectors). */
+  similarity: number;
+  /** Share of the question's focus words ("which hotel", "the parking fee") the sentence never names. */
+  focusMissing: number;
+}
+
+export interface ScoredSentence extends Sentence {
+  features: SentenceFeatures;
+  /** The passage's position among the candidates' passages (0 = retrieval's best). */
+  rank: number;
+}
+
+/**
+ * Words of the question's form rather than its subject ("how long", "do I have to ask"): the answer
+ * type stands for them, and no answering sentence needs to repeat them.
+ */
+const QUESTION_FORM = new Set(
+  'long much many often soon ask need know tell find get want like please happen exactly kind sort type able allow allowed'.split(
+    ' ',
+  ),
+);
+
+/** The question's subject words, which an answering sentence is expected to share. */
+export const questionTerms = (query: string): string[] =>
+  [...new Set(contentWords(query))].filter((word) => !QUESTION_FORM.has(word));
+
+/** A sentence of another passage replaces the best passage's lead only with this much more lexical support. */
+const LEAD_MARGIN = 0.3;
+
+const wordSet = (...texts: Array<string | null | undefined>) =>
+  new Set(texts.flatMap((t) => (t ? contentWords(t) : [])));
+
+/**
+ * Every candidate sentence with its features and a selection score, best first; `lead` is the one the
+ * answer starts with: the best sentence of the retrieval's best passage, unless a sentence of another
+ * passage has clearly more of the question's specific words and the answer type the question wants.
+ */
+export async function scoreSentences(
+  passages: readonly RetrievedPassage[],
+  options: ExtractOptions,
+): Promise<{ candidates: ScoredSentence[]; lead: ScoredSentence | undefined }> {
+  const terms = questionTerms(options.query);
+  const weight = (term: string) => (options.termWeights ? (options.termWeights.get(term) ?? 0.5) : 1);
+  const total = terms.reduce((sum, term) => sum + weight(term), 0);
+  const type = expectedAnswerType(options.query);
+  const focus = [...new Set(contentWords(questionFocus(options.query).join(' ')))];
+  const candidates: ScoredSentence[] = [];
+  passages.slice(0, options.passages ?? 3).forEach((passage, rank) => {
+    const context = wordSet(passage.headingPath, passage.resourceName);
+    const inPassage = wordSet(passage.content, passage.headingPath, passage.resourceName);
+    // a word the library has elsewhere but this passage lacks; words the library never uses say nothing
+    // here (a paraphrase is made of them)
+    const missingTerm = terms.reduce(
+      (max, term) => (inPassage.has(term) || weight(term) >= 0.999 ? max : Math.max(max, weight(term))),
+      0,
+    );
+    splitSentences(passage.content, options.furniture).forEach((text, position) => {
+      const words = wordSet(text);
+      const covered = terms.reduce((sum, term) => sum + (words.has(term) || context.has(term) ? weight(term) : 0), 0);
+      candidates.push({
+        passage,
+        text,
+        position,
+        rank,
+        score: 0,
+        features: {
+          termCoverage: total ? covered / total : 0,
+          missingTerm,
+          typeMatch: holdsAnswerType(type, text, options.query) ? 1 : 0,
+          similarity: 0,
+          focusMissing: focus.length
+            ? focus.filter((word) => !words.has(word) && !context.has(word)).length / focus.length
+            : 0,
+        },
+      });
+    });
+  });
+  if (!candidates.length) return { candidates, lead: undefined };
+  let semantic = false;
+  if (options.queryVector && options.embed) {
+    try {
+      const vectors = await options.embed(candidates.map((candidate) => candidate.text));
+      candidates.forEach((candidate, i) => {
+        candidate.features.similarity = vectors[i] ? cosine(options.queryVector!, vectors[i]!) : 0;
+      });
+      semantic = true;
+    } catch {
+      // lexical scores stand
+    }
+  }
+  for (const candidate of candidates) {
+    const { termCoverage, typeMatch, similarity, focusMissing } = candidate.features;
+    // earlier passages are better evidence: a small preference for the retrieval's order
+    candidate.score =
+      (semantic ? 0.5 * similarity + 0.35 * termCoverage : 0.85 * termCoverage) +
+      0.15 * typeMatch -
+      0.1 * focusMissing -
+      0.05 * candidate.rank;
+  }
+  candidates.sort((a, b) => b.score - a.score);
+  const lexical = (c: ScoredSentence) => c.features.termCoverage + 0.15 * c.features.typeMatch;
+  // the answer leads with the best passage: a single sentence elsewhere that merely sits closer to the
+  // question does not outrank the passage the whole of the evidence chose
+  let lead = candidates.find((candidate) => candidate.passage === passages[0]) ?? candidates[0]!;
+  const challenger = candidates.find((c) => c.passage !== lead.passage);
+  if (challenger && challenger.score > lead.score && lexical(challenger) >= lexical(lead) + LEAD_MARGIN)
+    lead = challenger;
+  return { candidates, lead };
 }
 
 /**
@@ -71,42 +220,25 @@ export interface ExtractOptions {
 export async function pickSentences(
   passages: readonly RetrievedPassage[],
   options: ExtractOptions,
-): Promise<Sentence[]> {
-  const terms = new Set(contentWords(options.query));
-  const candidates: Sentence[] = [];
-  passages.slice(0, 3).forEach((passage, rank) => {
-    splitSentences(passage.content).forEach((text, position) => {
-      const words = new Set(contentWords(text));
-      const overlap = terms.size ? [...terms].filter((term) => words.has(term)).length / terms.size : 0;
-      // earlier passages are better evidence: a small tie-breaking preference
-      // the best passage is the evidence: the others must clearly beat it to be quoted
-      candidates.push({ passage, text, position, score: overlap - rank * 0.25 });
-    });
-  });
-  if (!candidates.length) return [];
-  if (options.queryVector && options.embed) {
-    try {
-      const vectors = await options.embed(candidates.map((candidate) => candidate.text));
-      candidates.forEach((candidate, i) => {
-        const similarity = vectors[i] ? cosine(options.queryVector!, vectors[i]!) : 0;
-        candidate.score = 0.6 * similarity + 0.4 * candidate.score;
-      });
-    } catch {
-      // lexical scores stand
-    }
-  }
-  candidates.sort((a, b) => b.score - a.score);
-  // the answer leads with the best passage: a single sentence elsewhere that happens to sit closer to
-  // the question does not outrank the passage the whole of the evidence chose
-  const best = candidates.find((candidate) => candidate.passage === passages[0]) ?? candidates[0]!;
-  const picked = [best];
+): Promise<ScoredSentence[]> {
+  const { candidates, lead } = await scoreSentences(passages, options);
+  return lead ? extendLead(lead, candidates, options) : [];
+}
+
+/** The lead sentence and up to `maxSentences - 1` others scoring nearly as well, within `maxChars`. */
+export function extendLead(
+  lead: ScoredSentence,
+  candidates: readonly ScoredSentence[],
+  options: Pick<ExtractOptions, 'maxSentences' | 'maxChars'> = {},
+): ScoredSentence[] {
+  const picked = [lead];
   const maxSentences = options.maxSentences ?? 2;
   const maxChars = options.maxChars ?? 600;
-  let length = best.text.length;
+  let length = lead.text.length;
   for (const candidate of candidates) {
     if (picked.length >= maxSentences) break;
-    if (candidate === best) continue;
-    if (candidate.score < best.score * 0.85 || length + candidate.text.length > maxChars) continue;
+    if (candidate === lead || candidate.text === lead.text) continue;
+    if (candidate.score < lead.score * 0.85 || length + candidate.text.length > maxChars) continue;
     picked.push(candidate);
     length += candidate.text.length;
   }
@@ -135,8 +267,13 @@ export function composeAnswer(sentences: readonly Sentence[]): string {
  * heading on a line of its own inside the text (a PDF page's) is followed by a colon, so it reads as
  * one ("Site inspections: Every bridge site…") instead of running into the sentence under it.
  */
-export function excerptOf(passage: RetrievedPassage, focus?: string, maxChars = 300): string {
-  const blocks = textBlocks(passage.content);
+export function excerptOf(
+  passage: RetrievedPassage,
+  focus?: string,
+  maxChars = 300,
+  furniture?: ReadonlySet<string>,
+): string {
+  const blocks = textBlocks(withoutFurniture(passage.content, furniture));
   const content = blocks
     .map((block, i) => (block.standalone && i < blocks.length - 1 ? `${block.text}:` : block.text))
     .join(' ');

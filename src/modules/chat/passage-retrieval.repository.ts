@@ -74,6 +74,8 @@ const RRF_K = 60;
  */
 const RERANK_POOL = 24;
 const SIMILARITY_WEIGHT = 0.7;
+/** Passages counted per word for its weight (see termWeights). */
+const DF_CAP = 5000;
 
 interface Row {
   id: string;
@@ -219,6 +221,54 @@ export class PassageRetrieval {
         score: Number(row.score),
       })),
     };
+  }
+
+  /**
+   * How specific each word is in the reader's library, as an inverse document frequency scaled to 0..1
+   * (1: no passage has it; 0: every passage has it, or it is a stop word). Counts are capped
+   * (DF_CAP): past a few thousand passages a word is common whatever the exact number, and the cap
+   * bounds the work on large libraries. Counted over the organization's passages, not the reader's:
+   * only a weight comes out of it, never a passage.
+   */
+  async termWeights(reader: LibraryReader, words: readonly string[]): Promise<Map<string, number>> {
+    const unique = [...new Set(words)];
+    if (!unique.length) return new Map();
+    const rows = await this.deps.sql.rows<{ w: string; df: string | null; n: string }>(
+      `SELECT w, CASE WHEN numnode(plainto_tsquery('english', w)) = 0 THEN NULL ELSE
+                 (SELECT count(*) FROM (SELECT 1 FROM resource_passages p
+                    WHERE p.organization_id = $1 AND p.search @@ plainto_tsquery('english', w) LIMIT ${DF_CAP}) c) END AS df,
+              (SELECT count(*) FROM (SELECT 1 FROM resource_passages p WHERE p.organization_id = $1 LIMIT ${DF_CAP * 20}) t) AS n
+         FROM unnest($2::text[]) AS w`,
+      [reader.organizationId, unique],
+    );
+    const weights = new Map<string, number>();
+    for (const row of rows) {
+      const n = Number(row.n);
+      const max = Math.log((n + 1) / 0.5);
+      weights.set(row.w, row.df === null ? 0 : Math.max(0, Math.log((n + 1) / (Number(row.df) + 0.5)) / max));
+    }
+    return weights;
+  }
+
+  /**
+   * Lines that open or close passages on two pages or more of one resource: running titles, headers,
+   * footers ("Annual Report 2025", "Confidential"). An extractive answer never quotes them.
+   */
+  async repeatedLines(resourceIds: readonly string[]): Promise<Set<string>> {
+    const ids = [...new Set(resourceIds)];
+    if (!ids.length) return new Set();
+    const rows = await this.deps.sql.rows<{ line: string }>(
+      `SELECT line FROM (
+         SELECT p.resource_id, p.page_number, btrim(x.line) AS line
+           FROM resource_passages p
+          CROSS JOIN LATERAL (VALUES (split_part(p.content, E'\n', 1)), (substring(p.content from '[^\n]*$'))) AS x(line)
+          WHERE p.resource_id = ANY($1::uuid[])
+       ) l
+        WHERE length(line) BETWEEN 1 AND 120
+        GROUP BY resource_id, line HAVING count(DISTINCT page_number) >= 2`,
+      [ids],
+    );
+    return new Set(rows.map((row) => row.line));
   }
 
   private async countTerms(query: string): Promise<number> {
