@@ -30,6 +30,10 @@ function rule(reads: readonly (keyof Variables)[], problem: (v: Variables) => st
   );
 }
 
+function isLoopback(url: string): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+}
+
 function headersTimeoutMs(v: Variables): number {
   return v.HTTP_HEADERS_TIMEOUT_MS ?? v.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
 }
@@ -54,9 +58,10 @@ const rules = [
       ? 'IDENTITY_SERVICE_API_URL must be https when NODE_ENV=production (the API key travels with every call)'
       : undefined,
   ),
+  // loopback never leaves the machine (a local stand-in, a sidecar proxy)
   rule(['NODE_ENV', 'HUBSPOT_API_URL'], (v) =>
-    v.NODE_ENV === 'production' && !v.HUBSPOT_API_URL.startsWith('https:')
-      ? 'HUBSPOT_API_URL must be https when NODE_ENV=production (tokens travel with every call)'
+    v.NODE_ENV === 'production' && !v.HUBSPOT_API_URL.startsWith('https:') && !isLoopback(v.HUBSPOT_API_URL)
+      ? 'HUBSPOT_API_URL must be https (or loopback) when NODE_ENV=production (tokens travel with every call)'
       : undefined,
   ),
   rule(['HUBSPOT_CLIENT_ID', 'HUBSPOT_CLIENT_SECRET'], (v) =>
