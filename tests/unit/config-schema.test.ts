@@ -194,6 +194,34 @@ describe('production requirements', () => {
     }
   });
 
+  it('when the deployment serves the sandbox, then the CRM uses the sandbox HubSpot app; half an app is refused', () => {
+    const apps = {
+      HUBSPOT_CLIENT_ID: 'live-id',
+      HUBSPOT_CLIENT_SECRET: 'live-secret',
+      HUBSPOT_SANDBOX_CLIENT_ID: 'test-id',
+      HUBSPOT_SANDBOX_CLIENT_SECRET: 'test-secret',
+    };
+    assert.deepEqual(loadConfig(apps).crm.app, { clientId: 'live-id', clientSecret: 'live-secret' });
+    assert.deepEqual(loadConfig({ ...apps, APP_ENV: 'sandbox' }).crm.app, {
+      clientId: 'test-id',
+      clientSecret: 'test-secret',
+    });
+    assert.equal(
+      loadConfig({ APP_ENV: 'sandbox', HUBSPOT_CLIENT_ID: 'live-id', HUBSPOT_CLIENT_SECRET: 'x' }).crm.app,
+      null,
+    );
+    assert.deepEqual(problemsOf({ HUBSPOT_CLIENT_ID: 'live-id' }), [
+      'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together',
+    ]);
+    assert.deepEqual(problemsOf({ ...PRODUCTION, HUBSPOT_API_URL: 'http://hubspot.example.test' }), [
+      'HUBSPOT_API_URL must be https (or loopback) when NODE_ENV=production (tokens travel with every call)',
+    ]);
+    assert.equal(
+      loadConfig({ ...PRODUCTION, HUBSPOT_API_URL: 'http://127.0.0.1:9000' }).crm.apiUrl,
+      'http://127.0.0.1:9000',
+    );
+  });
+
   it('when an entry point meets a bad configuration, then it exits with 78 (EX_CONFIG), listing all', async () => {
     // the worker imports nothing heavy before its configuration; a directory without a .env of its own
     const cwd = await mkdtemp(path.join(tmpdir(), 'guildhall-config-'));
