@@ -19,6 +19,7 @@ import { type CrmErrorPage, when } from './CrmShared.tsx';
 
 const TYPES: Record<string, string> = {
   contact_sync: 'Contact',
+  company_sync: 'Company',
   property_mapping: 'Mapping',
   auth: 'Authorization',
 };
@@ -61,8 +62,9 @@ const CrmErrors: React.FC<Props> = ({ page, chosen, onChoose, onRetry, onPage, b
           Retry{chosen.size ? ` ${chosen.size} selected` : ''}
         </Button>
         <Text fontSize="sm" style={{ color: '#454655' }}>
-          Retry sends the chosen errors’ records to HubSpot again; an error whose cause is gone disappears after the
-          next run. Mapping and authorization errors are checked again by the next run.
+          Retry sends the chosen contact errors’ records to HubSpot again: an error whose cause is gone disappears after
+          that run. Chosen mapping, company and authorization errors are cleared, and the next run reports them again if
+          their cause remains.
         </Text>
       </Box>
       <Table data-testid="crm-errors">

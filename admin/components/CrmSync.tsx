@@ -2,15 +2,15 @@
 // Platform Settings > CRM: the organizations with a HubSpot connection (CrmConnectionsTable), and the
 // chosen one's status, errors with Retry, mapping and runs (CrmDetail), loaded from the portal's CRM
 // routes (admin/resources/crm.routes.ts). The choice is kept in the URL (?organization=<id>). After a
-// Retry the page looks again every 2 seconds, for up to 30, until the retried errors are gone (the sync
-// job sends the records in the background).
+// Retry the page looks at the errors again every 2 seconds, for up to 30, until the retried ones are
+// gone (the sync job sends the records in the background).
 import React, { useCallback, useEffect, useRef, useState } from 'react';
 import { useSelector } from 'react-redux';
 import { ApiClient, useNotice } from 'adminjs';
 import { Box, H2, H4, Text } from '@adminjs/design-system';
 import CrmConnectionsTable from './CrmConnectionsTable.tsx';
 import CrmDetail from './CrmDetail.tsx';
-import type { CrmConnection, CrmDetailData } from './CrmShared.tsx';
+import type { CrmConnection, CrmDetailData, CrmErrorPage } from './CrmShared.tsx';
 
 const api = new ApiClient();
 const PAGE = 'crm';
@@ -34,7 +34,7 @@ const CrmSync: React.FC = () => {
   const [list, setList] = useState<PageData | null>(null);
   const [selected, setSelected] = useState<string | null>(chosenInUrl());
   const [detail, setDetail] = useState<CrmDetailData | null>(null);
-  const [errorsPage, setErrorsPage] = useState(1);
+  const errorsPage = useRef(1);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [busy, setBusy] = useState(false);
   const [watching, setWatching] = useState<string[]>([]);
@@ -45,22 +45,38 @@ const CrmSync: React.FC = () => {
     setList(res.data as PageData);
   }, []);
 
-  /** The chosen organization's detail; a refusal is a notice. */
-  const loadDetail = useCallback(
-    async (organizationId: string, page: number): Promise<CrmDetailData | null> => {
-      const res = await fetch(`${rootPath}/crm/${organizationId}?page=${page}`, { credentials: 'same-origin' });
+  /** A CRM route's answer; a refusal is a notice (and null). */
+  const read = useCallback(
+    async <T,>(path: string): Promise<T | null> => {
+      const res = await fetch(`${rootPath}${path}`, { credentials: 'same-origin' });
       const body = await res.json().catch(() => ({}));
-      if (!res.ok) {
-        addNotice.current({
-          message: body.message ?? `The CRM status could not be loaded (${res.status})`,
-          type: 'error',
-        });
-        return null;
-      }
-      setDetail(body as CrmDetailData);
-      return body as CrmDetailData;
+      if (res.ok) return body as T;
+      addNotice.current({ message: body.message ?? `The CRM page could not load (${res.status})`, type: 'error' });
+      return null;
     },
     [rootPath],
+  );
+
+  /** Everything about the organization (its mapping checked against HubSpot: one call from its budget). */
+  const loadDetail = useCallback(
+    async (organizationId: string) => {
+      const body = await read<CrmDetailData>(`/crm/${organizationId}?page=${errorsPage.current}`);
+      if (body) setDetail(body);
+      return body;
+    },
+    [read],
+  );
+
+  /** Only its errors: paging, and looking again after a Retry. */
+  const loadErrors = useCallback(
+    async (organizationId: string, page: number) => {
+      const errors = await read<CrmErrorPage>(`/crm/${organizationId}/errors?page=${page}`);
+      if (!errors) return null;
+      errorsPage.current = errors.page;
+      setDetail((shown) => (shown ? { ...shown, errors } : shown));
+      return errors;
+    },
+    [read],
   );
 
   useEffect(() => {
@@ -70,21 +86,23 @@ const CrmSync: React.FC = () => {
   useEffect(() => {
     if (!selected) return;
     setBusy(true);
-    loadDetail(selected, errorsPage).finally(() => setBusy(false));
-  }, [selected, errorsPage, loadDetail]);
+    loadDetail(selected).finally(() => setBusy(false));
+  }, [selected, loadDetail]);
 
-  // after a Retry: look again until the retried errors are gone, or give up after WATCH_TIMES looks
+  // after a Retry: look at the errors again until the retried ones are gone (or WATCH_TIMES looks), then
+  // at everything once (the figures and runs have changed)
   useEffect(() => {
     if (!selected || watching.length === 0) return;
     const timer = setTimeout(async () => {
       watched.current += 1;
-      const now = await loadDetail(selected, errorsPage);
-      await loadList();
-      const left = now ? watching.filter((id) => now.errors.rows.some((e) => e.id === id)) : [];
-      setWatching(watched.current >= WATCH_TIMES ? [] : left);
+      const errors = await loadErrors(selected, errorsPage.current);
+      const left = errors ? watching.filter((id) => errors.rows.some((e) => e.id === id)) : [];
+      if (left.length > 0 && watched.current < WATCH_TIMES) return setWatching(left);
+      setWatching([]);
+      await Promise.all([loadDetail(selected), loadList()]);
     }, WATCH_EVERY_MS);
     return () => clearTimeout(timer);
-  }, [selected, errorsPage, watching, loadDetail, loadList]);
+  }, [selected, watching, loadErrors, loadDetail, loadList]);
 
   const select = (organizationId: string) => {
     const url = new URL(window.location.href);
@@ -92,7 +110,7 @@ const CrmSync: React.FC = () => {
     window.history.replaceState(null, '', url);
     setChosen(new Set());
     setWatching([]);
-    setErrorsPage(1);
+    errorsPage.current = 1;
     setDetail(null);
     setSelected(organizationId);
   };
@@ -122,7 +140,6 @@ const CrmSync: React.FC = () => {
     setChosen(new Set());
     watched.current = 0;
     setWatching(queued);
-    await loadDetail(selected, errorsPage);
   };
 
   if (!list) return <Text>Loading…</Text>;
@@ -160,11 +177,11 @@ const CrmSync: React.FC = () => {
           onRetry={retry}
           onErrorsPage={(page) => {
             setChosen(new Set());
-            setErrorsPage(page);
+            loadErrors(selected, page);
           }}
           onRefresh={() => {
             loadList();
-            loadDetail(selected, errorsPage);
+            loadDetail(selected);
           }}
           busy={busy}
         />

@@ -13,7 +13,7 @@ import { portalActor, type PortalAdmin } from '../portal-actor.ts';
 /** Errors per page on the CRM page. */
 export const CRM_ERRORS_PER_PAGE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ERROR_TYPES = new Set(['contact_sync', 'property_mapping', 'auth']);
+const ERROR_TYPES = new Set(['contact_sync', 'company_sync', 'property_mapping', 'auth']);
 
 const adminOf = (req: Request) => (req.session as unknown as { adminUser?: PortalAdmin }).adminUser;
 /** AdminJS's router parses every body with express-formidable (into req.fields), JSON included. */

@@ -230,6 +230,26 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     await shot('detail-retried', 2400);
   });
 
+  it('when there are more errors than a page holds, then they show 20 at a time, paged without the rest', async () => {
+    const emails = Array.from({ length: 21 }, (_, n) => `refused${n}@members.test`);
+    for (const email of emails) {
+      hub.rejectEmails.add(email);
+      await buildMember(org.id, { email });
+    }
+    await t.http.post('/api/crm/sync').set(bearer(clientToken)).expect(202);
+    await waitFor('the refused records', async () => (await errorCount('contact_sync')) === 21);
+    await page.click('[data-testid=crm-refresh]');
+    await page.locator('[data-testid=crm-errors-total]', { hasText: '21 errors' }).waitFor();
+    const rows = page.locator('[data-testid=crm-errors] tbody tr');
+    assert.equal(await rows.count(), 20);
+    const requests = crmRequests;
+    await page.locator('[data-testid=crm-detail] button', { hasText: /^2$/ }).click();
+    await waitFor('page 2', async () => (await rows.count()) === 1);
+    assert.equal(crmRequests, requests + 1, 'only the errors, not the mapping check again');
+    await shot('errors-page-2', 1300);
+    hub.rejectEmails.clear();
+  });
+
   it('when HubSpot refuses the refresh token, then the list and the detail say it needs re-authorization', async () => {
     hub.revokeAllRefreshTokens();
     hub.expireAccessTokens();
@@ -260,13 +280,21 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     assert.equal(outside.status, 302, 'to the login');
     assert.match(outside.headers.get('location') ?? '', /\/admin\/login$/);
     assert.doesNotMatch(await outside.text(), /Harbor Guild|hs-access/);
+    const [waiting] = (await t.db.sequelize.query(
+      `SELECT id FROM crm_sync_errors WHERE organization_id = :id AND type = 'contact_sync' LIMIT 1`,
+      { replacements: { id: org.id } },
+    )) as [Array<{ id: string }>, unknown];
     const retryOutside = await fetch(`${base}/admin/crm/${org.id}/retry`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ errorIds: [errorId] }),
+      body: JSON.stringify({ errorIds: [waiting[0]!.id] }),
       redirect: 'manual',
     });
     assert.equal(retryOutside.status, 302, 'to the login');
-    assert.equal(await errorCount('contact_sync'), 0);
+    const [retries] = (await t.db.sequelize.query(
+      `SELECT count(*)::int AS n FROM audit_log WHERE action = 'crm.errors_retried'`,
+    )) as [Array<{ n: number }>, unknown];
+    assert.equal(retries[0]!.n, 1, 'only the signed-in Retry');
+    assert.equal(await errorCount('contact_sync'), 21);
   });
 });
