@@ -228,8 +228,10 @@ export class DirectoryService {
     id: string,
     page: PageRequest,
   ): Promise<Page<DirectoryUserRow & { groups: Array<{ id: string; displayName: string }> }>> {
-    const directory = await this.get(actor, id);
-    const [rows, total] = await Promise.all([
+    // the directory (its tenant check) and the page at once: one round trip, not two; a directory the
+    // actor may not read is a 404 whatever the page queries found
+    const [, rows, total] = await Promise.all([
+      this.get(actor, id),
       // the page's ids first, from the list index alone (directory_users_list_idx covers the order), and
       // only those 100 rows are read and given their groups: skipped rows cost an index entry each
       this.deps.sql.rows<DirectoryUserRow & { groups: Array<{ id: string; displayName: string }> }>(
@@ -244,11 +246,9 @@ export class DirectoryService {
                   ORDER BY created_at, id LIMIT $2 OFFSET $3) page
            JOIN directory_users u ON u.id = page.id
           ORDER BY page.created_at, page.id`,
-        [directory.id, page.itemsPerPage, offsetOf(page)],
+        [id, page.itemsPerPage, offsetOf(page)],
       ),
-      this.deps.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM directory_users WHERE directory_id = $1', [
-        directory.id,
-      ]),
+      this.deps.sql.one<{ n: number }>('SELECT count(*)::int AS n FROM directory_users WHERE directory_id = $1', [id]),
     ]);
     return pageOf(rows, total!.n, page);
   }
