@@ -28,9 +28,16 @@ import type { CrmBudget } from './crm-budget.ts';
 import { type CrmConnectionService, organizationOf, type PortalAccess } from './crm-connection.service.ts';
 import type { CrmErrorLog, FailedRecord } from './crm-error.log.ts';
 import type { CrmMappingCheck } from './crm-mapping.check.ts';
-import { contactProperties, type MemberForCrm } from './crm-mapping.ts';
+import { contactProperties, type MappingEntry, type MemberForCrm } from './crm-mapping.ts';
 
 export const BATCH_SIZE = 100;
+/** Batches sent at once: enough to cover the round trips within the budget's pace (10 calls a second). */
+const BATCHES_IN_FLIGHT = 3;
+
+type Call = <T>(work: () => Promise<T>) => Promise<T>;
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const LEASE_SECONDS = 120;
 /** A run hands over after this long (real time), so one big resync does not hold a worker for hours. */
 const RUN_SLICE_MS = 10 * 60_000;
@@ -201,26 +208,14 @@ export class CrmSyncService {
         const rows = await this.nextBatch(organizationId);
         if (rows.length === 0) break;
         await this.renewLease(organizationId);
-        const deletions = connection.delete_policy === 'archive' ? rows.filter((r) => r.action === 'delete') : [];
-        const upserts = rows.filter((r) => !deletions.includes(r));
-        if (deletions.length > 0) await this.archive(organizationId, deletions, crm, call);
-        const items = upserts.map((row) => ({
-          row,
-          contact: { email: row.email, properties: contactProperties(row, mapping, skip, row.action === 'delete') },
-        }));
-        if (items.length > 0) {
-          const companies = await this.companyStep(organizationId, () =>
-            this.ensureCompanies(organizationId, upserts, crm, call),
-          );
-          const outcome = await this.sendSplitting(organizationId, items, crm, call);
-          counts.sent += outcome.sent;
-          counts.failed += outcome.failed;
-          if (companies) {
-            await this.companyStep(organizationId, () =>
-              this.associateCompanies(organizationId, upserts, companies, crm, call),
-            );
-          }
-        }
+        const outcome = await this.sendRound(organizationId, rows, connection.delete_policy, {
+          crm,
+          call,
+          mapping,
+          skip,
+        });
+        counts.sent += outcome.sent;
+        counts.failed += outcome.failed;
       }
     } catch (error) {
       end = await this.interrupted(organizationId, error);
@@ -232,6 +227,50 @@ export class CrmSyncService {
       );
     }
     return end;
+  }
+
+  /**
+   * One round: up to BATCHES_IN_FLIGHT batches sent at once (each still takes its own slot of the
+   * budget), so HubSpot's latency and ours overlap instead of adding up. A member is in one batch only;
+   * companies are created before the batches (once per name), associated after each.
+   */
+  private async sendRound(
+    organizationId: string,
+    rows: QueuedRow[],
+    deletePolicy: 'mark' | 'archive',
+    run: { crm: HubSpotCrm; call: Call; mapping: readonly MappingEntry[]; skip: ReadonlySet<string> },
+  ): Promise<{ sent: number; failed: number }> {
+    const { crm, call, mapping, skip } = run;
+    const deletions = deletePolicy === 'archive' ? rows.filter((r) => r.action === 'delete') : [];
+    const upserts = rows.filter((r) => !deletions.includes(r));
+    for (const chunk of chunks(deletions, BATCH_SIZE)) await this.archive(organizationId, chunk, crm, call);
+    if (upserts.length === 0) return { sent: 0, failed: 0 };
+    const companies = await this.companyStep(organizationId, () =>
+      this.ensureCompanies(organizationId, upserts, crm, call),
+    );
+    const outcomes = await Promise.allSettled(
+      chunks(upserts, BATCH_SIZE).map(async (batch) => {
+        const items = batch.map((row) => ({
+          row,
+          contact: { email: row.email, properties: contactProperties(row, mapping, skip, row.action === 'delete') },
+        }));
+        const outcome = await this.sendSplitting(organizationId, items, crm, call);
+        if (companies) {
+          await this.companyStep(organizationId, () =>
+            this.associateCompanies(organizationId, batch, companies, crm, call),
+          );
+        }
+        return outcome;
+      }),
+    );
+    // what went through is acknowledged already; the first interruption (a 429, a refused token) ends the run
+    const refused = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (refused) throw refused.reason;
+    return outcomes.reduce(
+      (sum, o) =>
+        o.status === 'fulfilled' ? { sent: sum.sent + o.value.sent, failed: sum.failed + o.value.failed } : sum,
+      { sent: 0, failed: 0 },
+    );
   }
 
   private async access(organizationId: string): Promise<PortalAccess> {
@@ -302,7 +341,7 @@ export class CrmSyncService {
          LEFT JOIN members m ON m.id = q.member_id AND m.organization_id = q.organization_id
         WHERE q.organization_id = $1
         ORDER BY q.queued_at, q.member_id
-        LIMIT ${BATCH_SIZE}`,
+        LIMIT ${BATCH_SIZE * BATCHES_IN_FLIGHT}`,
       [organizationId],
     );
   }
@@ -312,7 +351,7 @@ export class CrmSyncService {
     organizationId: string,
     items: Item[],
     crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
+    call: Call,
   ): Promise<{ sent: number; failed: number }> {
     let answer: Awaited<ReturnType<HubSpotCrm['upsertContacts']>>;
     try {
@@ -425,7 +464,7 @@ export class CrmSyncService {
     organizationId: string,
     rows: QueuedRow[],
     crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
+    call: Call,
   ): Promise<Map<string, string>> {
     const names = new Map<string, string>();
     for (const row of rows) if (row.present && row.employer) names.set(companyKey(row.employer), row.employer);
@@ -436,8 +475,8 @@ export class CrmSyncService {
     );
     const ids = new Map(known.map((k) => [k.name_key, k.company_id]));
     const missing = [...names].filter(([key]) => !ids.has(key));
-    if (missing.length > 0) {
-      const created = await call(() => crm.createCompanies(missing.map(([, name]) => name)));
+    for (const batch of chunks(missing, BATCH_SIZE)) {
+      const created = await call(() => crm.createCompanies(batch.map(([, name]) => name)));
       for (const company of created) ids.set(companyKey(company.name), company.id);
       await this.deps.sql.query(
         `INSERT INTO crm_companies (organization_id, name_key, company_id)
@@ -458,7 +497,7 @@ export class CrmSyncService {
     rows: QueuedRow[],
     companies: Map<string, string>,
     crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
+    call: Call,
   ): Promise<void> {
     if (companies.size === 0) return;
     const wanted = rows.flatMap((row) => {
@@ -484,12 +523,7 @@ export class CrmSyncService {
   }
 
   /** Members deleted where the organization chose to delete their contacts: archived by contact id. */
-  private async archive(
-    organizationId: string,
-    rows: QueuedRow[],
-    crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
-  ): Promise<void> {
+  private async archive(organizationId: string, rows: QueuedRow[], crm: HubSpotCrm, call: Call): Promise<void> {
     const known = await this.deps.sql.rows<{ member_id: string; contact_id: string }>(
       'SELECT member_id, contact_id FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
       [organizationId, rows.map((r) => r.member_id)],
