@@ -1,8 +1,11 @@
-// GET /api/resources?q=... over 10,000 resources (PostgreSQL server), as an active member: full-text
-// with the last word as a prefix, trigram typo tolerance, the access policy inside the SQL, a page of
-// 25 with its total. Sequential requests (latency, not throughput), p50/p95, against a plain SQL
-// baseline: the same search statement and a page read run directly through pg, in the same run.
-// Target: app p95 < 50 ms.
+// GET /api/resources?q=... over 10,000 resources and 200,000 passages of extracted text (PostgreSQL
+// server, keyword path: no pgvector needed), as an active member: full-text over names, tags,
+// descriptions and the documents' text with the last word as a prefix, trigram typo tolerance over a
+// lexicon that holds the text's words, the access policy inside the SQL, a page of 25 with its total
+// and each item's matching pages with ts_headline snippets. Sequential requests (latency, not
+// throughput), p50/p95, against a plain SQL baseline measured in the same run: the same statements
+// (lexicon lookup, search, page read, content matches) run directly through one pg client.
+// Target: app p95 < 100 ms and within 3x of plain SQL.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Actor } from '../src/shared/access/actor.ts';
@@ -11,8 +14,10 @@ import { libraryReader } from '../src/modules/library/resource.access.ts';
 import { parseCatalogQuery } from '../src/modules/resource-catalog/catalog.filters.ts';
 import {
   alternativesSql,
+  contentMatchesSql,
   keywordTsQuery,
   searchSql,
+  textTsQuery,
   type WordAlternatives,
 } from '../src/modules/resource-catalog/catalog-search.repository.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
@@ -20,17 +25,8 @@ import { spawnServer } from './lib/server.ts';
 
 const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const RESOURCES = 10_000;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
-const QUERIES = [
-  'annual report',
-  'govern',
-  'strategy plan',
-  'anual',
-  'keynot',
-  'budget workshop',
-  'handbok',
-  'member onboarding guide',
-];
+const PAGES = 20; // passages per resource: 200,000 in all
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WORDS = [
   'annual',
   'report',
@@ -72,6 +68,59 @@ const WORDS = [
   'conference',
   'presentation',
   'summary',
+];
+
+/**
+ * The documents' vocabulary: 3,000 made-up words (three syllables, so the English stemmer leaves them
+ * whole and no two collide), drawn with a Zipf-like law (below), and the catalogue's 40 words placed at
+ * mid-frequency ranks so names and texts share words as real libraries do.
+ */
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ner',
+  'pu',
+  'ra',
+  'sen',
+  'ti',
+  'vo',
+  'dan',
+  'fe',
+  'gor',
+  'hu',
+  'jal',
+  'bre',
+  'cor',
+];
+const VOCABULARY = (() => {
+  const words: string[] = [];
+  for (let i = 0; words.length < 3000; i++) {
+    const n = i * 7919; // a stride coprime with 16^3 walks every combination once, in a scattered order
+    words.push(`${SYLLABLES[n % 16]}${SYLLABLES[Math.floor(n / 16) % 16]}${SYLLABLES[Math.floor(n / 256) % 16]}x`);
+  }
+  for (const [index, known] of WORDS.entries()) words.splice(200 + index * 20, 0, known);
+  return words;
+})();
+/**
+ * Word ranks follow p(k) ~ 1 / (k + ZIPF_OFFSET): the most frequent word is ~0.5% of the text (as the
+ * most frequent content word of real prose once stop words are gone), so it appears in about a third
+ * of the passages; rank 100 in ~12%, rank 1,000 in ~2%, rank 3,000 in ~0.6%.
+ */
+const ZIPF_OFFSET = 50;
+const word = (rank: number) => VOCABULARY[rank]!;
+/** Content searches as members type them: rare and common words, two words, a prefix, typos, names. */
+const QUERIES = [
+  word(1500), // ~0.9% of passages
+  word(700), // ~3%
+  `${word(400)} ${word(900)}`, // two words on one page
+  word(1200).slice(0, 5), // a prefix
+  `${word(800).slice(0, 3)}${word(800).slice(4)}`, // a typo of a text word (a letter dropped)
+  word(30), // a common word: ~20% of passages
+  'annual report', // names and texts
+  'anual', // a typo of a name word
+  'handbok',
+  'member onboarding guide',
 ];
 
 async function seed(db: BenchDatabase): Promise<{
@@ -118,9 +167,34 @@ async function seed(db: BenchDatabase): Promise<{
        FROM resources WHERE organization_id = $1`,
     [organizationId],
   );
+  console.log(`seeded ${RESOURCES.toLocaleString('en')} resources in ${Math.round(performance.now() - started)} ms`);
+  // PAGES passages per resource, 60 to 99 words each, as ingestion writes them (one INSERT per batch, so
+  // the lexicon trigger takes the text's words as it does for a document)
+  const passagesStarted = performance.now();
+  const BATCH = 1000;
+  for (let offset = 0; offset < RESOURCES; offset += BATCH) {
+    await db.pool.query(
+      `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, content)
+       SELECT r.organization_id, r.id, v.id, g - 1, g, 'page',
+              (SELECT string_agg(w[1 + least($4 - 1, floor(exp(random() * ln(($4 + $5)::float8 / $5)) * $5 - $5)::int)], ' ' ORDER BY t.i)
+                 FROM generate_series(1, 60 + (g * 7 + get_byte(decode(md5(r.id::text), 'hex'), 0)) % 40) t(i))
+         FROM (SELECT id, organization_id FROM resources WHERE organization_id = $1 ORDER BY id LIMIT ${BATCH} OFFSET $2) r
+         JOIN resource_versions v ON v.resource_id = r.id AND v.version = 1,
+              generate_series(1, ${PAGES}) g, (SELECT $3::text[] AS w) words`,
+      [organizationId, offset, VOCABULARY, VOCABULARY.length, ZIPF_OFFSET],
+    );
+  }
   await db.pool.query('VACUUM ANALYZE resources');
   await db.pool.query('VACUUM ANALYZE resource_versions');
-  console.log(`seeded ${RESOURCES.toLocaleString('en')} resources in ${Math.round(performance.now() - started)} ms`);
+  await db.pool.query('VACUUM ANALYZE resource_passages');
+  await db.pool.query('VACUUM ANALYZE resource_search_terms');
+  await db.pool.query('VACUUM ANALYZE resource_text_search');
+  const counts = await db.pool.query<{ passages: number; terms: number }>(
+    'SELECT (SELECT count(*) FROM resource_passages)::int AS passages, (SELECT count(*) FROM resource_search_terms)::int AS terms',
+  );
+  console.log(
+    `seeded ${counts.rows[0]!.passages.toLocaleString('en')} passages (lexicon: ${counts.rows[0]!.terms.toLocaleString('en')} words) in ${Math.round(performance.now() - passagesStarted)} ms`,
+  );
   return {
     organizationId,
     email,
@@ -131,7 +205,7 @@ async function seed(db: BenchDatabase): Promise<{
 }
 
 const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN; // NaN: no rounds
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
@@ -170,72 +244,113 @@ try {
       const query = parseCatalogQuery({ q });
       const lookup = alternativesSql(world.organizationId, query.words);
       const words = await client.query<WordAlternatives>(lookup.text, lookup.values);
-      return searchSql(reader, query, { limit: 25, offset: 0 }, keywordTsQuery(words.rows));
+      const keyword = { tsQuery: keywordTsQuery(words.rows), textQuery: textTsQuery(words.rows) };
+      return { keyword, statement: searchSql(reader, query, { limit: 25, offset: 0 }, keyword) };
     };
     const viaApp = async (q: string) => {
       const started = performance.now();
       const res = await fetch(`${app.url}/api/resources?q=${encodeURIComponent(q)}`, {
         headers: { Authorization: `Bearer ${token}` },
       });
-      const body = (await res.json()) as { data: unknown[]; pagination: { totalItems: number } };
+      const body = (await res.json()) as {
+        data: Array<{ matches: { pages: unknown[] } }>;
+        pagination: { totalItems: number };
+      };
       if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(body)}`);
-      return { ms: performance.now() - started, total: body.pagination.totalItems };
+      const pages = body.data.reduce((sum, item) => sum + item.matches.pages.length, 0);
+      return { ms: performance.now() - started, total: body.pagination.totalItems, pages };
     };
     const viaSql = async (q: string) => {
       const started = performance.now();
-      const statement = await searchStatement(q);
+      const { keyword, statement } = await searchStatement(q);
       const page = await client.query<{ id: string; total: number }>(statement.text, statement.values);
+      const ids = page.rows.map((row) => row.id);
       await client.query(
         `SELECT r.*, v.file_name, v.size_bytes FROM resources r JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version WHERE r.id = ANY($1::uuid[])`,
-        [page.rows.map((row) => row.id)],
+        [ids],
       );
-      return { ms: performance.now() - started, total: page.rows[0]?.total ?? 0 };
+      const matches = contentMatchesSql(reader, ids, keyword);
+      const pages = await client.query(matches.text, matches.values);
+      return { ms: performance.now() - started, total: page.rows[0]?.total ?? 0, pages: pages.rowCount ?? 0 };
     };
 
     for (const q of QUERIES) {
       const [a, b] = [await viaApp(q), await viaSql(q)];
-      if (a.total !== b.total) throw new Error(`"${q}": the app counts ${a.total}, plain SQL ${b.total}`);
-      console.log(`"${q}": ${a.total} matches`);
+      if (a.total !== b.total || a.pages !== b.pages)
+        throw new Error(`"${q}": the app counts ${a.total} (${a.pages} pages), plain SQL ${b.total} (${b.pages})`);
+      const { keyword } = await searchStatement(q);
+      const passages = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM resource_passages WHERE search @@ to_tsquery('english', $1)`,
+        [keyword.textQuery.replaceAll(' & ', ' | ')],
+      );
+      console.log(
+        `"${q}" (${keyword.tsQuery}; text ${keyword.textQuery}): ${a.total} resources, ${passages.rows[0]!.n.toLocaleString('en')} passages with a word of it, ${a.pages} pages shown`,
+      );
       // BENCH_EXPLAIN=1 prints the plan of each search statement
       if (process.env.BENCH_EXPLAIN) {
-        const statement = await searchStatement(q);
-        console.log(statement.values.find((value) => typeof value === 'string' && /[&|:]/.test(value)));
+        const { statement, keyword } = await searchStatement(q);
         const plan = await client.query<{ 'QUERY PLAN': string }>(
           `EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`,
           statement.values,
         );
         console.log(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));
+        const page = await client.query<{ id: string }>(statement.text, statement.values);
+        const matches = contentMatchesSql(
+          reader,
+          page.rows.map((row) => row.id),
+          keyword,
+        );
+        const matchesPlan = await client.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN (ANALYZE, BUFFERS) ${matches.text}`,
+          matches.values,
+        );
+        console.log(matchesPlan.rows.map((row) => row['QUERY PLAN']).join('\n'));
       }
     }
     const appSamples: number[] = [];
     const sqlSamples: number[] = [];
+    const perQuery = new Map<string, { app: number[]; sql: number[] }>(QUERIES.map((q) => [q, { app: [], sql: [] }]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const q of QUERIES) {
-        appSamples.push((await viaApp(q)).ms);
-        sqlSamples.push((await viaSql(q)).ms);
+        const [a, b] = [(await viaApp(q)).ms, (await viaSql(q)).ms];
+        appSamples.push(a);
+        sqlSamples.push(b);
+        perQuery.get(q)!.app.push(a);
+        perQuery.get(q)!.sql.push(b);
       }
     }
     await client.end();
     const appStats = summary(appSamples);
     const sqlStats = summary(sqlSamples);
     const fmt = (n: number) => n.toFixed(1);
+    const ratio = appStats.p95 / Math.max(sqlStats.p95, 0.1);
     console.log(
-      `\n## GET /api/resources?q=... (${RESOURCES.toLocaleString('en')} resources, active member, page of 25 + total), ${appSamples.length} sequential requests`,
+      `\n## GET /api/resources?q=... (${RESOURCES.toLocaleString('en')} resources, ${(RESOURCES * PAGES).toLocaleString('en')} passages, active member, page of 25 + total + matching pages with snippets), ${appSamples.length} sequential requests`,
     );
-    console.log('| | p50 ms | p95 ms |');
-    console.log('|---|---:|---:|');
-    console.log(`| Guildhall (HTTP, auth, policy, page read) | ${fmt(appStats.p50)} | ${fmt(appStats.p95)} |`);
+    console.log('| query | app p50 ms | app p95 ms | SQL p50 ms | SQL p95 ms | p95 ratio |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const [q, samples] of perQuery) {
+      const a = summary(samples.app);
+      const b = summary(samples.sql);
+      console.log(
+        `| ${q} | ${fmt(a.p50)} | ${fmt(a.p95)} | ${fmt(b.p50)} | ${fmt(b.p95)} | ${(a.p95 / Math.max(b.p95, 0.1)).toFixed(2)} |`,
+      );
+    }
     console.log(
-      `| plain SQL (same search statement + page read, one pg client) | ${fmt(sqlStats.p50)} | ${fmt(sqlStats.p95)} |`,
+      `| **all: Guildhall (HTTP, auth, policy, page read, matches) vs plain SQL (the same statements, one pg client)** | ${fmt(appStats.p50)} | **${fmt(appStats.p95)}** | ${fmt(sqlStats.p50)} | ${fmt(sqlStats.p95)} | **${ratio.toFixed(2)}** |`,
     );
-    const met = appStats.p95 < 50;
+    const met = appStats.p95 < 100 && ratio <= 3;
     console.log(
-      `p95 ratio ${(appStats.p95 / Math.max(sqlStats.p95, 0.1)).toFixed(2)} vs plain SQL; p95 ${fmt(appStats.p95)} ms (target < 50 ms): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
+      `p95 ratio ${ratio.toFixed(2)} vs plain SQL (target <= 3); p95 ${fmt(appStats.p95)} ms (target < 100 ms): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
     );
     if (!met) process.exitCode = 1;
   } finally {
     await app.stop();
   }
 } finally {
-  await db.drop();
+  // BENCH_KEEP_DB=1 keeps the seeded database for EXPLAIN by hand (its URL is printed)
+  if (process.env.BENCH_KEEP_DB) {
+    console.log(`kept ${db.url}`);
+    await db.pool.end();
+  } else await db.drop();
 }

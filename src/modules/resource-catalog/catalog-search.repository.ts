@@ -117,14 +117,14 @@ export function searchSql(
       const tsq = `to_tsquery('english', ${binds.add(keyword.tsQuery)})`;
       const organization = binds.add(reader.organizationId);
       // Resources whose current version's text matches, of those the reader may open: one GIN match
-      // over one row per version (resource_text_search), exact terms, so no vector is read.
+      // over one row per version (resource_text_matches over resource_text_search), exact terms, so no
+      // vector is read.
       body = `WITH body AS (
                 SELECT t.resource_id
-                  FROM resource_text_search t
+                  FROM resource_text_matches(${organization}::uuid, to_tsquery('english', ${binds.add(keyword.textQuery)})) t
                   JOIN resources r ON r.id = t.resource_id
                   JOIN resource_versions v ON v.id = t.version_id AND v.version = r.current_version
-                 WHERE t.search @@ to_tsquery('english', ${binds.add(keyword.textQuery)}) AND t.organization_id = ${organization}
-                   AND ${reader.openSql(binds, 'r')}
+                 WHERE ${reader.openSql(binds, 'r')}
               ), matched AS (
                 SELECT r.id FROM resources r WHERE r.search @@ ${tsq} AND r.organization_id = ${organization}
                 UNION
