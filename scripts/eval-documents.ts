@@ -39,8 +39,12 @@ export interface EvalFile {
   unanswerable: string[];
 }
 
+/** The running titles the PDFs were made with (filled as they are built): an answer must never quote one. */
+export const runningTitles = new Set<string>();
+
 /** A PDF whose pages carry a running title on top and a page label at the foot, as most reports do. */
 function pdfWithFurniture(title: string, pages: readonly string[]): Promise<Buffer> {
+  runningTitles.add(title);
   return makePdf(pages.map((text, i) => `${title}\n\n${text}\n\nPage ${i + 1} of ${pages.length}`));
 }
 

@@ -35,7 +35,7 @@ import { openDatabase } from '../src/shared/database.ts';
 import { createLogger } from '../src/shared/logger.ts';
 import { migrateUp } from '../src/shared/migrator.ts';
 import { buildDocument } from '../tests/factories/passages.ts';
-import type { EvalFile } from './eval-documents.ts';
+import { runningTitles, type EvalFile } from './eval-documents.ts';
 import { evalDocuments, evalFiles, evalQuestions, type EvalQuestion } from './eval-set.ts';
 
 interface Outcome {
@@ -48,6 +48,8 @@ interface Outcome {
   leadRight: boolean;
   inTop5: boolean;
   features: AnswerFeatures | null;
+  /** The answer's quoted sentences include a page label or a running title. */
+  quotesFurniture: boolean;
   cited: string;
   retrieved: string;
 }
@@ -169,6 +171,10 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
         leadRight: !!lead && at(lead),
         inTop5: top.some(at),
         features: answer.diagnostics?.features ?? null,
+        quotesFurniture:
+          answer.sources.length > 0 &&
+          (/\bPage \d+ of \d+\b/.test(answer.answer) ||
+            [...runningTitles].some((title) => answer.answer.replace(/ \([^()]*, page \d+\)/g, '').includes(title))),
         cited: answer.sources.map((s) => `${s.resourceName} p${s.pageNumber}`).join('; ') || 'nothing',
         retrieved: top
           .slice(0, 3)
@@ -205,6 +211,29 @@ function fitLogistic(rows: Array<{ x: number[]; y: number }>, l2 = 0.01, steps =
   }
   const round = (v: number) => Math.round(v * 100) / 100;
   return { bias: round(bias), weights: w.map(round) };
+}
+
+/**
+ * Pool-adjacent-violators isotonic regression of outcomes on probabilities: the (mean probability,
+ * observed share) of each pooled block, shrunk towards the overall share by one pseudo-observation so
+ * a small block does not claim certainty.
+ */
+function isotonic(points: Array<{ p: number; y: number }>): Array<[number, number]> {
+  const sorted = [...points].sort((a, b) => a.p - b.p);
+  const overall = sorted.reduce((s, x) => s + x.y, 0) / Math.max(1, sorted.length);
+  const blocks: Array<{ p: number; y: number; n: number }> = [];
+  for (const { p, y } of sorted) {
+    blocks.push({ p, y, n: 1 });
+    while (blocks.length > 1 && blocks.at(-2)!.y / blocks.at(-2)!.n >= blocks.at(-1)!.y / blocks.at(-1)!.n) {
+      const last = blocks.pop()!;
+      const prev = blocks.at(-1)!;
+      prev.p += last.p;
+      prev.y += last.y;
+      prev.n += last.n;
+    }
+  }
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return blocks.map((b) => [round(b.p / b.n), round((b.y + overall) / (b.n + 1))]);
 }
 
 const fmt = (value: number) => (Number.isNaN(value) ? '   -' : value.toFixed(2));
@@ -259,6 +288,9 @@ function report(setup: string, outcomes: Outcome[], keywordOnly: boolean): void 
     console.log(`  reliability, ${split} half:`);
     for (const line of reliability(outcomes.filter((o) => o.item.split === split)).table) console.log(line);
   }
+  console.log(
+    `  answers quoting a page label or a running title: ${outcomes.filter((o) => o.quotesFurniture).length} of ${outcomes.filter((o) => o.answered).length}`,
+  );
   const misses = outcomes.filter((o) => o.item.split === 'test' && (o.item.expect ? !o.citedRight : o.answered));
   if (misses.length) console.log('  misses, test half:');
   for (const o of misses)
@@ -307,8 +339,15 @@ async function main(): Promise<void> {
       const rows = setup.outcomes
         .filter((o) => o.item.split === 'dev' && o.features)
         .map((o) => ({ x: featureVector(o.features!, setup.keywordOnly), y: o.leadRight ? 1 : 0 }));
-      const model = fitLogistic(rows);
-      console.log(`  ${setup.keywordOnly ? 'keywordOnly' : 'hybrid'}: ${JSON.stringify(model)}`);
+      const logistic = fitLogistic(rows);
+      const raw = (o: Outcome) =>
+        o.features ? answerConfidence(o.features, setup.keywordOnly, { hybrid: logistic, keywordOnly: logistic }) : 0;
+      const model = {
+        ...logistic,
+        calibration: isotonic(
+          setup.outcomes.filter((o) => o.item.split === 'dev').map((o) => ({ p: raw(o), y: o.leadRight ? 1 : 0 })),
+        ),
+      };
       // the answering threshold: the lowest at which the development half abstains on at least 0.9 of
       // its unanswerable questions, on-topic and off-topic each (the fitted model's confidences)
       const dev = setup.outcomes.filter((o) => o.item.split === 'dev');
@@ -322,7 +361,10 @@ async function main(): Promise<void> {
         if (abstains('unanswerable') >= 0.9 && abstains('off-topic') >= 0.9) {
           const answerable = dev.filter((o) => o.item.expect);
           const right = answerable.filter((o) => o.leadRight && confidence(o) >= t).length / answerable.length;
-          console.log(`    threshold ${t.toFixed(2)}: dev answers right ${right.toFixed(2)} of the answerable`);
+          console.log(
+            `  ${setup.keywordOnly ? 'keywordOnly' : 'hybrid'}: ${JSON.stringify({ ...model, threshold: Math.round(t * 100) / 100 })}`,
+          );
+          console.log(`    dev answers right ${right.toFixed(2)} of the answerable`);
           break;
         }
       }

@@ -85,6 +85,22 @@ export interface LogisticModel {
   weights: readonly number[];
   /** The chat answers at or above this confidence, and says the library has no answer below it. */
   threshold?: number;
+  /**
+   * Isotonic recalibration of the regression's probability: points (probability, observed share of
+   * right pages), increasing, interpolated linearly between them and held flat beyond them.
+   */
+  calibration?: ReadonlyArray<readonly [number, number]>;
+}
+
+function interpolate(points: ReadonlyArray<readonly [number, number]>, x: number): number {
+  if (!points.length) return x;
+  if (x <= points[0]![0]) return points[0]![1];
+  for (let i = 1; i < points.length; i++) {
+    const [x1, y1] = points[i]!;
+    const [x0, y0] = points[i - 1]!;
+    if (x <= x1) return x1 === x0 ? y1 : y0 + ((y1 - y0) * (x - x0)) / (x1 - x0);
+  }
+  return points.at(-1)![1];
 }
 
 /**
@@ -94,8 +110,33 @@ export interface LogisticModel {
  */
 export const ANSWER_MODELS: { hybrid: LogisticModel; keywordOnly: LogisticModel } = {
   // thresholds: the lowest at which the development half abstains on 0.9 of its unanswerable questions
-  hybrid: { bias: -1.58, weights: [1.09, 1.08, 0.28, 0.79, -0.79, -0.15, -0.69, 1.28], threshold: 0.67 },
-  keywordOnly: { bias: -2.67, weights: [0.98, 1.68, -1.01, 0.53, -0.7, 1.77], threshold: 0.67 },
+  hybrid: {
+    bias: -1.58,
+    weights: [1.09, 1.08, 0.28, 0.79, -0.79, -0.15, -0.69, 1.28],
+    calibration: [
+      [0.1, 0.17],
+      [0.16, 0.17],
+      [0.24, 0.16],
+      [0.3, 0.36],
+      [0.48, 0.43],
+      [0.74, 0.63],
+      [0.86, 0.98],
+    ],
+    threshold: 0.57,
+  },
+  keywordOnly: {
+    bias: -2.7,
+    weights: [0.98, 1.68, -1.01, 0.55, -0.69, 1.76],
+    calibration: [
+      [0.04, 0.02],
+      [0.11, 0.13],
+      [0.16, 0.18],
+      [0.27, 0.21],
+      [0.51, 0.34],
+      [0.87, 0.98],
+    ],
+    threshold: 0.61,
+  },
 };
 
 /** The confidence at or above which an answer is given, per mode. */
@@ -106,5 +147,6 @@ export const answerThreshold = (keywordOnly: boolean, models = ANSWER_MODELS): n
 export function answerConfidence(f: AnswerFeatures, keywordOnly: boolean, models = ANSWER_MODELS): number {
   const model = keywordOnly ? models.keywordOnly : models.hybrid;
   const z = featureVector(f, keywordOnly).reduce((sum, x, i) => sum + x * (model.weights[i] ?? 0), model.bias);
-  return Math.round((1 / (1 + Math.exp(-z))) * 1000) / 1000;
+  const p = 1 / (1 + Math.exp(-z));
+  return Math.round((model.calibration ? interpolate(model.calibration, p) : p) * 1000) / 1000;
 }
