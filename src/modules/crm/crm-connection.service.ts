@@ -8,6 +8,7 @@
 //   when an admin reconnects.
 import type { Sequelize, Transaction } from 'sequelize';
 import { assertCan } from '../../shared/access/policy.ts';
+import { requireTenant } from '../../shared/access/tenancy.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { decrypt, encrypt, randomToken, sha256 } from '../../shared/crypto.ts';
@@ -77,10 +78,8 @@ interface Deps {
   onConnected(organizationId: string, transaction: Transaction): Promise<void>;
 }
 
-export function organizationOf(actor: Actor): string {
-  if (!actor.organizationId) throw errors.forbidden('Connecting a CRM is done inside an organization');
-  return actor.organizationId;
-}
+/** The organization a client admin acts in (a platform admin names it with the organization header). */
+export const organizationOf = (actor: Actor): string => requireTenant(actor);
 
 export class CrmConnectionService {
   constructor(private readonly deps: Deps) {}

@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import type { Actor } from './actor.ts';
 
 /** The header that picks the tenant of a platform admin's request (http/authenticate.ts reads it). */
-const ORGANIZATION_HEADER = 'Guildhall-Organization';
+export const ORGANIZATION_HEADER = 'Guildhall-Organization';
 
 export function requireTenant(actor: Actor): string {
   if (actor.organizationId) return actor.organizationId;
