@@ -125,8 +125,8 @@ export const ANSWER_MODELS: { hybrid: LogisticModel; keywordOnly: LogisticModel 
     threshold: 0.57,
   },
   keywordOnly: {
-    bias: -2.7,
-    weights: [0.98, 1.68, -1.01, 0.55, -0.69, 1.76],
+    bias: -2.67,
+    weights: [0.97, 1.68, -1.01, 0.53, -0.69, 1.77],
     calibration: [
       [0.04, 0.02],
       [0.11, 0.13],
@@ -135,7 +135,7 @@ export const ANSWER_MODELS: { hybrid: LogisticModel; keywordOnly: LogisticModel 
       [0.51, 0.34],
       [0.87, 0.98],
     ],
-    threshold: 0.61,
+    threshold: 0.62,
   },
 };
 

@@ -132,8 +132,30 @@ export const questionTerms = (query: string): string[] =>
 /** A sentence of another passage replaces the best passage's lead only with this much more lexical support. */
 const LEAD_MARGIN = 0.3;
 
+/**
+ * The initials of runs of capitalised words ("Continuing Professional Development" → "cpd"), so a
+ * question using a document's abbreviation meets the page that spells the name out.
+ */
+export function acronyms(text: string): string[] {
+  const out = new Set<string>();
+  let run: string[] = [];
+  const close = () => {
+    // every stretch of 2 to 5 words of the run: "Continuing Professional Development Policy" gives
+    // "cpd" as well as "cpdp"
+    for (let i = 0; i < run.length; i++)
+      for (let j = i + 2; j <= Math.min(run.length, i + 5); j++) out.add(run.slice(i, j).join(''));
+    run = [];
+  };
+  for (const word of text.match(/[\p{L}]+/gu) ?? []) {
+    if (/^\p{Lu}\p{Ll}+$/u.test(word)) run.push(word[0]!.toLowerCase());
+    else close();
+  }
+  close();
+  return [...out];
+}
+
 const wordSet = (...texts: Array<string | null | undefined>) =>
-  new Set(texts.flatMap((t) => (t ? contentWords(t) : [])));
+  new Set(texts.flatMap((t) => (t ? [...contentWords(t), ...acronyms(t)] : [])));
 
 /**
  * Every candidate sentence with its features and a selection score, best first; `lead` is the one the
