@@ -23,6 +23,7 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { Sql } from '../../shared/sql.ts';
 import { resolveReader } from '../library/resource.access.ts';
 import {
+  ANSWERABLE,
   answerConfidence,
   answerThreshold,
   passageEvidence,
@@ -76,6 +77,8 @@ export interface Diagnostics {
 
 /** The chat's judgement of the retrieved passages: whether to answer, with what, and how sure. */
 interface Judgement extends Evidence {
+  /** The best passage's retrieval evidence (chat.evidence.ts ramps): whether anything relevant came back. */
+  passageSupport: number;
   sentences: ScoredSentence[];
   lead: ScoredSentence | undefined;
   features: AnswerFeatures | null;
@@ -103,7 +106,11 @@ const HISTORY_TURNS = 6;
 const PASSAGES_FOR_MODEL = 8;
 /** Passages whose sentences compete for the answer's lead. */
 const CANDIDATE_PASSAGES = 4;
-/** Below this confidence the chat model is not asked either (nothing it was sent would come near). */
+/**
+ * The chat model is asked from this confidence, or when a passage's retrieval evidence reaches
+ * ANSWERABLE (the model reads the passages itself; a question wrapped in other requests scores low
+ * as a whole yet has its passage); below both, nothing it was sent would come near.
+ */
 const MODEL_FLOOR = 0.3;
 /** Below this, the closest passage is too far off to be worth pointing at. */
 const CLOSEST_FLOOR = 0.1;
@@ -159,7 +166,8 @@ export class ChatService {
     let result: Omit<ChatAnswer, 'conversationId' | 'turnId'> | null = null;
     // the model reads the passages itself and must say when they do not answer: it is consulted on
     // weaker evidence than search mode answers on, and never when nothing comes near
-    if (this.deps.anthropic && evidence.confidence >= MODEL_FLOOR && evidence.relevant.length) {
+    const consult = evidence.confidence >= MODEL_FLOOR || evidence.passageSupport >= ANSWERABLE;
+    if (this.deps.anthropic && consult && evidence.relevant.length) {
       try {
         result = await this.answerWithClaude(this.deps.anthropic, input.query, history, evidence, sink);
         result.keywordOnly = retrieved.keywordOnly;
@@ -290,7 +298,16 @@ export class ChatService {
       passages: CANDIDATE_PASSAGES,
     });
     if (!lead)
-      return { confidence: 0, answerable: false, relevant: [], sentences: [], lead, features: null, furniture };
+      return {
+        confidence: 0,
+        answerable: false,
+        passageSupport: 0,
+        relevant: [],
+        sentences: [],
+        lead,
+        features: null,
+        furniture,
+      };
     const features: AnswerFeatures = {
       ...lead.features,
       passageSimilarity: lead.passage.similarity,
@@ -313,6 +330,7 @@ export class ChatService {
     return {
       confidence,
       answerable,
+      passageSupport: best,
       relevant,
       sentences: extendLead(lead, candidates),
       lead,
