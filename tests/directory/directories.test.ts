@@ -82,12 +82,12 @@ describe('directories', () => {
 
   it('when the directory provisions people and groups, then roles follow the groups and the API shows them', async () => {
     const provisioning = t.container.services.directoryProvisioning;
-    const ann = await provisioning.createUser(directory, person('ann@dir.test'));
-    const bob = await provisioning.createUser(directory, person('bob@dir.test', { givenName: 'Bob' }));
-    const admins = await provisioning.createGroup(directory, { externalId: 'g-admins', displayName: 'Admins' }, [
+    const ann = await provisioning.users.createUser(directory, person('ann@dir.test'));
+    const bob = await provisioning.users.createUser(directory, person('bob@dir.test', { givenName: 'Bob' }));
+    const admins = await provisioning.groups.createGroup(directory, { externalId: 'g-admins', displayName: 'Admins' }, [
       ann.id,
     ]);
-    const staff = await provisioning.createGroup(directory, { externalId: 'g-staff', displayName: 'staff' }, [
+    const staff = await provisioning.groups.createGroup(directory, { externalId: 'g-staff', displayName: 'staff' }, [
       ann.id,
       bob.id,
     ]);
@@ -96,9 +96,9 @@ describe('directories', () => {
     assert.equal(annUser?.directoryId, directoryId);
     assert.equal(annUser?.department, 'Events');
     assert.equal((await User.findOne({ where: { email: 'bob@dir.test' } }))?.role, 'ROLE_CLIENT_USER');
-    await provisioning.removeMembers(directory, admins.id, [ann.id]);
+    await provisioning.groups.removeMembers(directory, admins.id, [ann.id]);
     assert.equal((await annUser!.reload()).role, 'ROLE_CLIENT_USER');
-    await provisioning.removeMembers(directory, staff.id, [bob.id]);
+    await provisioning.groups.removeMembers(directory, staff.id, [bob.id]);
     assert.equal(
       (await User.findOne({ where: { email: 'bob@dir.test' } }))?.role,
       'ROLE_MEMBER',
@@ -137,7 +137,7 @@ describe('directories', () => {
   it("when a directory names another organization's address, then it is not available and that account is untouched", async () => {
     const outsider = await buildUser({ role: 'ROLE_CLIENT_ADMIN', email: 'boss@elsewhere.test' });
     await assert.rejects(
-      t.container.services.directoryProvisioning.createUser(directory, person('boss@elsewhere.test')),
+      t.container.services.directoryProvisioning.users.createUser(directory, person('boss@elsewhere.test')),
       (error: { code: string; message: string }) =>
         error.code === 'already_exists' && /not available/.test(error.message),
     );
@@ -148,20 +148,20 @@ describe('directories', () => {
 
   it('when a member is deactivated and then deleted, then the account stops working and the member record follows', async () => {
     const provisioning = t.container.services.directoryProvisioning;
-    const row = await provisioning.createUser(directory, person('mo@dir.test', { givenName: 'Mo' }));
+    const row = await provisioning.users.createUser(directory, person('mo@dir.test', { givenName: 'Mo' }));
     const account = (await User.findOne({ where: { email: 'mo@dir.test' } }))!;
     const member = await Member.findOne({ where: { userId: account.id } });
     assert.equal(member?.status, 'active', 'a member gets a member record');
     const memberToken = await tokenFor(t, account);
     await t.http.get('/api/auth/me').set(bearer(memberToken)).expect(200);
-    await provisioning.replaceUser(directory, row.id, person('mo@dir.test', { givenName: 'Mo', active: false }));
+    await provisioning.users.replaceUser(directory, row.id, person('mo@dir.test', { givenName: 'Mo', active: false }));
     const refused = await t.http.get('/api/auth/me').set(bearer(memberToken));
     assert.ok([401, 403].includes(refused.status), `refused at once, got ${refused.status}`);
     assert.equal((await member!.reload()).status, 'lapsed');
-    await provisioning.deleteUser(directory, row.id);
+    await provisioning.users.deleteUser(directory, row.id);
     assert.equal((await member!.reload()).status, 'cancelled');
     assert.equal((await account.reload()).status, 'inactive', 'deactivated, not deleted, by default');
-    assert.equal(await provisioning.findUser(directory, row.id), undefined);
+    assert.equal(await provisioning.users.findUser(directory, row.id), undefined);
   });
 
   it('when someone of another organization or a member reaches for the directory, then it is not theirs', async () => {

@@ -51,12 +51,12 @@ export class IdpDirectoryWriter {
   constructor(private readonly provisioning: DirectoryProvisioning) {}
 
   async upsertUser(directory: Directory, user: IdpUser, active?: boolean): Promise<DirectoryUserRow> {
-    const current = await this.provisioning.findUserByExternalId(directory, user.id);
+    const current = await this.provisioning.users.findUserByExternalId(directory, user.id);
     if (current && isStale(current, user)) return current;
     const input = toUserInput(user, active);
     let row = current;
-    if (!row) row = await this.provisioning.createUser(directory, input);
-    else if (!holds(row, input)) row = await this.provisioning.replaceUser(directory, row.id, input);
+    if (!row) row = await this.provisioning.users.createUser(directory, input);
+    else if (!holds(row, input)) row = await this.provisioning.users.replaceUser(directory, row.id, input);
     if (user.groups) await this.setUserGroups(directory, row, user.groups);
     return row;
   }
@@ -66,31 +66,31 @@ export class IdpDirectoryWriter {
     if (!row.active) return;
     const user = userFromEvent(row.resource) ?? userFromEvent({ id: row.externalId ?? row.id, email: row.email });
     if (!user) return;
-    await this.provisioning.replaceUser(directory, row.id, toUserInput({ ...user, groups: undefined }, false));
+    await this.provisioning.users.replaceUser(directory, row.id, toUserInput({ ...user, groups: undefined }, false));
   }
 
   async deleteUser(directory: Directory, externalId: string): Promise<boolean> {
-    const current = await this.provisioning.findUserByExternalId(directory, externalId);
+    const current = await this.provisioning.users.findUserByExternalId(directory, externalId);
     if (!current) return false;
-    await this.provisioning.deleteUser(directory, current.id);
+    await this.provisioning.users.deleteUser(directory, current.id);
     return true;
   }
 
   async upsertGroup(directory: Directory, group: IdpGroup): Promise<DirectoryGroupRow> {
-    const current = await this.provisioning.findGroupByExternalId(directory, group.id);
-    if (!current) return this.provisioning.createGroup(directory, toGroupInput(group));
+    const current = await this.provisioning.groups.findGroupByExternalId(directory, group.id);
+    if (!current) return this.provisioning.groups.createGroup(directory, toGroupInput(group));
     if (current.displayName === group.name) return current;
-    return this.provisioning.replaceGroup(directory, current.id, toGroupInput(group), null);
+    return this.provisioning.groups.replaceGroup(directory, current.id, toGroupInput(group), null);
   }
 
   async deleteGroupById(directory: Directory, id: string): Promise<void> {
-    await this.provisioning.deleteGroup(directory, id);
+    await this.provisioning.groups.deleteGroup(directory, id);
   }
 
   async deleteGroup(directory: Directory, externalId: string): Promise<boolean> {
-    const current = await this.provisioning.findGroupByExternalId(directory, externalId);
+    const current = await this.provisioning.groups.findGroupByExternalId(directory, externalId);
     if (!current) return false;
-    await this.provisioning.deleteGroup(directory, current.id);
+    await this.provisioning.groups.deleteGroup(directory, current.id);
     return true;
   }
 
@@ -98,32 +98,33 @@ export class IdpDirectoryWriter {
   async addMember(directory: Directory, user: IdpUser, group: IdpGroup): Promise<void> {
     const groupRow = await this.upsertGroup(directory, group);
     const userRow = await this.upsertUser(directory, { ...user, groups: undefined });
-    await this.provisioning.addMembers(directory, groupRow.id, [userRow.id]);
+    await this.provisioning.groups.addMembers(directory, groupRow.id, [userRow.id]);
   }
 
   async removeMember(directory: Directory, userExternalId: string, groupExternalId: string): Promise<void> {
     const [user, group] = await Promise.all([
-      this.provisioning.findUserByExternalId(directory, userExternalId),
-      this.provisioning.findGroupByExternalId(directory, groupExternalId),
+      this.provisioning.users.findUserByExternalId(directory, userExternalId),
+      this.provisioning.groups.findGroupByExternalId(directory, groupExternalId),
     ]);
-    if (user && group) await this.provisioning.removeMembers(directory, group.id, [user.id]);
+    if (user && group) await this.provisioning.groups.removeMembers(directory, group.id, [user.id]);
   }
 
   /** A group's members, exactly (a pull sync's view); roles of everyone in it before or after are recomputed. */
   async setGroupMembers(directory: Directory, group: DirectoryGroupRow, memberIds: string[]): Promise<void> {
-    const before = new Set(await this.provisioning.groupMemberIds(group.id));
+    const before = new Set(await this.provisioning.groups.groupMemberIds(group.id));
     const wanted = new Set(memberIds);
     if (before.size === wanted.size && [...wanted].every((id) => before.has(id))) return;
     const input = { externalId: group.externalId, displayName: group.displayName };
-    await this.provisioning.replaceGroup(directory, group.id, input, [...wanted]);
+    await this.provisioning.groups.replaceGroup(directory, group.id, input, [...wanted]);
   }
 
   /** The user's groups, exactly (an event naming the user's `groups`). */
   private async setUserGroups(directory: Directory, row: DirectoryUserRow, groups: IdpGroup[]): Promise<void> {
     const wanted = new Set<string>();
     for (const group of groups) wanted.add((await this.upsertGroup(directory, group)).id);
-    const current = new Set((await this.provisioning.groupsOfUser(row.id)).map((g) => g.id));
-    for (const id of wanted) if (!current.has(id)) await this.provisioning.addMembers(directory, id, [row.id]);
-    for (const id of current) if (!wanted.has(id)) await this.provisioning.removeMembers(directory, id, [row.id]);
+    const current = new Set((await this.provisioning.users.groupsOfUser(row.id)).map((g) => g.id));
+    for (const id of wanted) if (!current.has(id)) await this.provisioning.groups.addMembers(directory, id, [row.id]);
+    for (const id of current)
+      if (!wanted.has(id)) await this.provisioning.groups.removeMembers(directory, id, [row.id]);
   }
 }

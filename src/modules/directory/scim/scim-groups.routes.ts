@@ -24,7 +24,7 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
   const { provisioning, repository, baseUrl } = context;
 
   async function groupOf(directory: Directory, id: string): Promise<DirectoryGroupRow> {
-    const row = await provisioning.findGroup(directory, id);
+    const row = await provisioning.groups.findGroup(directory, id);
     if (!row) throw errors.notFound('Group', id);
     return row;
   }
@@ -46,7 +46,7 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
   router.post('/Groups', async (req, res) => {
     const directory = await directoryOf(context, req);
     const { group, memberIds } = groupInput(req.body);
-    const row = await provisioning.createGroup(directory, group, memberIds ?? []);
+    const row = await provisioning.groups.createGroup(directory, group, memberIds ?? []);
     sendResource(res, 201, await render(row), row.version);
   });
 
@@ -64,7 +64,7 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
     const id = idOf(req, 'Group');
     assertIfMatch(req, (await groupOf(directory, id)).version);
     const { group, memberIds } = groupInput(req.body);
-    const row = await provisioning.replaceGroup(directory, id, group, memberIds);
+    const row = await provisioning.groups.replaceGroup(directory, id, group, memberIds);
     sendResource(res, 200, await render(row), row.version);
   });
 
@@ -80,16 +80,16 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
         displayName: plan.displayName ?? current.displayName,
         externalId: plan.externalId === undefined ? current.externalId : plan.externalId,
       };
-      await provisioning.replaceGroup(directory, id, group, null);
+      await provisioning.groups.replaceGroup(directory, id, group, null);
     }
     let { add, remove } = plan;
     if (plan.replace) {
-      const before = new Set(await provisioning.groupMemberIds(id));
+      const before = new Set(await provisioning.groups.groupMemberIds(id));
       add = new Set([...plan.replace].filter((member) => !before.has(member)));
       remove = new Set([...before].filter((member) => !plan.replace!.has(member)));
     }
-    await provisioning.addMembers(directory, id, [...add]);
-    await provisioning.removeMembers(directory, id, [...remove]);
+    await provisioning.groups.addMembers(directory, id, [...add]);
+    await provisioning.groups.removeMembers(directory, id, [...remove]);
     res.setHeader('ETag', etagOf((await groupOf(directory, id)).version));
     res.status(204).end();
   });
@@ -98,7 +98,7 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
     const directory = await directoryOf(context, req);
     const id = idOf(req, 'Group');
     assertIfMatch(req, (await groupOf(directory, id)).version);
-    await provisioning.deleteGroup(directory, id);
+    await provisioning.groups.deleteGroup(directory, id);
     res.status(204).end();
   });
 }

@@ -17,12 +17,13 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
   const { provisioning, repository, baseUrl } = context;
 
   async function userOf(directory: Directory, id: string): Promise<DirectoryUserRow> {
-    const row = await provisioning.findUser(directory, id);
+    const row = await provisioning.users.findUser(directory, id);
     if (!row) throw errors.notFound('User', id);
     return row;
   }
 
-  const render = async (row: DirectoryUserRow) => renderUser(row, await provisioning.groupsOfUser(row.id), baseUrl);
+  const render = async (row: DirectoryUserRow) =>
+    renderUser(row, await provisioning.users.groupsOfUser(row.id), baseUrl);
 
   router.get('/Users', async (req, res) => {
     const directory = await directoryOf(context, req);
@@ -38,7 +39,7 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
 
   router.post('/Users', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const row = await provisioning.createUser(directory, userInput(req.body));
+    const row = await provisioning.users.createUser(directory, userInput(req.body));
     sendResource(res, 201, renderUser(row, [], baseUrl), row.version);
   });
 
@@ -51,7 +52,7 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
   // PUT, PATCH and DELETE check the ETag (and compute a patch) on the row as locked for the change
   router.put('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const row = await provisioning.replaceUser(directory, idOf(req, 'User'), (current) => {
+    const row = await provisioning.users.replaceUser(directory, idOf(req, 'User'), (current) => {
       assertIfMatch(req, current.version);
       return userInput(req.body);
     });
@@ -60,7 +61,7 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
 
   router.patch('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    const row = await provisioning.replaceUser(directory, idOf(req, 'User'), (current) => {
+    const row = await provisioning.users.replaceUser(directory, idOf(req, 'User'), (current) => {
       assertIfMatch(req, current.version);
       return userInput(applyPatch(storedUser(current), parsePatchOp(req.body), READ_ONLY));
     });
@@ -69,7 +70,7 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
 
   router.delete('/Users/:id', async (req, res) => {
     const directory = await directoryOf(context, req);
-    await provisioning.deleteUser(directory, idOf(req, 'User'), (current) => assertIfMatch(req, current.version));
+    await provisioning.users.deleteUser(directory, idOf(req, 'User'), (current) => assertIfMatch(req, current.version));
     res.status(204).end();
   });
 }

@@ -1,0 +1,390 @@
+// A directory's users and the Guildhall accounts they manage. A directory user is linked to the
+// account with its e-mail inside the directory's organization, or one is created (active, no password);
+// an account of another organization is never touched (the same "not available" answer as a duplicate,
+// docs/access.md). Deactivation deactivates the account at once (its tokens are refused within the
+// credential cache's bound) and lapses its member record; deletion deactivates, or deletes the account
+// where the directory is configured to. Every change is audited with the directory as the actor.
+import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'sequelize';
+import type { Role } from '../../shared/access/roles.ts';
+import { errors } from '../../shared/errors.ts';
+import { User, type UserStatus } from '../users/user.model.ts';
+import type { Directory } from './directory.model.ts';
+import {
+  type DirectoryUserChange,
+  type DirectoryUserInput,
+  type DirectoryUserRow,
+  type DirectoryUserWithGroups,
+  DirectoryWrites,
+  isUniqueViolation,
+  notAvailable,
+  USER_COLUMNS,
+  USER_GROUPS,
+} from './directory-provisioning.base.ts';
+
+/** What provisioning reads and writes of a directory user's account. */
+interface Account {
+  id: string;
+  organizationId: string | null;
+  directoryId: string | null;
+  role: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  status: UserStatus;
+  department: string | null;
+  jobTitle: string | null;
+}
+
+const ACCOUNT_COLUMNS = `id, organization_id AS "organizationId", directory_id AS "directoryId", role, email,
+  first_name AS "firstName", last_name AS "lastName", status, department, job_title AS "jobTitle"`;
+
+function emailOf(input: DirectoryUserInput): string | null {
+  const email = input.email ?? (input.userName.includes('@') ? input.userName : null);
+  return email?.trim().toLowerCase() || null;
+}
+
+/** What an account holds of its directory user; a work e-mail is required. */
+function profileOf(input: DirectoryUserInput) {
+  const email = emailOf(input);
+  if (!email)
+    throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
+  const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
+  const status: UserStatus = input.active ? 'active' : 'inactive';
+  return { ...names, email, status, department: input.department, jobTitle: input.jobTitle };
+}
+
+export class DirectoryUserProvisioning extends DirectoryWrites {
+  async findUser(directory: Directory, id: string): Promise<DirectoryUserRow | undefined> {
+    return this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND id = $2`,
+      [directory.id, id],
+    );
+  }
+
+  async findUserByExternalId(directory: Directory, externalId: string): Promise<DirectoryUserRow | undefined> {
+    return this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND external_id = $2`,
+      [directory.id, externalId],
+    );
+  }
+
+  /** The groups (id and name) a directory user is in. */
+  async groupsOfUser(directoryUserId: string): Promise<Array<{ id: string; displayName: string }>> {
+    return this.deps.sql.rows(
+      `SELECT g.id, g.display_name AS "displayName" FROM directory_group_members m
+         JOIN directory_groups g ON g.id = m.group_id WHERE m.directory_user_id = $1 ORDER BY g.display_name`,
+      [directoryUserId],
+    );
+  }
+
+  async createUser(directory: Directory, input: DirectoryUserInput): Promise<DirectoryUserRow> {
+    // read before the transaction: on embedded PGlite a query outside it would wait for its connection
+    const loginUrl = directory.sendWelcome ? await this.deps.loginUrlOf(directory.organizationId) : '';
+    return this.write('userName or e-mail address', async (transaction) => {
+      const { account, created, row } =
+        (await this.insertWithNewAccount(directory, input, transaction)) ??
+        (await this.insertForExistingAccount(directory, input, transaction));
+      await this.record(
+        directory,
+        'directory.user_provisioned',
+        account.id,
+        { userName: input.userName, created },
+        transaction,
+      );
+      if (created && input.active && directory.sendWelcome)
+        await this.welcome(directory, account, loginUrl, transaction);
+      await this.linkMember(account, row.active, transaction);
+      return row;
+    });
+  }
+
+  /**
+   * The usual case of an initial sync, an address no account has: the account and its directory user
+   * in one statement. Undefined when the address is taken (nothing written): see insertForExistingAccount.
+   */
+  private async insertWithNewAccount(
+    directory: Directory,
+    input: DirectoryUserInput,
+    transaction: Transaction,
+  ): Promise<{ account: Account; created: true; row: DirectoryUserRow } | undefined> {
+    const profile = profileOf(input);
+    const now = this.deps.clock.now();
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account }>(
+      `WITH account AS (
+         INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
+           directory_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+         ON CONFLICT (lower(email)) WHERE deleted_at IS NULL DO NOTHING
+         RETURNING ${ACCOUNT_COLUMNS}),
+       directory_users AS (
+         INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
+           family_name, email, active, resource, created_at, updated_at)
+         SELECT $10, $2, account.id, $12, $13, $14, $15, $5, $16, $17, $18, $18 FROM account
+         RETURNING ${USER_COLUMNS})
+       SELECT directory_users.*, to_jsonb(account) AS account FROM directory_users, account`,
+      [
+        // the columns and values User.create wrote (no hook of the model reacts to a new account)
+        randomUUID(),
+        directory.organizationId,
+        profile.firstName,
+        profile.lastName,
+        profile.email,
+        directory.defaultRole as Role,
+        profile.status,
+        input.department,
+        input.jobTitle,
+        directory.id,
+        new Date(),
+        input.externalId,
+        input.userName,
+        input.givenName,
+        input.familyName,
+        input.active,
+        input.resource,
+        now,
+      ],
+      transaction,
+    );
+    if (!row) return undefined;
+    const { account, ...directoryUser } = row;
+    return { account, created: true, row: directoryUser };
+  }
+
+  /** An address an account has already: the organization's (adopted) or "not available". */
+  private async insertForExistingAccount(
+    directory: Directory,
+    input: DirectoryUserInput,
+    transaction: Transaction,
+  ): Promise<{ account: Account; created: boolean; row: DirectoryUserRow }> {
+    const { account, created } = await this.accountFor(directory, input, null, transaction);
+    const row = await this.deps.sql.one<DirectoryUserRow>(
+      `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
+         family_name, email, active, resource, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${USER_COLUMNS}`,
+      [
+        directory.id,
+        directory.organizationId,
+        account.id,
+        input.externalId,
+        input.userName,
+        input.givenName,
+        input.familyName,
+        emailOf(input),
+        input.active,
+        input.resource,
+        this.deps.clock.now(),
+      ],
+      transaction,
+    );
+    return { account, created, row: row! };
+  }
+
+  /**
+   * PUT or PATCH: the row is locked first, so a change computed from it (`change` as a function, which
+   * may also refuse it: an ETag that no longer matches) sees what it replaces. Returns the row with its
+   * groups, as SCIM renders it.
+   */
+  async replaceUser(directory: Directory, id: string, change: DirectoryUserChange): Promise<DirectoryUserWithGroups> {
+    return this.write('userName or e-mail address', async (transaction) => {
+      const current = await this.lockUserAndAccount(directory, id, transaction);
+      const input = typeof change === 'function' ? change(current) : change;
+      const { account } = await this.accountFor(directory, input, current, transaction);
+      const row = await this.deps.sql.one<DirectoryUserWithGroups>(
+        `UPDATE directory_users SET user_id = $3, external_id = $4, user_name = $5, given_name = $6, family_name = $7,
+           email = $8, active = $9, resource = $10, version = version + 1, updated_at = $11
+         WHERE directory_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}, ${USER_GROUPS}`,
+        [
+          directory.id,
+          id,
+          account.id,
+          input.externalId,
+          input.userName,
+          input.givenName,
+          input.familyName,
+          emailOf(input),
+          input.active,
+          input.resource,
+          this.deps.clock.now(),
+        ],
+        transaction,
+      );
+      const statusChanged = current.active !== input.active;
+      if (statusChanged)
+        await this.record(
+          directory,
+          input.active ? 'directory.user_reactivated' : 'directory.user_deactivated',
+          account.id,
+          { userName: input.userName },
+          transaction,
+        );
+      else
+        await this.record(directory, 'directory.user_updated', account.id, { userName: input.userName }, transaction);
+      if (statusChanged || account.role === 'ROLE_MEMBER') await this.linkMember(account, row!.active, transaction);
+      return row!;
+    });
+  }
+
+  /** SCIM DELETE: the resource goes; the account is deactivated, or deleted where the directory says so. */
+  async deleteUser(directory: Directory, id: string, check?: (current: DirectoryUserRow) => void): Promise<void> {
+    await this.write('userName or e-mail address', async (transaction) => {
+      const current = await this.lockUser(directory, id, transaction);
+      check?.(current);
+      await this.deps.sql.query('DELETE FROM directory_users WHERE id = $1', [id], transaction);
+      const user = current.userId
+        ? await User.findByPk(current.userId, { transaction, lock: transaction.LOCK.UPDATE })
+        : null;
+      if (!user) return;
+      if (directory.hardDelete) {
+        await user.update({ status: 'inactive', directoryId: null }, { transaction });
+        await user.destroy({ transaction });
+        await this.record(directory, 'directory.user_deleted', user.id, { userName: current.userName }, transaction);
+      } else {
+        await user.update({ status: 'inactive' }, { transaction });
+        await this.record(
+          directory,
+          'directory.user_deactivated',
+          user.id,
+          { userName: current.userName, deletedInDirectory: true },
+          transaction,
+        );
+      }
+      await this.deps.memberAccounts.link(user, { create: false, status: 'cancelled' }, transaction);
+    });
+  }
+
+  /**
+   * The account a directory user manages: the one it already manages, or the organization's account with
+   * its e-mail, or a new one. An address used by an account of another organization (or managed by
+   * another directory) is "not available". Read and inserted as plain SQL (this is every provisioning
+   * request's hot path); a change to an existing account goes through the model, whose hooks drop what
+   * the credential caches hold of it (a deactivation must reach its tokens within the bound).
+   */
+  private async accountFor(
+    directory: Directory,
+    input: DirectoryUserInput,
+    current: { userId: string | null; account: Account | null } | null,
+    transaction: Transaction,
+  ): Promise<{ account: Account; created: boolean }> {
+    const profile = profileOf(input);
+    const { email, status } = profile;
+    const own = current?.account ?? null;
+    // the address unchanged is the managed account's own, locked with its directory user already
+    const byEmail =
+      own?.email.toLowerCase() === email ? own : await this.lockAccount('lower(email) = $1', email, transaction);
+    if (current?.userId) {
+      if (byEmail && byEmail.id !== current.userId) throw notAvailable();
+      const account = byEmail ?? own;
+      if (account) return { account: await this.updateAccount(account, profile, transaction), created: false };
+    }
+    if (byEmail) {
+      const managedElsewhere = byEmail.directoryId !== null && byEmail.directoryId !== directory.id;
+      if (byEmail.organizationId !== directory.organizationId || managedElsewhere) throw notAvailable();
+      const account = await this.updateAccount(byEmail, { ...profile, directoryId: directory.id }, transaction);
+      return { account, created: false };
+    }
+    try {
+      // the columns and values User.create writes (no hook of the model reacts to a new account)
+      const now = new Date();
+      const account = await this.deps.sql.one<Account>(
+        `INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
+           directory_id, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${ACCOUNT_COLUMNS}`,
+        [
+          randomUUID(),
+          directory.organizationId,
+          profile.firstName,
+          profile.lastName,
+          email,
+          directory.defaultRole as Role,
+          status,
+          input.department,
+          input.jobTitle,
+          directory.id,
+          now,
+        ],
+        transaction,
+      );
+      return { account: account!, created: true };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw notAvailable();
+      throw error;
+    }
+  }
+
+  private lockAccount(where: string, value: string, transaction: Transaction): Promise<Account | undefined> {
+    return this.deps.sql.one<Account>(
+      `SELECT ${ACCOUNT_COLUMNS} FROM users WHERE ${where} AND deleted_at IS NULL LIMIT 1 FOR UPDATE`,
+      [value],
+      transaction,
+    );
+  }
+
+  /** Through the model (only what changed is written; its hooks see the change). */
+  private async updateAccount(
+    account: Account,
+    changes: Partial<Omit<Account, 'id' | 'organizationId' | 'role'>>,
+    transaction: Transaction,
+  ): Promise<Account> {
+    const user = User.build(account as never, { isNewRecord: false, raw: true });
+    await user.update(changes, { transaction });
+    return { ...account, ...changes };
+  }
+
+  /** The directory user and the account it manages (null: none, or deleted), both locked, in one statement. */
+  private async lockUserAndAccount(
+    directory: Directory,
+    id: string,
+    transaction: Transaction,
+  ): Promise<DirectoryUserRow & { account: Account | null }> {
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account | null }>(
+      `SELECT ${USER_COLUMNS},
+              (SELECT to_jsonb(a) FROM (SELECT ${ACCOUNT_COLUMNS} FROM users
+                 WHERE users.id = directory_users.user_id AND deleted_at IS NULL FOR UPDATE) a) AS account
+         FROM directory_users WHERE directory_id = $1 AND id = $2 FOR UPDATE`,
+      [directory.id, id],
+      transaction,
+    );
+    if (!row) throw errors.notFound('User', id);
+    return row;
+  }
+
+  private async lockUser(directory: Directory, id: string, transaction: Transaction): Promise<DirectoryUserRow> {
+    const row = await this.deps.sql.one<DirectoryUserRow>(
+      `SELECT ${USER_COLUMNS} FROM directory_users WHERE directory_id = $1 AND id = $2 FOR UPDATE`,
+      [directory.id, id],
+      transaction,
+    );
+    if (!row) throw errors.notFound('User', id);
+    return row;
+  }
+
+  /** In the provisioning's transaction: the member record commits (or not) with the account. */
+  private async linkMember(account: Account, active: boolean, transaction: Transaction): Promise<void> {
+    if (account.role !== 'ROLE_MEMBER') return;
+    await this.deps.memberAccounts.link(account, { create: active, status: active ? 'active' : 'lapsed' }, transaction);
+  }
+
+  private async welcome(
+    directory: Directory,
+    account: Account,
+    loginUrl: string,
+    transaction: Transaction,
+  ): Promise<void> {
+    await this.deps.mail.send(
+      { address: account.email, userId: account.id },
+      {
+        template: 'welcome',
+        data: {
+          firstName: account.firstName,
+          email: account.email,
+          loginUrl,
+          pending: false,
+          // never a password link: the directory's people sign in with their organization's account
+          ssoConnection: directory.name,
+        },
+      },
+      transaction,
+    );
+  }
+}
