@@ -3,6 +3,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import {
   BaseError,
+  ConnectionAcquireTimeoutError,
+  ConnectionError,
   DatabaseError,
   ForeignKeyConstraintError,
   UniqueConstraintError,
@@ -113,6 +115,34 @@ function fromBodyParser(error: HttpLikeError): AppError | undefined {
   }
 }
 
+/** Seconds a client should wait before retrying while the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+// PostgreSQL shutting down or starting (57P01-57P03) and lost connections (class 08)
+const UNAVAILABLE_CODES = /^(57P0[123]|08\d\d\d)$/;
+const LOST_CONNECTION =
+  /Connection terminated|ECONNREFUSED|ECONNRESET|EPIPE|the database system is (shutting down|starting up)/i;
+
+/**
+ * The database is unreachable (restarting, failed over, the pool cannot connect): a 503 the client may
+ * retry, not a 500. The pool reconnects by itself once it answers again.
+ */
+function unavailable(error: unknown): AppError | undefined {
+  // Sequelize wraps what its own queries meet; Sql's pooled queries meet pg's errors as they are
+  const raw = (error instanceof DatabaseError ? error.parent : error) as { code?: unknown; message?: unknown } | null;
+  const lost =
+    error instanceof ConnectionError ||
+    error instanceof ConnectionAcquireTimeoutError ||
+    (typeof raw?.code === 'string' && UNAVAILABLE_CODES.test(raw.code)) ||
+    (typeof raw?.message === 'string' && LOST_CONNECTION.test(raw.message));
+  if (!lost) return undefined;
+  return new AppError(
+    'service_unavailable',
+    'The database is not reachable at the moment; retry shortly',
+    { headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } },
+    { cause: error },
+  );
+}
+
 /** PostgreSQL error codes translated once, here. */
 function fromDatabase(error: unknown): AppError | undefined {
   if (error instanceof UniqueConstraintError) {
@@ -149,6 +179,7 @@ export function toAppError(error: unknown): AppError {
   const http = error as HttpLikeError;
   return (
     fromBodyParser(http) ??
+    unavailable(error) ??
     (error instanceof BaseError ? fromDatabase(error) : undefined) ??
     (typeof http?.status === 'number' ? fromValidator(http) : undefined) ??
     new AppError('internal_error', 'An unexpected error occurred', {}, { cause: error })

@@ -10,9 +10,9 @@ export const BURST_WINDOW_SECONDS = 10;
 /**
  * HubSpot counts calls when they ARRIVE; we count them when granted. A call granted the moment an old
  * one leaves our window may arrive before that old one's arrival leaves HubSpot's (their latencies
- * differ), so our window is this much longer than HubSpot's. It costs under 5% of the budget.
+ * differ), so our window is this much longer than HubSpot's. It costs under 3% of the budget.
  */
-const ARRIVAL_MARGIN_SECONDS = 0.5;
+const ARRIVAL_MARGIN_SECONDS = 0.25;
 
 export interface BudgetLimits {
   burst: number;
