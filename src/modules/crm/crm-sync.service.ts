@@ -192,8 +192,8 @@ export class CrmSyncService {
     const started = performance.now();
     let end: RunEnd = { status: 'completed' };
     try {
-      const access = await this.access(organizationId);
-      const crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
+      let access = await this.access(organizationId);
+      let crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
       const call = async <T>(work: () => Promise<T>) => {
         await this.takeBudget(organizationId, access.hubId);
         counts.calls += 1;
@@ -208,6 +208,12 @@ export class CrmSyncService {
         const rows = await this.nextBatch(organizationId);
         if (rows.length === 0) break;
         await this.renewLease(organizationId);
+        // a run may outlast the token it started with: refreshed ahead here too, never after a 401
+        const current = await this.access(organizationId);
+        if (current.accessToken !== access.accessToken) {
+          access = current;
+          crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
+        }
         const outcome = await this.sendRound(organizationId, rows, connection.delete_policy, {
           crm,
           call,
