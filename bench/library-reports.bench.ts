@@ -17,6 +17,7 @@ import { UsageRollup } from '../src/modules/resource-reports/usage-rollup.reposi
 import { REPORT_WORK_MEM } from '../src/modules/resource-reports/report.repository.ts';
 import { addDays, utcDay } from '../src/modules/resource-reports/report-range.ts';
 import { createBenchDatabase } from './lib/database.ts';
+import { record } from './lib/results.ts';
 
 const VISITS = Number(process.env.BENCH_VISITS ?? 700_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20);
@@ -219,6 +220,17 @@ async function main(): Promise<void> {
       console.log(
         `| ${r.name} | ${ms(r.report)} | ${ms(r.baseline)} | ${r.ratio.toFixed(2)} | ${r.ratio <= TARGET ? 'met' : 'MISSED'} |`,
       );
+    for (const r of results)
+      record({
+        scenario: `Library report ${r.name} over ${Number(count).toLocaleString('en')} events, vs a plain SQL aggregate`,
+        figure: `p95 of ${ITERATIONS}`,
+        unit: 'ms',
+        value: r.report,
+        baseline: r.baseline,
+        ratio: r.ratio,
+        target: `ratio <= ${TARGET}`,
+        met: r.ratio <= TARGET,
+      });
     const missed = results.filter((r) => r.ratio > TARGET);
     console.log(
       missed.length ? `\nTARGET MISSED for ${missed.map((r) => r.name).join(', ')}` : '\nTARGET MET for every report',

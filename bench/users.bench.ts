@@ -18,6 +18,7 @@ import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { measure, warmUp } from './lib/load.ts';
 import { compare } from './lib/report.ts';
 import { spawnServer, type RunningServer } from './lib/server.ts';
+import { record } from './lib/results.ts';
 
 const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
@@ -154,6 +155,25 @@ try {
     console.log(
       `rows/s ratio ${ratio.toFixed(2)} (target >= 0.5), peak RSS growth ${peakGrowth.toFixed(1)} MB (target < ${RSS_LIMIT_MB}): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
     );
+    const scenario = `CSV export of ${USERS} users (best of 3) vs COPY TO STDOUT CSV`;
+    record({
+      scenario,
+      figure: 'throughput',
+      unit: 'rows/s',
+      value: exported.rows / exported.seconds,
+      baseline: copy.rows / copy.seconds,
+      ratio,
+      target: `ratio >= 0.5, all ${USERS} rows`,
+      met: ratio >= 0.5 && exported.rows === USERS,
+    });
+    record({
+      scenario,
+      figure: 'server peak RSS growth',
+      unit: 'MB',
+      value: peakGrowth,
+      target: `< ${RSS_LIMIT_MB} MB`,
+      met: peakGrowth < RSS_LIMIT_MB,
+    });
     if (!list.met || !met) process.exitCode = 1;
   } finally {
     await app.stop();

@@ -1,4 +1,5 @@
 import type { LoadResult } from './load.ts';
+import { record } from './results.ts';
 
 export interface Targets {
   /** app req/s divided by baseline req/s must be at least this. */
@@ -36,5 +37,25 @@ export function compare(name: string, app: LoadResult, baseline: LoadResult, tar
     `throughput ratio ${fmt(throughputRatio, 2)} (target >= ${targets.minThroughputRatio}), ` +
       `p99 ratio ${fmt(p99Ratio, 2)} (target <= ${targets.maxP99Ratio}): ${met ? 'TARGET MET' : 'TARGET MISSED'}`,
   );
+  record({
+    scenario: name,
+    figure: 'throughput',
+    unit: 'req/s',
+    value: app.requestsPerSecond,
+    baseline: baseline.requestsPerSecond,
+    ratio: throughputRatio,
+    target: `ratio >= ${targets.minThroughputRatio}`,
+    met: throughputRatio >= targets.minThroughputRatio,
+  });
+  record({
+    scenario: name,
+    figure: 'p99 latency',
+    unit: 'ms',
+    value: app.p99,
+    baseline: baseline.p99,
+    ratio: p99Ratio,
+    target: `ratio <= ${targets.maxP99Ratio}`,
+    met: p99Ratio <= targets.maxP99Ratio,
+  });
   return { name, throughputRatio, p99Ratio, met };
 }
