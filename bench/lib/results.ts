@@ -51,7 +51,13 @@ export function readFigures(file: string): RecordedFigure[] {
 }
 
 const num = (n: number | undefined) =>
-  n === undefined || !Number.isFinite(n) ? '-' : Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2);
+  n === undefined || !Number.isFinite(n)
+    ? '-'
+    : Number.isInteger(n)
+      ? String(n)
+      : Math.abs(n) >= 100
+        ? n.toFixed(0)
+        : n.toFixed(2);
 const cell = (s: string) => s.replaceAll('|', '\\|');
 
 export interface BenchRun {
