@@ -95,13 +95,6 @@ export const crmModule = defineModule({
   ],
   subscribers: ({ services }) => [crmMemberSubscriber(services.crmSync)],
   errors: ['crm_not_connected', 'crm_not_configured'],
-  ownedUserData: [
-    {
-      type: 'crm_connection',
-      description: 'HubSpot connections this user made (the connection stays; it no longer names them)',
-      table: 'crm_connections',
-      column: 'connected_by',
-      transferable: true,
-    },
-  ],
+  // connected_by is history (ON DELETE SET NULL): the connection is the organization's, not the admin's
+  ownedUserData: [],
 });
