@@ -73,6 +73,16 @@ export class HubSpotError extends Error {
     return this.status === 429;
   }
 
+  /** HubSpot refused the input itself (a 400 that is not about the token): splitting or fixing it may help. */
+  get refusesInput(): boolean {
+    return this.status === 400 && !this.unauthorized;
+  }
+
+  /** Nothing more can be sent now: rate-limited, the token refused, or HubSpot unreachable or failing. */
+  get endsRun(): boolean {
+    return this.rateLimited || this.unauthorized || this.status === 0 || this.status >= 500;
+  }
+
   /** The token is expired, revoked or lacks a scope: only the admin reconnecting helps. */
   get unauthorized(): boolean {
     return this.status === 401 || (this.status === 400 && this.category === 'invalid_grant');

@@ -26,18 +26,14 @@ import {
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { CrmBudget } from './crm-budget.ts';
 import { type CrmConnectionService, organizationOf, type PortalAccess } from './crm-connection.service.ts';
+import { BATCH_SIZE, type Call, chunks } from './crm-batches.ts';
+import type { CrmCompanies } from './crm-companies.ts';
 import type { CrmErrorLog, FailedRecord } from './crm-error.log.ts';
 import type { CrmMappingCheck } from './crm-mapping.check.ts';
 import { contactProperties, type MappingEntry, type MemberForCrm } from './crm-mapping.ts';
 
-export const BATCH_SIZE = 100;
 /** Batches sent at once: enough to cover the round trips within the budget's pace (10 calls a second). */
 const BATCHES_IN_FLIGHT = 3;
-
-type Call = <T>(work: () => Promise<T>) => Promise<T>;
-
-const chunks = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 const LEASE_SECONDS = 120;
 /** A run hands over after this long (real time), so one big resync does not hold a worker for hours. */
 const RUN_SLICE_MS = 10 * 60_000;
@@ -69,12 +65,11 @@ interface Deps {
   connections: CrmConnectionService;
   mapping: CrmMappingCheck;
   errorLog: CrmErrorLog;
+  companies: CrmCompanies;
   sleep?: (ms: number) => Promise<void>;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-const companyKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLowerCase();
 
 class RunInterrupted extends Error {
   constructor(readonly end: RunEnd) {
@@ -251,9 +246,8 @@ export class CrmSyncService {
     const upserts = rows.filter((r) => !deletions.includes(r));
     for (const chunk of chunks(deletions, BATCH_SIZE)) await this.archive(organizationId, chunk, crm, call);
     if (upserts.length === 0) return { sent: 0, failed: 0 };
-    const companies = await this.companyStep(organizationId, () =>
-      this.ensureCompanies(organizationId, upserts, crm, call),
-    );
+    const { companies: employers } = this.deps;
+    const companies = await employers.step(organizationId, () => employers.ensure(organizationId, upserts, crm, call));
     const outcomes = await Promise.allSettled(
       chunks(upserts, BATCH_SIZE).map(async (batch) => {
         const items = batch.map((row) => ({
@@ -262,9 +256,7 @@ export class CrmSyncService {
         }));
         const outcome = await this.sendSplitting(organizationId, items, crm, call);
         if (companies) {
-          await this.companyStep(organizationId, () =>
-            this.associateCompanies(organizationId, batch, companies, crm, call),
-          );
+          await employers.step(organizationId, () => employers.associate(organizationId, batch, companies, crm, call));
         }
         return outcome;
       }),
@@ -364,7 +356,7 @@ export class CrmSyncService {
       answer = await call(() => crm.upsertContacts(items.map((item) => item.contact)));
     } catch (error) {
       const failure = toHubSpotError(error);
-      if (failure.status !== 400 || failure.category === 'invalid_grant') throw failure;
+      if (!failure.refusesInput) throw failure;
       if (items.length === 1) {
         await this.settle(organizationId, [], [{ item: items[0] as Item, failure }]);
         return { sent: 0, failed: 1 };
@@ -399,10 +391,9 @@ export class CrmSyncService {
     const { sql, sequelize } = this.deps;
     const settled = [...sent.map((s) => s.item), ...failed.map((f) => f.item)];
     await sequelize.transaction(async (transaction) => {
-      await sql.query(
-        `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
-          WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
-        [organizationId, settled.map((i) => i.row.member_id), settled.map((i) => i.row.version)],
+      await this.acknowledge(
+        organizationId,
+        settled.map((i) => i.row),
         transaction,
       );
       if (sent.length > 0) {
@@ -438,93 +429,17 @@ export class CrmSyncService {
     });
   }
 
-  /**
-   * Companies are extra: HubSpot refusing one is a `company_sync` error and the contacts still go. A
-   * rate limit, a refused token or an outage ends the run as for contacts.
-   */
-  private async companyStep<T>(organizationId: string, step: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await step();
-    } catch (error) {
-      const failure = toHubSpotError(error);
-      if (failure.rateLimited || failure.unauthorized || failure.status === 0 || failure.status >= 500) throw failure;
-      await this.deps.errorLog.record(organizationId, [
-        {
-          type: 'company_sync',
-          crmError: failure.category,
-          property: failure.property,
-          recordId: null,
-          httpStatus: failure.status,
-          message: failure.message,
-        },
-      ]);
-      return undefined;
-    }
-  }
-
-  /**
-   * A member's employer becomes a HubSpot company (created once per organization and name, case and
-   * spacing aside); its id is remembered, so a name is never created twice.
-   */
-  private async ensureCompanies(
+  /** Takes rows off the queue, each only at the version that was sent: a newer change stays queued. */
+  private async acknowledge(
     organizationId: string,
-    rows: QueuedRow[],
-    crm: HubSpotCrm,
-    call: Call,
-  ): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    for (const row of rows) if (row.present && row.employer) names.set(companyKey(row.employer), row.employer);
-    if (names.size === 0) return new Map();
-    const known = await this.deps.sql.rows<{ name_key: string; company_id: string }>(
-      'SELECT name_key, company_id FROM crm_companies WHERE organization_id = $1 AND name_key = ANY($2::text[])',
-      [organizationId, [...names.keys()]],
-    );
-    const ids = new Map(known.map((k) => [k.name_key, k.company_id]));
-    const missing = [...names].filter(([key]) => !ids.has(key));
-    for (const batch of chunks(missing, BATCH_SIZE)) {
-      const created = await call(() => crm.createCompanies(batch.map(([, name]) => name)));
-      for (const company of created) ids.set(companyKey(company.name), company.id);
-      await this.deps.sql.query(
-        `INSERT INTO crm_companies (organization_id, name_key, company_id)
-         SELECT $1, * FROM unnest($2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-        [organizationId, created.map((c) => companyKey(c.name)), created.map((c) => c.id)],
-      );
-      await this.deps.sql.query(
-        'UPDATE crm_connections SET companies_synced = companies_synced + $2 WHERE organization_id = $1',
-        [organizationId, created.length],
-      );
-    }
-    return ids;
-  }
-
-  /** Associates synced contacts with their employer's company, where not done already. */
-  private async associateCompanies(
-    organizationId: string,
-    rows: QueuedRow[],
-    companies: Map<string, string>,
-    crm: HubSpotCrm,
-    call: Call,
+    rows: Array<Pick<QueuedRow, 'member_id' | 'version'>>,
+    transaction: Transaction,
   ): Promise<void> {
-    if (companies.size === 0) return;
-    const wanted = rows.flatMap((row) => {
-      const companyId = row.employer ? companies.get(companyKey(row.employer)) : undefined;
-      return row.present && companyId ? [{ memberId: row.member_id, companyId }] : [];
-    });
-    const pending = await this.deps.sql.rows<{ member_id: string; contact_id: string; company_id: string }>(
-      `SELECT c.member_id, c.contact_id, w.company_id
-         FROM crm_contacts c JOIN unnest($2::uuid[], $3::text[]) AS w(member_id, company_id) ON w.member_id = c.member_id
-        WHERE c.organization_id = $1 AND c.company_id IS DISTINCT FROM w.company_id`,
-      [organizationId, wanted.map((w) => w.memberId), wanted.map((w) => w.companyId)],
-    );
-    if (pending.length === 0) return;
-    await call(() =>
-      crm.associateContactsWithCompanies(pending.map((p) => ({ contactId: p.contact_id, companyId: p.company_id }))),
-    );
     await this.deps.sql.query(
-      `UPDATE crm_contacts c SET company_id = p.company_id
-         FROM unnest($2::uuid[], $3::text[]) AS p(member_id, company_id)
-        WHERE c.organization_id = $1 AND c.member_id = p.member_id`,
-      [organizationId, pending.map((p) => p.member_id), pending.map((p) => p.company_id)],
+      `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
+        WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
+      [organizationId, rows.map((r) => r.member_id), rows.map((r) => r.version)],
+      transaction,
     );
   }
 
@@ -536,12 +451,7 @@ export class CrmSyncService {
     );
     if (known.length > 0) await call(() => crm.archiveContacts(known.map((k) => k.contact_id)));
     await this.deps.sequelize.transaction(async (transaction) => {
-      await this.deps.sql.query(
-        `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
-          WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
-        [organizationId, rows.map((r) => r.member_id), rows.map((r) => r.version)],
-        transaction,
-      );
+      await this.acknowledge(organizationId, rows, transaction);
       await this.deps.sql.query(
         'DELETE FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
         [organizationId, rows.map((r) => r.member_id)],

@@ -4,6 +4,7 @@ import { auditModule } from '../audit/audit.module.ts';
 import { membersModule } from '../members/members.module.ts';
 import { crmBrowserRoutes } from './crm-browser.routes.ts';
 import { CrmBudget } from './crm-budget.ts';
+import { CrmCompanies } from './crm-companies.ts';
 import { CrmConnectionService } from './crm-connection.service.ts';
 import { CrmDiagnosticsService } from './crm-diagnostics.service.ts';
 import { CrmErrorLog } from './crm-error.log.ts';
@@ -43,6 +44,7 @@ export const crmModule = defineModule({
         await sync?.queueAll(organizationId, transaction);
       },
     });
+    const companies = new CrmCompanies({ sql, errorLog });
     sync = new CrmSyncService({
       sequelize,
       sql,
@@ -54,6 +56,7 @@ export const crmModule = defineModule({
       connections: crmConnections,
       mapping,
       errorLog,
+      companies,
     });
     const crmDiagnostics = new CrmDiagnosticsService({
       sequelize,
