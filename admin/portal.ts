@@ -28,7 +28,10 @@ import { CRM_PAGE, crmPage } from './resources/crm.page.ts';
 
 let adapterRegistered = false;
 
-/** Platform admins only; once MFA is enabled the code is required, and only then may the session impersonate or delete. */
+/**
+ * Platform admins only; once MFA is enabled the code is required, and only then may the session
+ * impersonate or delete.
+ */
 async function authenticate(container: Container, email: string, password: string, otp: unknown): Promise<PortalAdmin> {
   const code = typeof otp === 'string' && otp.trim() ? otp.trim() : undefined;
   const { user, mfaVerified } = await container.services.auth.login({

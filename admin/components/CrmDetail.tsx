@@ -63,7 +63,10 @@ const CrmDetail: React.FC<Props> = ({ data, chosen, onChoose, onRetry, onErrorsP
           <MessageBox
             variant="danger"
             mb="lg"
-            message="HubSpot refused this portal’s token: the sync is stopped (its queue is kept) until one of the organization’s admins reconnects HubSpot in the Client Portal."
+            message={
+              'HubSpot refused this portal’s token: the sync is stopped (its queue is kept) until one of the ' +
+              'organization’s admins reconnects HubSpot in the Client Portal.'
+            }
           />
         )}
         {connection?.last_error && (

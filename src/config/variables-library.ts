@@ -74,7 +74,8 @@ export const media = {
   ),
   OPENAI_CHAT_URL: described(
     absoluteUrl().optional(),
-    'Base address of the OpenAI-compatible chat API (`/chat/completions` is appended); required when CHAT_PROVIDER=openai.',
+    'Base address of the OpenAI-compatible chat API (`/chat/completions` is appended); ' +
+      'required when CHAT_PROVIDER=openai.',
     { example: 'http://127.0.0.1:11434/v1' },
   ),
   OPENAI_CHAT_API_KEY: described(text('secret').optional(), 'Bearer key for OPENAI_CHAT_URL, if it needs one.'),

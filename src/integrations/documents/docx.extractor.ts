@@ -22,8 +22,11 @@ const MARK_RUN = `<w:t>${MARK}</w:t>`;
 const EXPLICIT_BREAK = /<w:br\b[^>]*\bw:type="page"[^>]*\/>/g;
 const RENDERED_BREAK = /<w:lastRenderedPageBreak\s*\/>/g;
 // a paragraph formatted "page break before" (often a heading style's direct formatting)
-const BREAK_BEFORE =
-  /(<w:pPr>(?:(?!<\/w:pPr>)[\s\S])*?<w:pageBreakBefore(?:\s+w:val="(?:1|true|on)")?\s*\/>(?:(?!<\/w:pPr>)[\s\S])*?<\/w:pPr>)/g;
+const IN_PPR = String.raw`(?:(?!<\/w:pPr>)[\s\S])*?`;
+const BREAK_BEFORE = new RegExp(
+  String.raw`(<w:pPr>${IN_PPR}<w:pageBreakBefore(?:\s+w:val="(?:1|true|on)")?\s*\/>${IN_PPR}<\/w:pPr>)`,
+  'g',
+);
 const HEADING = '\u0001';
 export const ESTIMATED_WORDS_PER_PAGE = 450;
 

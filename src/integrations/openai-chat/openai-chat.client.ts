@@ -24,7 +24,8 @@ export interface OpenAiChatSettings {
 }
 
 const CITATION_RULE =
-  'The search results are numbered [1], [2], ... Cite every claim with the number of the result it comes from, in square brackets, e.g. "Dues are 180 dollars [1]." An answer without such citations is discarded.';
+  'The search results are numbered [1], [2], ... Cite every claim with the number of the result it comes from, ' +
+  'in square brackets, e.g. "Dues are 180 dollars [1]." An answer without such citations is discarded.';
 
 /** A citation marker: [1], [2, 3] or [1][2]. */
 const MARKER = /\s*\[(\d+(?:\s*,\s*\d+)*)\]/g;

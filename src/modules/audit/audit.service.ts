@@ -27,8 +27,8 @@ export class AuditService {
   async record(actor: Actor, record: AuditRecord, transaction?: Transaction): Promise<void> {
     if (this.sql) {
       await this.sql.query(
-        `INSERT INTO audit_log (occurred_at, organization_id, actor_type, actor_id, impersonator_id, action, target_type,
-           target_id, before, after, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        `INSERT INTO audit_log (occurred_at, organization_id, actor_type, actor_id, impersonator_id, action,
+           target_type, target_id, before, after, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
         [
           new Date(),
           record.organizationId ?? actor.organizationId,
