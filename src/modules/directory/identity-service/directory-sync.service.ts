@@ -42,20 +42,21 @@ export class DirectorySyncService {
     try {
       if (!directory) throw new SyncRefused('The directory no longer exists');
       const counts = await this.pull(directory);
+      // The directory first: the run's end is what callers wait for, so it must be written last.
+      await directory.update({ lastSyncAt: clock.now() });
       await sql.query(
         `UPDATE directory_sync_runs SET status = 'done', users_synced = $2, groups_synced = $3, finished_at = $4
           WHERE id = $1`,
         [runId, counts.users, counts.groups, clock.now()],
       );
-      await directory.update({ lastSyncAt: clock.now() });
     } catch (error) {
       const message = `Sync failed: ${(error as Error).message || String(error)}`;
+      await directory?.update({ lastError: message, lastErrorAt: clock.now() });
       await sql.query("UPDATE directory_sync_runs SET status = 'failed', error = $2, finished_at = $3 WHERE id = $1", [
         runId,
         message,
         clock.now(),
       ]);
-      await directory?.update({ lastError: message, lastErrorAt: clock.now() });
       if (!(error instanceof SyncRefused)) throw error;
     }
   }
