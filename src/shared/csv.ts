@@ -1,6 +1,8 @@
-// The streamed CSV writer of every export (users datagrid, library reports): rows in, RFC 4180 text
-// out in chunks of about 64 KB rather than one write per row, with spreadsheet formula injection
-// neutralised.
+// The one CSV writer of every export (members and the other CRUD lists, the users datagrid, library
+// reports): rows in, RFC 4180 text out in chunks of about 64 KB rather than one write per row, with
+// spreadsheet formula injection neutralised. Hand-written rather than csv-stringify, which this
+// replaced in the CRUD export: in paired runs of the users export the library reached 0.18-0.34 of
+// COPY's rows/s against 0.31-0.68 for this writer (target 0.5; docs/decisions.md "One CSV writer").
 import { Transform } from 'node:stream';
 
 /**
@@ -18,6 +20,18 @@ export function csvField(value: string): string {
 
 /** A text cell as it goes into any export: neutralised, then quoted as needed. */
 export const csvText = (value: string | null | undefined): string => csvField(neutralise(value ?? ''));
+
+/** One CSV line of any cells: empty for null, JSON for objects, ISO 8601 for dates, text neutralised. */
+export function csvLine(cells: readonly unknown[]): string {
+  return `${cells.map(csvCell).join(',')}\n`;
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof Date) return value.toISOString();
+  return csvText(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
 
 /** Rows (any object mode value) in, CSV text out: the header line first, then `line(row)` per row. */
 export function csvWriter<R>(header: readonly string[], line: (row: R) => string): Transform {

@@ -1,13 +1,12 @@
-// CSV export over a server-side cursor: rows flow from PostgreSQL through csv-stringify to the
+// CSV export over a server-side cursor: rows flow from PostgreSQL through the shared CSV writer to the
 // response in batches, with back-pressure, so exporting 100,000 members uses the memory of a few
-// hundred. Formula-leading cells (= + - @ tab CR) are prefixed with an apostrophe, so a hostile
-// value cannot run as a formula when staff open the file in a spreadsheet.
+// hundred. The shared writer neutralises formula-leading cells.
 import { once } from 'node:events';
-import { Transform, type Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import QueryStream from 'pg-query-stream';
 import type { Attributes, Model, Sequelize } from 'sequelize';
+import { csvLine, csvWriter } from '../../shared/csv.ts';
 import type { SqlQuery } from './crud.sql.ts';
 
 const BATCH_SIZE = 500;
@@ -21,12 +20,6 @@ export interface CsvSource<M extends Model, Dto extends object> {
 interface PgConnection {
   query(stream: QueryStream): QueryStream;
   getTypeParser(oid: number, format?: string): unknown;
-}
-
-export function csvCell(value: unknown): string | number | boolean | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return value as string | number | boolean;
 }
 
 export async function streamCsv<M extends Model, Dto extends object>(
@@ -47,21 +40,9 @@ export async function streamCsv<M extends Model, Dto extends object>(
     await once(rows, 'readable');
     await pipeline(
       rows,
-      new Transform({
-        objectMode: true,
-        transform(row: Attributes<M>, _encoding, done) {
-          const dto = source.toDto(row) as Record<string, unknown>;
-          done(
-            null,
-            columns.map((column) => csvCell(dto[column])),
-          );
-        },
-      }),
-      stringify({
-        header: true,
-        columns: [...columns],
-        escape_formulas: true,
-        cast: { boolean: (value) => String(value) },
+      csvWriter(columns, (row: Attributes<M>) => {
+        const dto = source.toDto(row) as Record<string, unknown>;
+        return csvLine(columns.map((column) => dto[column]));
       }),
       output,
     );

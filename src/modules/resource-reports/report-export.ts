@@ -5,7 +5,7 @@ import { PassThrough, pipeline, Writable, type Readable } from 'node:stream';
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Sequelize } from 'sequelize';
-import { csvText, csvWriter, neutralise } from '../../shared/csv.ts';
+import { csvLine, csvWriter, neutralise } from '../../shared/csv.ts';
 import type { ReportKind } from './report.repository.ts';
 
 export type ExportFormat = 'csv' | 'xlsx';
@@ -76,13 +76,7 @@ export async function openReportExport(
   const rows = await openCursor(sequelize, source.text, source.values);
   const header = source.columns.map((column) => EXPORT_HEADERS[column] ?? column);
   if (!workbooks) {
-    const line = (row: unknown[]) =>
-      `${row
-        .map((value, i) => {
-          const cell = cellOf(source.columns[i]!, value);
-          return typeof cell === 'number' || typeof cell === 'boolean' ? String(cell) : csvText(cell);
-        })
-        .join(',')}\n`;
+    const line = (row: unknown[]) => csvLine(row.map((value, i) => cellOf(source.columns[i]!, value)));
     return pipeline(rows, csvWriter<unknown[]>(header, line), () => undefined);
   }
   return xlsxStream(workbooks, kind, header, source.columns, rows);
