@@ -15,6 +15,7 @@
 //                  answer leads with answers the question; with a reliability table (10 buckets)
 // Targets on the test half: right page >= 0.95 direct, >= 0.8 paraphrased; abstains >= 0.9; ECE <= 0.1.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import type { Sequelize } from 'sequelize';
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
@@ -44,6 +45,8 @@ interface Outcome {
   answered: boolean;
   /** The expected page is among the sources. */
   citedRight: boolean;
+  /** The expected page is among the pages a search-mode answer cites, answered or not. */
+  pagesRight: boolean;
   /** The lead sentence's page is the expected one (what the confidence predicts). */
   leadRight: boolean;
   inTop5: boolean;
@@ -168,6 +171,7 @@ async function evaluate(setup: string, pgvector: boolean, embeddings: Record<str
         confidence: answer.confidence,
         answered: answer.sources.length > 0,
         citedRight: answer.sources.some(at),
+        pagesRight: (answer.diagnostics?.pages ?? []).some(at),
         leadRight: !!lead && at(lead),
         inTop5: top.some(at),
         features: answer.diagnostics?.features ?? null,
@@ -258,10 +262,15 @@ function reliability(outcomes: Outcome[]): { table: string[]; ece: number } {
   return { table, ece };
 }
 
-function report(setup: string, outcomes: Outcome[], keywordOnly: boolean): void {
+function report(
+  setup: string,
+  outcomes: Outcome[],
+  keywordOnly: boolean,
+  threshold = answerThreshold(keywordOnly),
+): void {
   console.log(`\n${setup}`);
   console.log(
-    `  half   recall@5  right page: direct  paraphrased   abstains: on-topic  off-topic   ECE    (answered at >= ${answerThreshold(keywordOnly)})`,
+    `  half   recall@5  right page: direct  paraphrased   abstains: on-topic  off-topic   ECE    (answered at >= ${threshold})`,
   );
   for (const split of ['dev', 'test'] as const) {
     const half = outcomes.filter((o) => o.item.split === split);
@@ -332,9 +341,12 @@ async function main(): Promise<void> {
       outcomes: await evaluate('keyword', false),
       keywordOnly: true,
     });
+  // EVAL_DUMP=file: every outcome with its features, to study the development half offline
+  if (process.env.EVAL_DUMP) writeFileSync(process.env.EVAL_DUMP, JSON.stringify(setups, null, 1));
   if (!args.has('--fit')) for (const setup of setups) report(setup.name, setup.outcomes, setup.keywordOnly);
   else {
     console.log('\nconfidence models fitted on the development half (paste into ANSWER_MODELS):');
+    const fitted: Array<{ name: string; outcomes: Outcome[]; keywordOnly: boolean; threshold: number }> = [];
     for (const setup of setups) {
       const rows = setup.outcomes
         .filter((o) => o.item.split === 'dev' && o.features)
@@ -353,23 +365,40 @@ async function main(): Promise<void> {
       const dev = setup.outcomes.filter((o) => o.item.split === 'dev');
       const confidence = (o: Outcome) =>
         o.features ? answerConfidence(o.features, setup.keywordOnly, { hybrid: model, keywordOnly: model }) : 0;
-      for (let t = 0.3; t < 0.96; t += 0.01) {
+      let threshold = 0.95;
+      // whole hundredths (a running sum of 0.01 drifts above them, and a confidence equal to the printed
+      // threshold then abstained here but answers in the chat)
+      for (let k = 30; k <= 95; k++) {
+        const t = k / 100;
         const abstains = (kind: EvalQuestion['kind']) => {
           const of = dev.filter((o) => o.item.kind === kind);
           return of.filter((o) => confidence(o) < t).length / of.length;
         };
         if (abstains('unanswerable') >= 0.9 && abstains('off-topic') >= 0.9) {
-          const answerable = dev.filter((o) => o.item.expect);
-          const right = answerable.filter((o) => o.leadRight && confidence(o) >= t).length / answerable.length;
-          console.log(
-            `  ${setup.keywordOnly ? 'keywordOnly' : 'hybrid'}: ${JSON.stringify({ ...model, threshold: Math.round(t * 100) / 100 })}`,
-          );
-          console.log(`    dev answers right ${right.toFixed(2)} of the answerable`);
+          threshold = t;
           break;
         }
       }
+      const answerable = dev.filter((o) => o.item.expect);
+      const right = answerable.filter((o) => o.leadRight && confidence(o) >= threshold).length / answerable.length;
+      console.log(`  ${setup.keywordOnly ? 'keywordOnly' : 'hybrid'}: ${JSON.stringify({ ...model, threshold })}`);
+      console.log(`    dev answers right ${right.toFixed(2)} of the answerable`);
+      // both halves as the chat will score them once these models are pasted in: every outcome keeps
+      // its features and the pages its search-mode answer cites, answered or not
+      const rescored = setup.outcomes.map((o) => {
+        const c = confidence(o);
+        const answered = c >= threshold;
+        return { ...o, confidence: c, answered, citedRight: answered && o.pagesRight };
+      });
+      fitted.push({
+        name: `${setup.name}, with the models just fitted`,
+        outcomes: rescored,
+        keywordOnly: setup.keywordOnly,
+        threshold,
+      });
     }
     console.log(`  (current: ${JSON.stringify(ANSWER_MODELS)})`);
+    for (const setup of fitted) report(setup.name, setup.outcomes, setup.keywordOnly, setup.threshold);
   }
 }
 

@@ -1,5 +1,6 @@
 // Text prepared for a speech engine: figures, currency, percentages and symbols become words (Flite
 // reads "$1.2m" letter by letter), and text is cut into short sentences (Flite aborts on long input).
+import { splitSentences as sentencesOf } from '../../shared/sentences.ts';
 
 const ONES = [
   'zero',
@@ -174,11 +175,7 @@ const MAX_WORDS = 30;
 
 /** Sentences of at most ~30 words (long ones are cut at commas, then every 30 words). */
 export function splitSentences(text: string): string[] {
-  const sentences = text
-    .replace(/\s+/g, ' ')
-    .split(/(?<!\b(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|No)\.)(?<=[.!?])\s+(?=["'A-Z0-9])/)
-    .map((s) => s.trim())
-    .filter((s) => /[A-Za-z0-9]/.test(s));
+  const sentences = sentencesOf(text.replace(/\s+/g, ' ')).filter((s) => /[A-Za-z0-9]/.test(s));
   return sentences.flatMap((sentence) => {
     if (sentence.split(' ').length <= MAX_WORDS) return [sentence];
     const pieces: string[] = [];

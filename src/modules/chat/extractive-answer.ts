@@ -2,6 +2,7 @@
 // passages themselves. Each sentence is scored by the question's content words it contains and, when
 // vectors are on, by its cosine similarity to the question (one embedding batch for the candidates).
 import { textBlocks, type TextBlock } from '../../integrations/documents/text-blocks.ts';
+import { splitSentences as sentencesOf } from '../../shared/sentences.ts';
 import { expectedAnswerType, holdsAnswerType, questionFocus } from './answer-type.ts';
 import type { RetrievedPassage } from './passage-retrieval.repository.ts';
 
@@ -63,7 +64,7 @@ export function withoutFurniture(text: string, furniture?: ReadonlySet<string>):
 export function splitSentences(text: string, furniture?: ReadonlySet<string>): string[] {
   return textBlocks(withoutFurniture(text, furniture))
     .filter((block) => !isHeading(block))
-    .flatMap((block) => (block.standalone ? [block.text] : block.text.split(/(?<=[.!?])\s+(?=[A-Z0-9"'(])/u)))
+    .flatMap((block) => (block.standalone ? [block.text] : sentencesOf(block.text)))
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence.length >= 12);
 }

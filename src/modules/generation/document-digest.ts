@@ -3,6 +3,7 @@
 // (currency, percentages, large counts) with a short label, and numbered steps. Passages overlap
 // (ingestion repeats text at their edges), so sentences are de-duplicated.
 import { readsLikeHeading } from '../../integrations/documents/text-blocks.ts';
+import { splitSentences } from '../../shared/sentences.ts';
 import type { SourcePassage } from './source.repository.ts';
 
 export interface Figure {
@@ -53,11 +54,7 @@ const STOP = new Set(
 );
 
 export function splitIntoSentences(text: string): string[] {
-  return text
-    .replace(/\s+/g, ' ')
-    .split(/(?<!\b(?:Dr|Mr|Mrs|Ms|Prof|St|Inc|Ltd|Co|No|e\.g|i\.e|vs|approx)\.)(?<=[.!?])\s+(?=["'“‘(A-Z0-9$€£])/)
-    .map((s) => s.trim())
-    .filter((s) => s.split(' ').length >= 4 && /[a-z]/.test(s));
+  return splitSentences(text.replace(/\s+/g, ' ')).filter((s) => s.split(' ').length >= 4 && /[a-z]/.test(s));
 }
 
 function parseFigure(raw: string): Pick<Figure, 'amount' | 'unit'> {

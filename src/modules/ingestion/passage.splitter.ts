@@ -3,6 +3,7 @@
 // or line boundaries near the target length and repeat the last ~20% of the previous passage, so a
 // sentence that straddles two passages is whole in at least one of them.
 import type { TextUnit } from '../../integrations/documents/extraction.ts';
+import { splitSentences } from '../../shared/sentences.ts';
 
 export interface SplitOptions {
   /** A passage aims at this many words ... */
@@ -26,7 +27,7 @@ const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
 function segments(text: string, maxWords: number): Array<{ text: string; endsLine: boolean }> {
   const out: Array<{ text: string; endsLine: boolean }> = [];
   for (const line of text.split('\n')) {
-    for (const sentence of line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u)) {
+    for (const sentence of splitSentences(line)) {
       const words = sentence.split(/\s+/).filter(Boolean);
       for (let i = 0; i < words.length; i += maxWords)
         out.push({ text: words.slice(i, i + maxWords).join(' '), endsLine: false });
