@@ -6,7 +6,15 @@
 // A refusal answers its status with { code, message }, which the page shows as a notice.
 import { Router, type Request, type Response } from 'express';
 import type { AppContext as Container } from '../../src/app-context.ts';
+import type {
+  CrmConnectionSummary,
+  CrmErrorRow,
+  CrmRunRow,
+  CrmStatus,
+} from '../../src/modules/crm/crm-diagnostics.service.ts';
+import type { MappingStatus } from '../../src/modules/crm/crm-mapping.check.ts';
 import type { Actor } from '../../src/shared/access/actor.ts';
+import type { AsJson } from '../../src/shared/as-json.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import { portalActor, type PortalAdmin } from '../portal-actor.ts';
 
@@ -14,6 +22,27 @@ import { portalActor, type PortalAdmin } from '../portal-actor.ts';
 export const CRM_ERRORS_PER_PAGE = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ERROR_TYPES = new Set(['contact_sync', 'company_sync', 'property_mapping', 'auth']);
+
+interface ErrorPage {
+  rows: CrmErrorRow[];
+  total: number;
+  page: number;
+  itemsPerPage: number;
+  type: string | null;
+}
+
+interface Detail {
+  connection: CrmConnectionSummary | null;
+  status: CrmStatus;
+  errors: ErrorPage;
+  mapping: MappingStatus[];
+  mappingProblem: string | null;
+  runs: CrmRunRow[];
+}
+
+/** What the page's components receive (they import these types only: the bundle takes no server code). */
+export type CrmDetailData = AsJson<Detail>;
+export type CrmErrorPage = AsJson<ErrorPage>;
 
 const adminOf = (req: Request) => (req.session as unknown as { adminUser?: PortalAdmin }).adminUser;
 /** AdminJS's router parses every body with express-formidable (into req.fields), JSON included. */
@@ -33,7 +62,7 @@ export function crmPortalRoutes(container: Container): Router {
     actor: await portalActor(adminOf(req)),
     organizationId: UUID.test(String(req.params.organizationId)) ? String(req.params.organizationId) : '',
   });
-  const errorPage = async (actor: Actor, organizationId: string, query: Request['query']) => {
+  const errorPage = async (actor: Actor, organizationId: string, query: Request['query']): Promise<ErrorPage> => {
     const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
     const type = typeof query.type === 'string' && ERROR_TYPES.has(query.type) ? query.type : undefined;
     const { rows, total } = await diagnostics.errors(actor, organizationId, {
@@ -63,7 +92,7 @@ export function crmPortalRoutes(container: Container): Router {
         mapping(actor, organizationId),
         diagnostics.runs(organizationId),
       ]);
-      res.json({ connection: rows[0] ?? null, status, errors, ...checked, runs });
+      res.json({ connection: rows[0] ?? null, status, errors, ...checked, runs } satisfies Detail);
     } catch (error) {
       refuse(res, error);
     }

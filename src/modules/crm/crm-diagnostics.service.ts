@@ -43,6 +43,18 @@ export interface CrmErrorRow {
   created_at: Date;
 }
 
+/** One sync run as the Admin Portal's CRM page shows it. */
+export interface CrmRunRow {
+  id: string;
+  status: string;
+  contacts_sent: number;
+  contacts_failed: number;
+  calls: number;
+  detail: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
 /** One organization's connection as the Admin Portal lists it: its state, and the spec's status figures. */
 export interface CrmConnectionSummary {
   organization_id: string;
@@ -289,19 +301,10 @@ export class CrmDiagnosticsService {
     return work();
   }
 
-  async runs(organizationId: string, limit = 10) {
-    return this.deps.sql.rows<{
-      id: string;
-      status: string;
-      contacts_sent: number;
-      contacts_failed: number;
-      calls: number;
-      detail: string | null;
-      started_at: Date;
-      finished_at: Date | null;
-    }>('SELECT * FROM crm_sync_runs WHERE organization_id = $1 ORDER BY started_at DESC LIMIT $2', [
-      organizationId,
-      limit,
-    ]);
+  async runs(organizationId: string, limit = 10): Promise<CrmRunRow[]> {
+    return this.deps.sql.rows<CrmRunRow>(
+      'SELECT * FROM crm_sync_runs WHERE organization_id = $1 ORDER BY started_at DESC LIMIT $2',
+      [organizationId, limit],
+    );
   }
 }
