@@ -297,11 +297,8 @@ describe('mass assignment: no write applies a read-only or privilege field', () 
     if (process.env.MASS_ASSIGNMENT_REPORT) console.log(JSON.stringify(outcomes, null, 1));
     assert.deepEqual(failures, [], `${failures.length} writes applied injected fields`);
     assert.ok(all.length >= 40, `only ${all.length} writes with a JSON body in the contract`);
-    assert.ok(
-      outcomes.refused + outcomes.accepted >= all.length - 8,
-      `too many probes proved nothing (${outcomes.other.length}):\n${outcomes.other.join('\n')}`,
-    );
-    assert.ok(outcomes.accepted >= 5, `only ${outcomes.accepted} probes were accepted: the read-back was never tested`);
+    assert.deepEqual(outcomes.other, [], 'probes that proved nothing (neither refused for a field nor accepted)');
+    assert.ok(outcomes.accepted >= 4, `only ${outcomes.accepted} probes were accepted: the read-back was never tested`);
   });
 
   it('no row anywhere belongs to the organization the probes named, and no platform admin was created', async () => {

@@ -5,7 +5,8 @@
 // 401 or 403, a refused one gets 401 (no credential the operation takes) or 403 (one it takes, without
 // the permission), as problem+json (SCIM errors in SCIM's format). The same declarations are published
 // in docs/access.md, which must equal the table rendered from the contract.
-// A caller of another organization addressing a record by `{id}` is tests/access/cross-tenant.test.ts.
+// A caller of another organization, of every kind, addressing a record by `{id}` gets 404 (or the
+// refusal its kind gets anyway); lists across organizations are tests/access/cross-tenant.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadContract } from '../../src/http/openapi.ts';
@@ -33,6 +34,19 @@ const CALLERS: Caller[] = [
   'anonymous',
   ...BROKEN_CREDENTIALS,
   'directory',
+  'member',
+  'sponsor_admin',
+  'impersonation',
+  'client_user',
+  'api_key',
+  'client_admin',
+  'platform_admin',
+];
+
+/** Operations outside one organization's rows (reasons in tests/access/cross-tenant.test.ts). */
+const OUTSIDE_TENANCY = /^\/(scim|auth|webhooks)\/|^\/api\/(admin|public)\/|^\/api\/auth\/(?!sso\/connections)/;
+/** Callers that belong to an organization and act on its records. */
+const TENANT_CALLERS: Caller[] = [
   'member',
   'sponsor_admin',
   'impersonation',
@@ -90,6 +104,8 @@ function errorFormat(template: string, res: { status: number; headers: Record<st
 describe('role × operation matrix, generated from the contract', () => {
   let t: TestApp;
   let world: AccessWorld;
+  /** The same callers in another organization. */
+  let other: AccessWorld;
   const rows = accessRows();
   const allowedOf = new Map(rows.map((row) => [`${row.method} ${row.template}`, row.allowed]));
 
@@ -106,6 +122,7 @@ describe('role × operation matrix, generated from the contract', () => {
       },
     });
     world = await buildAccessWorld(t);
+    other = await buildAccessWorld(t);
   });
   after(() => t?.close());
 
@@ -158,6 +175,34 @@ describe('role × operation matrix, generated from the contract', () => {
       renderAccessTable(rows),
       'docs/access.md differs from openapi.yaml: run npx tsx tests/support/access-table.ts --write',
     );
+  });
+
+  it("every caller kind of another organization gets 404 for the organization's records by {id}, or its refusal", async () => {
+    // tests/access/cross-tenant.test.ts walks the same operations with another organization's client
+    // admin (and its lists); here every other caller kind too, before the matrix below deletes records
+    const failures: string[] = [];
+    let sent = 0;
+    for (const operation of operations()) {
+      const declared = allowedOf.get(`${operation.method} ${operation.template}`) ?? [];
+      if (!operation.template.includes('{') || OUTSIDE_TENANCY.test(operation.template) || declared.includes('any'))
+        continue;
+      const url = fillPath(world, operation.template);
+      for (const caller of TENANT_CALLERS) {
+        const request = t.http[operation.method](url).set(operation.headers).set(other.headers[caller]);
+        const res = await (operation.body === undefined ? request : request.send(operation.body as object));
+        sent += 1;
+        const where = `${operation.method.toUpperCase()} ${operation.template} as another organization's ${caller}`;
+        const allowed = (declared as string[]).includes(caller);
+        const expected = allowed ? 404 : refusalStatus(operation.template, caller);
+        if (res.status !== expected || (!allowed && !refusedForAccess(operation.template, res)))
+          failures.push(`${where}: ${expected} expected, got ${res.status} ${res.text.slice(0, 160)}`);
+        else if (allowed && res.body?.code !== 'not_found') failures.push(`${where}: 404 without not_found`);
+        else if (JSON.stringify(res.body).includes(world.organizationId))
+          failures.push(`${where}: names the organization`);
+      }
+    }
+    assert.ok(sent >= 350, `only ${sent} requests were sent`);
+    assert.deepEqual(failures, [], `${failures.length} of ${sent} answers leak across organizations or differ`);
   });
 
   it('every operation, sent by every caller kind, answers what its x-guildhall-access says', async () => {

@@ -41,9 +41,10 @@ export class IngestionService {
   /** Managers and staff: the ingestion of the resource's current version. */
   async status(actor: Actor, resourceId: string): Promise<IngestionView> {
     const reader = await resolveReader(this.deps.sql, actor);
-    await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
+    // the role before the record, as everywhere: a member gets 403 whichever resource it names
     if (reader.standing !== 'manager' && reader.standing !== 'staff')
       throw errors.forbidden("Only the organization's administrators and staff see ingestion status");
+    await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
     return this.view(resourceId);
   }
 
