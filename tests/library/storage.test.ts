@@ -15,7 +15,7 @@ import { createFileStorage } from '../../src/integrations/storage/create-file-st
 import type { ByteRange, FileStorage } from '../../src/integrations/storage/file-storage.ts';
 import { LocalFileStorage } from '../../src/integrations/storage/local-file-storage.ts';
 import { S3FileStorage } from '../../src/integrations/storage/s3-file-storage.ts';
-import { sendStoredFile, type StoredFile } from '../../src/modules/library/send-stored-file.ts';
+import { sendStoredFile, type StoredFile } from '../../src/http/send-stored-file.ts';
 import { until } from './library-helpers.ts';
 import { startS3StandIn, type S3StandIn } from './s3-stand-in.ts';
 

@@ -3,7 +3,7 @@ import type { Actor } from '../../shared/access/actor.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import { errors } from '../../shared/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import { findUserRow } from '../users/user-query.repository.ts';
+import { findUserRow } from '../users/index.ts';
 import { findActivity, type ActivityFilter, type ActivityRow } from './activity.repository.ts';
 
 /** GET /api/admin/users/{id}/activity. Soft-deleted users keep their activity. */

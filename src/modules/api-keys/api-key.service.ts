@@ -9,7 +9,7 @@ import { randomToken, sha256 } from '../../shared/crypto.ts';
 import { errors } from '../../shared/errors.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { ApiKey } from './api-key.model.ts';
 import { toApiKeyDto, type ApiKeyRow } from './api-key.mapper.ts';
 import { BriefCache } from '../../shared/brief-cache.ts';

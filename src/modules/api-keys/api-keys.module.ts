@@ -1,5 +1,5 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { auditModule } from '../audit/index.ts';
 import { ApiKey } from './api-key.model.ts';
 import { apiKeyRoutes } from './api-key.routes.ts';
 import { ApiKeyService } from './api-key.service.ts';

@@ -1,6 +1,6 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { apiKeysModule } from '../api-keys/api-keys.module.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { apiKeysModule } from '../api-keys/index.ts';
+import { auditModule } from '../audit/index.ts';
 import { authRoutes } from './auth.routes.ts';
 import { AuthService } from './auth.service.ts';
 import { invalidateCredentialsOnChange } from './credential-invalidation.ts';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { actorOf } from '../../http/context.ts';
 import type { components } from '../../types/openapi.d.ts';
-import { toCurrentUser } from '../users/user.mapper.ts';
+import { toCurrentUser } from '../users/index.ts';
 import type { AuthService, Session } from './auth.service.ts';
 
 type TokenResponse = components['schemas']['TokenResponse'];

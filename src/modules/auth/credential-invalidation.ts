@@ -3,8 +3,8 @@
 // view at once, and again after the commit (a lookup racing the transaction still read the old row).
 // A plan or suspension change must reach the next request, not the next cache refresh.
 import type { Transaction } from 'sequelize';
-import { Organization } from '../organizations/organization.model.ts';
-import { User } from '../users/user.model.ts';
+import { Organization } from '../organizations/index.ts';
+import { User } from '../users/index.ts';
 
 interface Caches {
   forgetUser(id?: string): void;

@@ -1,4 +1,4 @@
-import { defineResource } from '../crud/crud.definition.ts';
+import { defineResource } from '../crud/index.ts';
 import { toCourseDto, type CourseDto, type CourseInput } from './course.mapper.ts';
 import { Course } from './course.model.ts';
 

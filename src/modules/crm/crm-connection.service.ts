@@ -16,7 +16,7 @@ import { AppError, errors } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
 import { HUBSPOT_SCOPES, type HubSpotOAuth, type HubSpotTokens } from '../../integrations/hubspot/hubspot.client.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import type { MappingEntry } from './crm-mapping.ts';
 
 const STATE_TTL_MS = 10 * 60_000;

@@ -9,7 +9,7 @@ import { errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
 import { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import type { CrmBudget } from './crm-budget.ts';
 import { BURST_WINDOW_SECONDS } from './crm-budget.ts';
 import type { ConnectionRow, CrmConnectionService } from './crm-connection.service.ts';

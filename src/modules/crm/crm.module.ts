@@ -1,7 +1,7 @@
 import { HubSpotOAuth } from '../../integrations/hubspot/hubspot.client.ts';
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { membersModule } from '../members/members.module.ts';
+import { auditModule } from '../audit/index.ts';
+import { membersModule } from '../members/index.ts';
 import { crmBrowserRoutes } from './crm-browser.routes.ts';
 import { CrmBudget } from './crm-budget.ts';
 import { CrmCompanies } from './crm-companies.ts';

@@ -17,7 +17,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { streamCsv } from './crud.csv.ts';
 import type { ResourceDefinition } from './crud.definition.ts';
 import { parseListQuery } from './crud.filters.ts';

@@ -1,5 +1,5 @@
 import { errors } from '../../shared/errors.ts';
-import { defineResource } from '../crud/crud.definition.ts';
+import { defineResource } from '../crud/index.ts';
 import { toEventDto, type EventDto, type EventInput } from './event.mapper.ts';
 import { Event } from './event.model.ts';
 

@@ -1,7 +1,7 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { crudRoutes } from '../crud/crud.routes.ts';
-import { CrudService } from '../crud/crud.service.ts';
+import { auditModule } from '../audit/index.ts';
+import { crudRoutes } from '../crud/index.ts';
+import { CrudService } from '../crud/index.ts';
 import { eventEvents } from './event.domain-events.ts';
 import { eventResource } from './event.definition.ts';
 import { Event } from './event.model.ts';

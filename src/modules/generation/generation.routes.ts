@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import { actorOf } from '../../http/context.ts';
-import { sendStoredFile } from '../library/send-stored-file.ts';
+import { sendStoredFile } from '../../http/send-stored-file.ts';
 import type { GenerationKind, StorageKeys } from './generated-content.model.ts';
 import { toGeneratedContentDto } from './generation.mapper.ts';
 import type { GenerationService } from './generation.service.ts';

@@ -11,8 +11,8 @@ import { assertCan } from '../../shared/access/policy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { requireResourceAccess, resolveReader } from '../library/resource.access.ts';
-import type { StoredFile } from '../library/send-stored-file.ts';
+import { requireResourceAccess, resolveReader } from '../library/index.ts';
+import type { StoredFile } from '../../http/send-stored-file.ts';
 import { GeneratedContent, type GenerationKind, type StorageKeys } from './generated-content.model.ts';
 import { loadSourceSummary } from './source.repository.ts';
 

@@ -1,7 +1,7 @@
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { authModule } from '../auth/auth.module.ts';
-import { mailModule } from '../mail/mail.module.ts';
+import { auditModule } from '../audit/index.ts';
+import { authModule } from '../auth/index.ts';
+import { mailModule } from '../mail/index.ts';
 import { impersonationCloseExpiredJob } from './impersonation-close-expired.job.ts';
 import { ImpersonationRequest } from './impersonation-request.model.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';

@@ -8,10 +8,10 @@ import { HOME_PORTAL, PRIVILEGE } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { IssuedToken, TokenClaims, TokenService } from '../auth/token.service.ts';
-import type { MailService } from '../mail/mail.service.ts';
-import { findUserRow } from '../users/user-query.repository.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { IssuedToken, TokenClaims, TokenService } from '../auth/index.ts';
+import type { MailService } from '../mail/index.ts';
+import { findUserRow } from '../users/index.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';
 import { toImpersonationSessionDto, type ImpersonationSessionDto } from './impersonation.mapper.ts';
 import {

@@ -9,7 +9,7 @@ import { scopeFor } from '../../shared/access/scope.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { requireResourceAccess, resolveReader } from '../library/resource.access.ts';
+import { requireResourceAccess, resolveReader } from '../library/index.ts';
 import type { CurrentVersion, IngestionRepository, IngestionRow } from './ingestion.repository.ts';
 
 export const INGESTION_PIPELINE = 'library.ingest';

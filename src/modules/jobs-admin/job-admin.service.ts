@@ -2,7 +2,7 @@
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import { errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';

@@ -1,5 +1,5 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { auditModule } from '../audit/index.ts';
 import { JobAdminRepository } from './job-admin.repository.ts';
 import { jobAdminRoutes } from './job-admin.routes.ts';
 import { JobAdminService } from './job-admin.service.ts';

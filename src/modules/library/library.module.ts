@@ -1,5 +1,5 @@
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { auditModule } from '../audit/index.ts';
 import { ResourceCategory } from './category.model.ts';
 import { ResourceEntitlement } from './entitlement.model.ts';
 import { ResourceFileService } from './resource-files.service.ts';

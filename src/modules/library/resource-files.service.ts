@@ -13,7 +13,7 @@ import type { AccessLevel } from './access-levels.ts';
 import { FileAccessCache } from './file-access.cache.ts';
 import { libraryReader, lockedReason, resolveReader, type LibraryReader } from './resource.access.ts';
 import { requireOwnResource } from './resource-view.repository.ts';
-import type { StoredFile } from './send-stored-file.ts';
+import type { StoredFile } from '../../http/send-stored-file.ts';
 import { recordUsage } from './usage.recorder.ts';
 
 export interface ResourceVersionView {

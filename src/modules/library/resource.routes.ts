@@ -9,7 +9,7 @@ import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import type { ResourceFileService } from './resource-files.service.ts';
 import type { ResourceService } from './resource.service.ts';
 import { toResourceVersionDto } from './resource.mapper.ts';
-import { sendStoredFile } from './send-stored-file.ts';
+import { sendStoredFile } from '../../http/send-stored-file.ts';
 
 export interface ResourceRouteDeps {
   services: { resources: ResourceService; resourceFiles: ResourceFileService };

@@ -12,7 +12,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { errors } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import type { AccessLevel } from './access-levels.ts';
 import { libraryReader } from './resource.access.ts';
 import { checkCategories, linkCategories } from './resource-category-links.repository.ts';

@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { toOrganizationSnapshot } from './organization.mapper.ts';
 import { Organization, type OrganizationStatus } from './organization.model.ts';
 import {

@@ -1,5 +1,5 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { auditModule } from '../audit/index.ts';
 import { organizationEvents } from './organization.domain-events.ts';
 import { Organization } from './organization.model.ts';
 import { organizationRoutes } from './organization.routes.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Router } from 'express';
 import type { Config } from '../../config.ts';
-import { ROLE_LABELS } from '../users/user.labels.ts';
+import { ROLE_LABELS } from '../users/index.ts';
 import { escapeHtml, layout, PAGE_SECURITY_HEADERS } from './page.layout.ts';
 
 const PORTAL_NAMES = { member: 'Member Portal', client: 'Client Portal', sponsor: 'Sponsor Portal' } as const;

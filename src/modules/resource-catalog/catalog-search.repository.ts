@@ -18,7 +18,7 @@
 // common word over 200,000 passages). The page's matching pages are ranked by their passages' ts_rank.
 import type { Transaction } from 'sequelize';
 import { Binds, type Sql } from '../../shared/sql.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 import type { CatalogQuery } from './catalog.filters.ts';
 
 /** pg_trgm similarity a known word needs to stand in for an unknown keyword word (0.25 lets `reprot` find report). */

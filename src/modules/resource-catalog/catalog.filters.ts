@@ -2,10 +2,10 @@
 // grammar every list uses (crud.filters.ts: `type=a` or `type[]=a&type[]=b`, `publishedAt[after]=...`).
 // Pure; every refusal names the parameter.
 import { errors } from '../../shared/errors.ts';
-import type { FieldSpec } from '../crud/crud.definition.ts';
-import { parseListQuery, type Condition } from '../crud/crud.filters.ts';
-import { parseAccessLevel, type AccessLevel } from '../library/access-levels.ts';
-import { RESOURCE_STATUSES, RESOURCE_TYPES } from '../library/resource.model.ts';
+import type { FieldSpec } from '../crud/index.ts';
+import { parseListQuery, type Condition } from '../crud/index.ts';
+import { parseAccessLevel, type AccessLevel } from '../library/index.ts';
+import { RESOURCE_STATUSES, RESOURCE_TYPES } from '../library/index.ts';
 
 export const CATALOG_SORTS = ['relevance', 'newest', 'downloads', 'name'] as const;
 export type CatalogSort = (typeof CATALOG_SORTS)[number];

@@ -5,8 +5,8 @@ import { actorOf } from '../../http/context.ts';
 import type { UploadRoutes } from '../../http/surfaces/surface-routes.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
 import { AppError } from '../../shared/errors.ts';
-import { sendStoredFile } from '../library/send-stored-file.ts';
-import { DEFAULT_LIMITS, multipartReader } from '../library/upload/multipart.ts';
+import { sendStoredFile } from '../../http/send-stored-file.ts';
+import { DEFAULT_LIMITS, multipartReader } from '../library/index.ts';
 import { CATEGORY_ICON_MAX_BYTES, type CategoryIconService } from './category-icon.service.ts';
 import type { ResourceCategoryService } from './category.service.ts';
 

@@ -13,12 +13,12 @@ import { scopeFor } from '../../shared/access/scope.ts';
 import { errors } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import { ResourceCategory } from '../library/category.model.ts';
-import { resolveReader } from '../library/resource.access.ts';
-import type { StoredFile } from '../library/send-stored-file.ts';
-import { inspectStagedFile, type StagedFile } from '../library/upload/file-inspection.ts';
-import { newTempKey } from '../library/upload/storage-engine.ts';
+import type { AuditService } from '../audit/index.ts';
+import { ResourceCategory } from '../library/index.ts';
+import { resolveReader } from '../library/index.ts';
+import type { StoredFile } from '../../http/send-stored-file.ts';
+import { inspectStagedFile, type StagedFile } from '../library/index.ts';
+import { newTempKey } from '../library/index.ts';
 import { findCategory } from './category.repository.ts';
 
 /** Largest icon image accepted (before resizing). */

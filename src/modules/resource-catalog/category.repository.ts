@@ -1,7 +1,7 @@
 // Categories as readers see them: with the number of resources in each that the reader may see (the
 // library's policy inside the count), ordered by position. Archived ones only for managers who ask.
 import { Binds, type Sql } from '../../shared/sql.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 import type { CategoryRow } from './category.mapper.ts';
 
 export type ArchivedChoice = 'exclude' | 'include' | 'only';

@@ -8,9 +8,9 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import { ResourceCategory } from '../library/category.model.ts';
-import { resolveReader, type LibraryReader } from '../library/resource.access.ts';
+import type { AuditService } from '../audit/index.ts';
+import { ResourceCategory } from '../library/index.ts';
+import { resolveReader, type LibraryReader } from '../library/index.ts';
 import { apiIconUrl, toCategoryDto, type CategoryDto, type CategoryIcon } from './category.mapper.ts';
 import { findCategory, findCategoryPage, type ArchivedChoice } from './category.repository.ts';
 

@@ -9,8 +9,8 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { ResourceEvents } from '../library/resource.service.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { ResourceEvents } from '../library/index.ts';
 import { toEntitlementDto, type EntitlementDto, type EntitlementRow } from './entitlement.mapper.ts';
 
 export interface EntitlementInput {

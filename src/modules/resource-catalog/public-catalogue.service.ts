@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { anonymousActor } from '../../shared/access/actor.ts';
 import { errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { resolveReader, type LibraryReader } from '../library/resource.access.ts';
+import { resolveReader, type LibraryReader } from '../library/index.ts';
 
 export class PublicCatalogueService {
   constructor(private readonly deps: { sql: Sql; visitorSecret: string }) {}

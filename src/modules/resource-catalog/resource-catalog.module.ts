@@ -1,6 +1,6 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { libraryModule } from '../library/library.module.ts';
+import { auditModule } from '../audit/index.ts';
+import { libraryModule } from '../library/index.ts';
 import { catalogRoutes } from './catalog.routes.ts';
 import { ResourceCatalogService } from './catalog.service.ts';
 import { categoryIconApiRoutes, categoryIconUploadRoutes } from './category-icon.routes.ts';

@@ -5,7 +5,7 @@ import type { Sequelize } from 'sequelize';
 import type { PageRequest } from '../../shared/pagination.ts';
 import { offsetOf } from '../../shared/pagination.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 import type { DayRange } from './report-range.ts';
 import { resourceDaysCte, SUMMARY_CTE, usageCte } from './usage-source.ts';
 

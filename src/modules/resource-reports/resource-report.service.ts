@@ -9,7 +9,7 @@ import { assertCan } from '../../shared/access/policy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { requireResourceAccess, resolveReader, type LibraryReader } from '../library/resource.access.ts';
+import { requireResourceAccess, resolveReader, type LibraryReader } from '../library/index.ts';
 import { openReportExport, type ExportFormat } from './report-export.ts';
 import { parseDayRange, type DayRange } from './report-range.ts';
 import {

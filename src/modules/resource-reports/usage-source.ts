@@ -3,7 +3,7 @@
 // one row per (resource, day, reader). A report is therefore right without waiting for the job, and
 // its cost grows with the rollup's rows, not the events'.
 import type { Binds } from '../../shared/sql.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 import type { DayRange } from './report-range.ts';
 import { addDays } from './report-range.ts';
 import { READER_KEY_SQL } from './usage-rollup.repository.ts';

@@ -9,7 +9,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { decrypt, encrypt } from '../../shared/crypto.ts';
 import { errors, type FieldError } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 
 export interface IdentityServiceSettings {
   apiKey: string;

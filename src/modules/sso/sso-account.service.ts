@@ -12,11 +12,11 @@ import type { Actor } from '../../shared/access/actor.ts';
 import { highestMappedRole, isProvisionedRole, type Role } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { MemberAccounts } from '../members/member-accounts.ts';
-import type { MailService } from '../mail/mail.service.ts';
-import { Organization } from '../organizations/organization.model.ts';
-import { User } from '../users/user.model.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { MemberAccounts } from '../members/index.ts';
+import type { MailService } from '../mail/index.ts';
+import { Organization } from '../organizations/index.ts';
+import { User } from '../users/index.ts';
 import type { SsoProfile } from './sso-claims.ts';
 import type { SsoConnection, SsoRole } from './sso-connection.model.ts';
 

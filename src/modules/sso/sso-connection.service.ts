@@ -13,7 +13,7 @@ import type { DomainEvents } from '../../shared/domain-events/domain-events.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { SsoConnection, type GroupRole, type SsoRole } from './sso-connection.model.ts';
 import type {
   ConnectionUrls,

@@ -10,8 +10,8 @@ import { requireTenant } from '../../shared/access/tenancy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { User } from '../users/user.model.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { User } from '../users/index.ts';
 
 export interface SsoPolicy {
   requireSso: boolean;

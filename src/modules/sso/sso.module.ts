@@ -1,10 +1,10 @@
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
 import { AppError, errors } from '../../shared/errors.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { authModule } from '../auth/auth.module.ts';
-import { mailModule } from '../mail/mail.module.ts';
-import { membersModule } from '../members/members.module.ts';
-import { WebhookTargetGuard } from '../webhooks/webhook.target-guard.ts';
+import { auditModule } from '../audit/index.ts';
+import { authModule } from '../auth/index.ts';
+import { mailModule } from '../mail/index.ts';
+import { membersModule } from '../members/index.ts';
+import { WebhookTargetGuard } from '../webhooks/index.ts';
 import { IdentityServiceSettingsService } from './identity-service-settings.service.ts';
 import { BrokeredProtocol } from './protocols/brokered.protocol.ts';
 import { OidcProtocol } from './protocols/oidc.protocol.ts';

@@ -3,7 +3,7 @@ import { actorOf } from '../../http/context.ts';
 import { sendPage } from '../../http/respond.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
 import type { components } from '../../types/openapi.d.ts';
-import { toCurrentUser } from '../users/user.mapper.ts';
+import { toCurrentUser } from '../users/index.ts';
 import type {
   IdentityServiceSettingsService,
   IdentityServiceSettingsView,

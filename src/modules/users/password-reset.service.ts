@@ -6,8 +6,8 @@ import { HOME_PORTAL } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { hashPassword, randomToken, sha256 } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { MailService } from '../mail/mail.service.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { MailService } from '../mail/index.ts';
 import { PasswordToken, type PasswordTokenPurpose } from './password-token.model.ts';
 import { User } from './user.model.ts';
 

@@ -10,9 +10,9 @@ import { HOME_PORTAL, PRIVILEGE, type Role } from '../../shared/access/roles.ts'
 import { hashPassword, randomToken } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import type { MailService } from '../mail/mail.service.ts';
-import { Organization } from '../organizations/organization.model.ts';
+import type { AuditService } from '../audit/index.ts';
+import type { MailService } from '../mail/index.ts';
+import { Organization } from '../organizations/index.ts';
 import type { PasswordResetService } from './password-reset.service.ts';
 import { openUserExport } from './user-export.ts';
 import type { UserOwnership } from './user-ownership.ts';

@@ -5,7 +5,7 @@ import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan, assertMfa } from '../../shared/access/policy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, errors } from '../../shared/errors.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { deletionWarnings, type UserOwnership } from './user-ownership.ts';
 import { findUserRow, type UserRow } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';

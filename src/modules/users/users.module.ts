@@ -1,6 +1,6 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { mailModule } from '../mail/mail.module.ts';
+import { auditModule } from '../audit/index.ts';
+import { mailModule } from '../mail/index.ts';
 import { PasswordResetService } from './password-reset.service.ts';
 import { PasswordToken } from './password-token.model.ts';
 import { UserAdminService } from './user-admin.service.ts';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
 import { actorOf } from '../../../http/context.ts';
-import { sendStoredFile } from '../send-stored-file.ts';
+import { sendStoredFile } from '../../../http/send-stored-file.ts';
 import type { ThumbnailService } from './thumbnail.service.ts';
 
 export function thumbnailRoutes(router: Router, thumbnails: ThumbnailService, storage: FileStorage): void {

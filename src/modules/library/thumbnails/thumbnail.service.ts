@@ -9,7 +9,7 @@ import { errors } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { Sql } from '../../../shared/sql.ts';
 import { requireResourceAccess, resolveReader } from '../resource.access.ts';
-import type { StoredFile } from '../send-stored-file.ts';
+import type { StoredFile } from '../../../http/send-stored-file.ts';
 import { canRender, THUMBNAIL_CONTENT_TYPE, type ThumbnailRenderer } from './thumbnail.renderer.ts';
 
 interface SourceRow {

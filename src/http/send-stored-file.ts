@@ -7,8 +7,8 @@ import fresh from 'fresh';
 import type { Request, Response } from 'express';
 import parseRange from 'range-parser';
 import type { Readable } from 'node:stream';
-import type { FileStorage } from '../../integrations/storage/file-storage.ts';
-import { AppError } from '../../shared/errors.ts';
+import type { FileStorage } from '../integrations/storage/file-storage.ts';
+import { AppError } from '../shared/errors.ts';
 
 export interface StoredFile {
   key: string;

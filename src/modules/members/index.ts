@@ -1,0 +1,4 @@
+// The members module's public surface: what other modules may import (dependency-cruiser's
+// module-public-entry rule). Everything else in the folder is the module's own.
+export type { MemberAccounts } from './member-accounts.ts';
+export { membersModule } from './members.module.ts';
