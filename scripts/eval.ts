@@ -280,7 +280,7 @@ function report(
     const abstains = (kind: EvalQuestion['kind']) => ratio(of(kind).filter((o) => !o.answered).length, of(kind).length);
     const { ece } = reliability(half);
     console.log(
-      `  ${split.padEnd(5)}${fmt(ratio(answerable.filter((o) => o.inTop5).length, answerable.length)).padStart(10)}${fmt(right('direct')).padStart(20)}${fmt(right('paraphrased')).padStart(13)}${fmt(abstains('unanswerable')).padStart(20)}${fmt(abstains('off-topic')).padStart(11)}${fmt(ece).padStart(7)}`,
+      `  ${split.padEnd(5)}${fmt(ratio(answerable.filter((o) => o.inTop5).length, answerable.length)).padStart(10)}${fmt(right('direct')).padStart(20)}${fmt(right('paraphrased')).padStart(13)}${fmt(abstains('unanswerable')).padStart(20)}${fmt(abstains('off-topic')).padStart(11)}${ece.toFixed(3).padStart(7)}`,
     );
   }
   console.log('  target (test)               0.95         0.80                0.90       0.90   0.10');
@@ -352,14 +352,23 @@ async function main(): Promise<void> {
         .filter((o) => o.item.split === 'dev' && o.features)
         .map((o) => ({ x: featureVector(o.features!, setup.keywordOnly), y: o.leadRight ? 1 : 0 }));
       const logistic = fitLogistic(rows);
-      const raw = (o: Outcome) =>
-        o.features ? answerConfidence(o.features, setup.keywordOnly, { hybrid: logistic, keywordOnly: logistic }) : 0;
-      const model = {
-        ...logistic,
-        calibration: isotonic(
-          setup.outcomes.filter((o) => o.item.split === 'dev').map((o) => ({ p: raw(o), y: o.leadRight ? 1 : 0 })),
-        ),
-      };
+      // calibration from out-of-fold probabilities: each development document's questions (and its share
+      // of the off-topic ones) scored by a regression fitted without them, so the isotonic map learns how
+      // the model does on documents it was not fitted on (probabilities of the rows a regression was
+      // fitted on are optimistic, and a chat meets documents it was never fitted on)
+      const devOutcomes = setup.outcomes.filter((o) => o.item.split === 'dev');
+      const documents = [...new Set(devOutcomes.flatMap((o) => (o.item.document ? [o.item.document] : [])))];
+      const fold = (o: Outcome, i: number) => o.item.document ?? documents[i % documents.length]!;
+      const outOfFold = devOutcomes.map((o, i) => {
+        if (!o.features) return { p: 0, y: o.leadRight ? 1 : 0 };
+        const others = devOutcomes
+          .filter((other, j) => other.features && fold(other, j) !== fold(o, i))
+          .map((other) => ({ x: featureVector(other.features!, setup.keywordOnly), y: other.leadRight ? 1 : 0 }));
+        const partial = fitLogistic(others);
+        const p = answerConfidence(o.features, setup.keywordOnly, { hybrid: partial, keywordOnly: partial });
+        return { p, y: o.leadRight ? 1 : 0 };
+      });
+      const model = { ...logistic, calibration: isotonic(outOfFold) };
       // the answering threshold: the lowest at which the development half abstains on at least 0.9 of
       // its unanswerable questions, on-topic and off-topic each (the fitted model's confidences)
       const dev = setup.outcomes.filter((o) => o.item.split === 'dev');
