@@ -15,6 +15,31 @@ export interface AuditRecord {
 /** A JSONB parameter as the model writes it (JSON text; absent is SQL NULL). */
 const json = (value: Record<string, unknown> | null | undefined) => (value == null ? null : JSON.stringify(value));
 
+/** The columns of an audit entry, in the order of auditValues (occurred_at first). */
+export const AUDIT_COLUMNS = `occurred_at, organization_id, actor_type, actor_id, impersonator_id, action, target_type,
+  target_id, before, after, request_id`;
+
+/**
+ * The values of the entry `record` writes, in AUDIT_COLUMNS' order: for a caller that writes the entry
+ * inside a statement of its own (`INSERT INTO audit_log (AUDIT_COLUMNS) SELECT ...`), so that a change
+ * and its entry are one round trip (SCIM provisioning, docs/performance.md#scim).
+ */
+export function auditValues(actor: Actor, record: AuditRecord): unknown[] {
+  return [
+    new Date(),
+    record.organizationId ?? actor.organizationId,
+    actor.type,
+    actor.id,
+    actor.impersonation?.impersonatorId ?? null,
+    record.action,
+    record.targetType,
+    record.targetId ?? null,
+    json(record.before),
+    json(record.after),
+    actor.requestId ?? null,
+  ];
+}
+
 /** Append-only trail (the table refuses UPDATE and DELETE). Written in the caller's transaction. */
 export class AuditService {
   /**
@@ -27,21 +52,8 @@ export class AuditService {
   async record(actor: Actor, record: AuditRecord, transaction?: Transaction): Promise<void> {
     if (this.sql) {
       await this.sql.query(
-        `INSERT INTO audit_log (occurred_at, organization_id, actor_type, actor_id, impersonator_id, action,
-           target_type, target_id, before, after, request_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          new Date(),
-          record.organizationId ?? actor.organizationId,
-          actor.type,
-          actor.id,
-          actor.impersonation?.impersonatorId ?? null,
-          record.action,
-          record.targetType,
-          record.targetId ?? null,
-          json(record.before),
-          json(record.after),
-          actor.requestId ?? null,
-        ],
+        `INSERT INTO audit_log (${AUDIT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        auditValues(actor, record),
         transaction,
       );
       return;

@@ -7,7 +7,7 @@ import { highestMappedRole } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import { AUDIT_COLUMNS, type AuditService, auditValues } from '../audit/audit.service.ts';
 import type { MailService } from '../mail/mail.service.ts';
 import type { MemberAccounts } from '../members/member-accounts.ts';
 import type { Directory, DirectoryRole } from './directory.model.ts';
@@ -70,7 +70,7 @@ export interface DirectoryProvisioningDeps {
   clock: Clock;
   audit: AuditService;
   mail: Pick<MailService, 'send'>;
-  memberAccounts: Pick<MemberAccounts, 'link'>;
+  memberAccounts: Pick<MemberAccounts, 'link' | 'linkNew' | 'newAccountLink'>;
   loginUrlOf: (organizationId: string) => Promise<string>;
 }
 
@@ -97,6 +97,16 @@ export function directoryRoleFor(directory: Directory, groupNames: readonly stri
   return highestMappedRole(directory.groupRoles, groupNames, directory.defaultRole);
 }
 
+function auditRecord(directory: Directory, action: string, userId: string | null, after: Record<string, unknown>) {
+  return {
+    action,
+    targetType: userId ? 'user' : 'directory',
+    targetId: userId ?? directory.id,
+    organizationId: directory.organizationId,
+    after: { directoryId: directory.id, ...after },
+  };
+}
+
 /** Writes of a directory: one transaction each, audited with the directory as the actor. */
 export abstract class DirectoryWrites {
   constructor(protected readonly deps: DirectoryProvisioningDeps) {}
@@ -110,15 +120,29 @@ export abstract class DirectoryWrites {
   ): Promise<void> {
     return this.deps.audit.record(
       directoryActor(directory.id, directory.organizationId),
-      {
-        action,
-        targetType: userId ? 'user' : 'directory',
-        targetId: userId ?? directory.id,
-        organizationId: directory.organizationId,
-        after: { directoryId: directory.id, ...after },
-      },
+      auditRecord(directory, action, userId, after),
       transaction,
     );
+  }
+
+  /**
+   * The entry record() writes, as SQL for a statement of the caller's: `INSERT INTO audit_log ... SELECT
+   * $first, ... FROM <from>` (written once per row of `from`), and its values (parameters $first on).
+   */
+  protected recordIn(
+    from: string,
+    first: number,
+    directory: Directory,
+    action: string,
+    userId: string | null,
+    after: Record<string, unknown>,
+  ): { sql: string; values: unknown[] } {
+    const values = auditValues(
+      directoryActor(directory.id, directory.organizationId),
+      auditRecord(directory, action, userId, after),
+    );
+    const params = values.map((_, i) => `$${first + i}`).join(', ');
+    return { sql: `INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params} FROM ${from}`, values };
   }
 
   /** A transaction in which a unique index refusing a write is SCIM's "uniqueness" (409) about `what`. */

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
+import { type LinkedMember, linkIsCurrent, linkedMemberSql } from '../members/member-accounts.ts';
 import { User, type UserStatus } from '../users/user.model.ts';
 import type { Directory } from './directory.model.ts';
 import {
@@ -35,6 +36,30 @@ interface Account {
   department: string | null;
   jobTitle: string | null;
 }
+
+/** What an account takes from its directory user (profileOf), and the column of each. */
+const ACCOUNT_PROFILE = ['firstName', 'lastName', 'email', 'status', 'department', 'jobTitle'] as const;
+const ACCOUNT_COLUMN: Record<(typeof ACCOUNT_PROFILE)[number], string> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  status: 'status',
+  department: 'department',
+  jobTitle: 'job_title',
+};
+
+/** What the members service's link finds of the member record of `d.account` (a row of replaceAtVersion's read). */
+const ACCOUNT_MEMBER = linkedMemberSql(
+  `(d.account->>'organizationId')::uuid`,
+  `(d.account->>'id')::uuid`,
+  `d.account->>'email'`,
+);
+
+/** The User model's afterSave hooks for an update written as plain SQL (Sequelize's Model.runHooks). */
+const runAfterSave = (user: User) =>
+  (User as unknown as { runHooks(hook: string, ...args: unknown[]): Promise<void> }).runHooks('afterSave', user, {
+    transaction: null,
+  });
 
 const ACCOUNT_COLUMNS = `id, organization_id AS "organizationId", directory_id AS "directoryId", role, email,
   first_name AS "firstName", last_name AS "lastName", status, department, job_title AS "jobTitle"`;
@@ -82,35 +107,58 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
     // read before the transaction: on embedded PGlite a query outside it would wait for its connection
     const loginUrl = directory.sendWelcome ? await this.deps.loginUrlOf(directory.organizationId) : '';
     return this.write('userName or e-mail address', async (transaction) => {
-      const { account, created, row } =
-        (await this.insertWithNewAccount(directory, input, transaction)) ??
-        (await this.insertForExistingAccount(directory, input, transaction));
-      await this.record(
-        directory,
-        'directory.user_provisioned',
-        account.id,
-        { userName: input.userName, created },
-        transaction,
-      );
+      // a new address: the account, its directory user and the audit entry are written by one statement
+      const fresh = await this.insertWithNewAccount(directory, input, transaction);
+      const { account, created, row } = fresh ?? (await this.insertForExistingAccount(directory, input, transaction));
+      if (!fresh)
+        await this.record(
+          directory,
+          'directory.user_provisioned',
+          account.id,
+          { userName: input.userName, created },
+          transaction,
+        );
       if (created && input.active && directory.sendWelcome)
         await this.welcome(directory, account, loginUrl, transaction);
-      await this.linkMember(account, row.active, transaction);
+      if (fresh?.linkMember) await fresh.linkMember(transaction);
+      else if (created && row.active && account.role === 'ROLE_MEMBER')
+        await this.deps.memberAccounts.linkNew(account, 'active', transaction);
+      else await this.linkMember(account, row.active, transaction);
       return row;
     });
   }
 
   /**
-   * The usual case of an initial sync, an address no account has: the account and its directory user
-   * in one statement. Undefined when the address is taken (nothing written): see insertForExistingAccount.
+   * The usual case of an initial sync, an address no account has: the account, its directory user, the
+   * audit entry and (an active member) the member record's part of the members service's link, in one
+   * statement; `linkMember` finishes that link in the transaction. Undefined when the address is taken
+   * (nothing written): see insertForExistingAccount.
    */
   private async insertWithNewAccount(
     directory: Directory,
     input: DirectoryUserInput,
     transaction: Transaction,
-  ): Promise<{ account: Account; created: true; row: DirectoryUserRow } | undefined> {
+  ): Promise<
+    | { account: Account; created: true; row: DirectoryUserRow; linkMember?: (t: Transaction) => Promise<void> }
+    | undefined
+  > {
     const profile = profileOf(input);
     const now = this.deps.clock.now();
-    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account }>(
+    const accountId = randomUUID();
+    const audit = this.recordIn('account', 19, directory, 'directory.user_provisioned', accountId, {
+      userName: input.userName,
+      created: true,
+    });
+    const member =
+      input.active && directory.defaultRole === 'ROLE_MEMBER'
+        ? this.deps.memberAccounts.newAccountLink(
+            { id: accountId, organizationId: directory.organizationId, ...profile },
+            'active',
+            19 + audit.values.length,
+            'account',
+          )
+        : undefined;
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
       `WITH account AS (
          INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
            directory_id, created_at, updated_at)
@@ -121,11 +169,13 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
          INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
            family_name, email, active, resource, created_at, updated_at)
          SELECT $10, $2, account.id, $12, $13, $14, $15, $5, $16, $17, $18, $18 FROM account
-         RETURNING ${USER_COLUMNS})
-       SELECT directory_users.*, to_jsonb(account) AS account FROM directory_users, account`,
+         RETURNING ${USER_COLUMNS}),
+       audit AS (${audit.sql})${member ? `, ${member.ctes}` : ''}
+       SELECT directory_users.*, to_jsonb(account) AS account, ${member?.written ?? 'NULL'} AS "memberWritten"
+         FROM directory_users, account`,
       [
         // the columns and values User.create wrote (no hook of the model reacts to a new account)
-        randomUUID(),
+        accountId,
         directory.organizationId,
         profile.firstName,
         profile.lastName,
@@ -143,12 +193,15 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
         input.active,
         input.resource,
         now,
+        ...audit.values,
+        ...(member?.values ?? []),
       ],
       transaction,
     );
     if (!row) return undefined;
-    const { account, ...directoryUser } = row;
-    return { account, created: true, row: directoryUser };
+    const { account, memberWritten, ...directoryUser } = row;
+    const linkMember = member && ((t: Transaction) => member.finish(memberWritten === true, t));
+    return { account, created: true, row: directoryUser, linkMember };
   }
 
   /** An address an account has already: the organization's (adopted) or "not available". */
@@ -186,6 +239,100 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
    * groups, as SCIM renders it.
    */
   async replaceUser(directory: Directory, id: string, change: DirectoryUserChange): Promise<DirectoryUserWithGroups> {
+    return (await this.replaceAtVersion(directory, id, change)) ?? this.replaceLocked(directory, id, change);
+  }
+
+  /**
+   * The usual PATCH or PUT (Entra's and Okta's renames): the same account and address, the same active
+   * state, and a member record that link() would leave as it is. One read, then one statement with no
+   * transaction around it: the directory user, only the account's columns that change and the audit
+   * entry, written only if the directory user is still at the version the change was computed from (the
+   * row's lock is taken by that UPDATE; a concurrent change makes it write nothing). Undefined when the
+   * change needs more, or lost that race: replaceLocked then does it under the rows' locks, as before.
+   */
+  private async replaceAtVersion(
+    directory: Directory,
+    id: string,
+    change: DirectoryUserChange,
+  ): Promise<DirectoryUserWithGroups | undefined> {
+    // prepared once per pooled connection (a fixed text): read on every PATCH of an initial sync
+    const current = await this.deps.sql.repeated<
+      DirectoryUserRow & { account: Account | null; member: LinkedMember | null }
+    >(
+      `SELECT d.*, ${ACCOUNT_MEMBER} AS member
+         FROM (SELECT ${USER_COLUMNS},
+                      (SELECT to_jsonb(a) FROM (SELECT ${ACCOUNT_COLUMNS} FROM users
+                         WHERE users.id = directory_users.user_id AND deleted_at IS NULL) a) AS account
+                 FROM directory_users WHERE directory_id = $1 AND id = $2) d`,
+      [directory.id, id],
+    );
+    if (!current) throw errors.notFound('User', id);
+    const input = typeof change === 'function' ? change(current) : change;
+    const account = current.account;
+    const profile = profileOf(input);
+    if (!account || current.userId !== account.id || account.email.toLowerCase() !== profile.email) return undefined;
+    if (current.active !== input.active) return undefined;
+    const link = { create: input.active, status: input.active ? ('active' as const) : ('lapsed' as const) };
+    if (account.role === 'ROLE_MEMBER' && !linkIsCurrent(current.member, account.id, link)) return undefined;
+
+    // what updateAccount would write: the columns whose value changes (nothing changed: no write, no hook)
+    const changes: Partial<Account> = {};
+    for (const key of ACCOUNT_PROFILE)
+      if ((profile[key] ?? null) !== (account[key] ?? null)) Object.assign(changes, { [key]: profile[key] ?? null });
+    const changed = Object.keys(changes) as Array<(typeof ACCOUNT_PROFILE)[number]>;
+    const values: unknown[] = [
+      directory.id,
+      id,
+      account.id,
+      input.externalId,
+      input.userName,
+      input.givenName,
+      input.familyName,
+      emailOf(input),
+      input.active,
+      input.resource,
+      this.deps.clock.now(),
+      current.version,
+    ];
+    let accountUpdate = '';
+    if (changed.length) {
+      const sets = changed.map((key) => `${ACCOUNT_COLUMN[key]} = $${values.push(changes[key])}`);
+      accountUpdate = `, account AS (UPDATE users SET ${sets.join(', ')}, updated_at = $${values.push(new Date())}
+          FROM changed WHERE users.id = changed."userId")`;
+    }
+    const audit = this.recordIn('changed', values.length + 1, directory, 'directory.user_updated', account.id, {
+      userName: input.userName,
+    });
+    let row: DirectoryUserWithGroups | undefined;
+    try {
+      row = await this.deps.sql.repeated<DirectoryUserWithGroups>(
+        `WITH changed AS (
+           UPDATE directory_users SET external_id = $4, user_name = $5, given_name = $6, family_name = $7, email = $8,
+             active = $9, resource = $10, version = version + 1, updated_at = $11
+            WHERE directory_id = $1 AND id = $2 AND version = $12 AND user_id = $3
+           RETURNING ${USER_COLUMNS}, ${USER_GROUPS})${accountUpdate},
+         audit AS (${audit.sql})
+         SELECT * FROM changed`,
+        [...values, ...audit.values],
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw notAvailable();
+      throw error;
+    }
+    if (!row) return undefined;
+    // the account's hooks, as its model's update runs them (the credential caches drop what they hold of it)
+    if (changed.length) {
+      const user = User.build({ ...account, ...changes } as never, { isNewRecord: false, raw: true });
+      await runAfterSave(user);
+    }
+    return row;
+  }
+
+  private replaceLocked(
+    directory: Directory,
+    id: string,
+    change: DirectoryUserChange,
+  ): Promise<DirectoryUserWithGroups> {
     return this.write('userName or e-mail address', async (transaction) => {
       const current = await this.lockUserAndAccount(directory, id, transaction);
       const input = typeof change === 'function' ? change(current) : change;

@@ -1,10 +1,14 @@
 // A member who has an account (signed in by SSO, provisioned by a directory) is linked to the
 // organization's member record with the same e-mail, or one is created, through the members service
 // so that member.created / member.updated are announced like any other change.
+import { randomUUID } from 'node:crypto';
 import { Op, Sequelize, type Transaction } from 'sequelize';
 import { systemActor } from '../../shared/access/actor.ts';
+import { DOMAIN_EVENT_COLUMNS, type DomainEvents, eventValues } from '../../shared/domain-events/domain-events.ts';
+import type { Sql } from '../../shared/sql.ts';
+import { AUDIT_COLUMNS, auditValues } from '../audit/audit.service.ts';
 import type { CrudService } from '../crud/crud.service.ts';
-import type { MemberInput } from './member.mapper.ts';
+import { type MemberInput, toMemberDto } from './member.mapper.ts';
 import { Member, type MemberStatus } from './member.model.ts';
 
 export interface MemberAccount {
@@ -15,8 +19,149 @@ export interface MemberAccount {
   email: string;
 }
 
+/** What link() would find of an account's member record (linkedMemberSql): its link and status. */
+export interface LinkedMember {
+  userId: string | null;
+  status: MemberStatus;
+}
+
+/**
+ * SQL (a scalar subquery) for the member record link() finds for the account whose organization, id
+ * and e-mail are these SQL expressions, as a LinkedMember object (null: none): for a caller that reads
+ * it in a statement of its own and then asks linkIsCurrent() whether link() would change anything.
+ */
+export function linkedMemberSql(organizationId: string, userId: string, email: string): string {
+  return `(SELECT json_build_object('userId', m.user_id, 'status', m.status) FROM members m
+     WHERE m.organization_id = ${organizationId}
+       AND (m.user_id = ${userId} OR (m.user_id IS NULL AND lower(m.email) = lower(${email})))
+     ORDER BY m.user_id ASC NULLS LAST LIMIT 1)`;
+}
+
+/** Whether link(account, options) would write nothing, given what linkedMemberSql found. */
+export function linkIsCurrent(
+  found: LinkedMember | null,
+  userId: string,
+  options: { create: boolean; status: MemberStatus },
+): boolean {
+  if (!found) return !options.create;
+  return found.userId === userId && found.status === options.status;
+}
+
+/** What linkNew's single statement writes with (the members service's audit trail and events). */
+export interface MemberAccountsDeps {
+  sql: Sql;
+  publisher: Pick<DomainEvents, 'prepare' | 'fanOut'>;
+}
+
 export class MemberAccounts {
-  constructor(private readonly members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>) {}
+  constructor(
+    private readonly members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>,
+    private readonly deps?: MemberAccountsDeps,
+  ) {}
+
+  /**
+   * link(user, { create: true, status }) for an account created in `transaction` (no member record can
+   * be linked to it yet): see newAccountLink, here as a statement of its own.
+   */
+  async linkNew(user: MemberAccount, status: MemberStatus, transaction: Transaction): Promise<void> {
+    const link = this.newAccountLink(user, status, 1);
+    if (!link) return this.link(user, { create: true, status }, transaction);
+    const row = await this.deps!.sql.one<{ written: boolean }>(
+      `WITH ${link.ctes} SELECT ${link.written} AS written`,
+      link.values,
+      transaction,
+    );
+    await link.finish(row!.written, transaction);
+  }
+
+  /**
+   * link(user, { create: true, status }) for an account created in the same transaction (no member
+   * record can be linked to it yet), as CTEs for a statement (the caller's, after its own CTEs, with
+   * `link.values` as its parameters from `first` on); then `finish` with the statement's `written`, in
+   * its transaction. The usual case, no member record with the address, is written by the statement:
+   * the record as the members service creates it (the same attributes; the account of the record's
+   * organization: `accountFrom`, the caller's CTE that inserted it, or else the users table says so),
+   * its member.created audit entry and its member.created event, whose subscribers `finish` runs as the
+   * service's publish() does. Anything else (a record to link, a unique index refusing) is not written
+   * by the statement, and `finish` goes through link(), as before. SCIM provisioning's hot path
+   * (docs/performance.md#scim). Undefined when it cannot be one statement here (no organization).
+   */
+  newAccountLink(
+    user: MemberAccount,
+    status: MemberStatus,
+    first: number,
+    accountFrom?: string,
+  ):
+    | { ctes: string; written: string; values: unknown[]; finish(written: boolean, t: Transaction): Promise<void> }
+    | undefined {
+    const organizationId = user.organizationId;
+    if (!this.deps || !organizationId) return undefined;
+    const { publisher } = this.deps;
+    const now = new Date();
+    const attributes = {
+      id: randomUUID(),
+      organizationId,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      email: user.email,
+      phone: null,
+      tier: 'member' as const,
+      membershipType: null,
+      status,
+      joinedAt: null,
+      renewalDate: null,
+      userId: user.id,
+      customFields: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    const after = toMemberDto(attributes);
+    const actor = systemActor(organizationId);
+    const event = publisher.prepare(actor, 'member.created', after);
+    const values = [
+      attributes.id,
+      organizationId,
+      attributes.firstName,
+      attributes.lastName,
+      attributes.email,
+      attributes.phone,
+      attributes.tier,
+      attributes.membershipType,
+      status,
+      attributes.joinedAt,
+      attributes.renewalDate,
+      user.id,
+      JSON.stringify(attributes.customFields),
+      now,
+      ...auditValues(actor, { action: 'member.created', targetType: 'member', targetId: attributes.id, after }),
+      ...eventValues(event),
+    ];
+    const $ = (n: number) => `$${first + n - 1}`;
+    const list = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => $(from + i)).join(', ');
+    const accountOfOrganization = accountFrom
+      ? `EXISTS (SELECT 1 FROM ${accountFrom})`
+      : `EXISTS (SELECT 1 FROM users WHERE id = ${$(12)} AND organization_id = ${$(2)} AND deleted_at IS NULL)`;
+    const ctes = `member_candidate AS (
+         SELECT 1 FROM members WHERE organization_id = ${$(2)}
+            AND (user_id = ${$(12)} OR (user_id IS NULL AND lower(email) = lower(${$(5)}))) LIMIT 1),
+       member_created AS (
+         INSERT INTO members (id, organization_id, first_name, last_name, email, phone, tier, membership_type, status,
+           joined_at, renewal_date, user_id, custom_fields, created_at, updated_at)
+         SELECT ${list(1, 14)}, ${$(14)}
+          WHERE NOT EXISTS (SELECT 1 FROM member_candidate) AND ${accountOfOrganization}
+         ON CONFLICT DO NOTHING RETURNING id),
+       member_audit AS (
+         INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${list(15, 25)} FROM member_created),
+       member_event AS (
+         INSERT INTO domain_events (${DOMAIN_EVENT_COLUMNS}) SELECT ${list(26, 32)} FROM member_created)`;
+    return {
+      ctes,
+      written: 'EXISTS (SELECT 1 FROM member_created)',
+      values,
+      finish: (written, transaction) =>
+        written ? publisher.fanOut(event, transaction) : this.link(user, { create: true, status }, transaction),
+    };
+  }
 
   /**
    * Links the account to its member record, or creates one (`create`), with `status` when given;

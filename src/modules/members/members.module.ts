@@ -19,7 +19,7 @@ export const membersModule = defineModule({
       audit,
       publisher: domainEvents,
     });
-    return { members, memberAccounts: new MemberAccounts(members) };
+    return { members, memberAccounts: new MemberAccounts(members, { sql, publisher: domainEvents }) };
   },
   routes: {
     api:

@@ -85,7 +85,7 @@ export const webhooksModule = defineModule({
     bindJob(webhookPurgeJob, { deliveries: services.webhookDeliveries, now: () => platform.clock.now() }),
   ],
   // public domain events become webhook deliveries, in the causing transaction
-  subscribers: ({ platform }) => [new WebhookPublisher({ queue: platform.queue })],
+  subscribers: ({ platform }) => [new WebhookPublisher({ queue: platform.queue, sql: platform.sql })],
   permissions: ['webhooks:manage'],
   errors: ['unsafe_webhook_target'],
 });

@@ -25,6 +25,22 @@ export interface DomainEventsDeps {
   logger: Logger;
 }
 
+/** The columns of an event's row, in the order of eventValues. */
+export const DOMAIN_EVENT_COLUMNS = 'id, organization_id, type, actor_type, actor_id, data, occurred_at';
+
+/** The values of the row publish() writes for `event`, in DOMAIN_EVENT_COLUMNS' order. */
+export function eventValues(event: DomainEvent): unknown[] {
+  return [
+    event.id,
+    event.organizationId,
+    event.type,
+    event.actor?.type ?? null,
+    event.actor?.id ?? null,
+    JSON.stringify(event.data),
+    event.occurredAt,
+  ];
+}
+
 export class DomainEvents {
   private readonly kinds = new Map<string, EventKind>();
   private readonly subscribers = new Map<string, Subscriber>();
@@ -60,16 +76,7 @@ export class DomainEvents {
 
   /** publish(), returning the event as recorded. */
   async record(actor: Actor | null, type: string, data: object, transaction: Transaction): Promise<DomainEvent> {
-    const kind = this.kinds.get(type);
-    if (!kind) throw new Error(`${type} is not in any module's event catalog`);
-    const event: DomainEvent = {
-      id: randomUUID(),
-      type,
-      organizationId: actor?.organizationId ?? null,
-      actor: actor ? { type: actor.type, id: actor.id } : null,
-      data: data as Record<string, unknown>,
-      occurredAt: this.deps.clock.now(),
-    };
+    const event = this.prepare(actor, type, data);
     await DomainEventRecord.create(
       {
         id: event.id,
@@ -82,7 +89,31 @@ export class DomainEvents {
       },
       { transaction },
     );
-    for (const subscriber of this.subscribersOf(type, kind)) {
+    await this.fanOut(event, transaction);
+    return event;
+  }
+
+  /**
+   * The event publish() would record, not yet written: for a caller that writes its row in a statement
+   * of its own (DOMAIN_EVENT_COLUMNS, eventValues) and then calls fanOut() in the same transaction, so a
+   * change and its event are one round trip (SCIM provisioning, docs/performance.md#scim).
+   */
+  prepare(actor: Actor | null, type: string, data: object): DomainEvent {
+    if (!this.kinds.has(type)) throw new Error(`${type} is not in any module's event catalog`);
+    return {
+      id: randomUUID(),
+      type,
+      organizationId: actor?.organizationId ?? null,
+      actor: actor ? { type: actor.type, id: actor.id } : null,
+      data: data as Record<string, unknown>,
+      occurredAt: this.deps.clock.now(),
+    };
+  }
+
+  /** The subscribers' part of publish(), for an event from prepare() whose row is written. */
+  async fanOut(event: DomainEvent, transaction: Transaction): Promise<void> {
+    const kind = this.kinds.get(event.type)!;
+    for (const subscriber of this.subscribersOf(event.type, kind)) {
       if (subscriber.mode === 'inline') {
         await subscriber.handle(event, {
           transaction,
@@ -97,7 +128,6 @@ export class DomainEvents {
         );
       }
     }
-    return event;
   }
 
   /** The `domain-event.deliver` job: one job subscriber, one event, at most once per receipt. */

@@ -1,0 +1,169 @@
+// What a SCIM create and PATCH of a user write, whichever way provisioning takes (one statement for the
+// usual case, the locked transaction otherwise): the account, its member record, the audit entries and
+// the member.created event; an existing member record linked rather than doubled; a rename followed
+// by the account, audited, its version moved, a stale ETag refused; a member record removed since
+// brought back by the next PATCH; two PATCHes of one user racing both applied.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
+import { Member } from '../../src/modules/members/member.model.ts';
+import { User } from '../../src/modules/users/user.model.ts';
+import { DomainEventRecord } from '../../src/shared/domain-events/domain-event.model.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import {
+  addDirectory,
+  expectScim,
+  expectScimError,
+  patchOp,
+  type ScimClient,
+  type ScimDirectory,
+  scimClient,
+} from './fixtures/scim-client.ts';
+
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const person = (userName: string, givenName = 'Ada') => ({
+  schemas: [USER_SCHEMA],
+  userName,
+  externalId: `ext-${userName}`,
+  name: { givenName, familyName: 'Lovelace' },
+  emails: [{ type: 'work', value: userName, primary: true }],
+  active: true,
+});
+const versionOf = (etag: string) => Number(etag.replace(/^W\/"|"$/g, ''));
+const rename = (givenName: string) => patchOp({ op: 'Replace', path: 'name.givenName', value: givenName });
+
+describe('SCIM user writes', () => {
+  let t: TestApp;
+  let directory: ScimDirectory;
+  let scim: ScimClient;
+
+  before(async () => {
+    t = await startTestApp();
+    directory = await addDirectory(t);
+    scim = scimClient(t, directory.token);
+  });
+  after(() => t.close());
+
+  it('when a user is provisioned, then the account, member record, audit entries and event are written', async () => {
+    const created = expectScim(await scim.post('/Users', person('writes.one@entra.test')), 201);
+    const account = (await User.findOne({ where: { email: 'writes.one@entra.test' } }))!;
+    assert.equal(account.directoryId, directory.id);
+    const member = (await Member.findOne({ where: { userId: account.id } }))!;
+    assert.equal(member.status, 'active');
+    assert.equal(member.email, 'writes.one@entra.test');
+    assert.equal(member.organizationId, directory.organizationId);
+
+    const provisioned = await AuditEntry.findAll({
+      where: { action: 'directory.user_provisioned', targetId: account.id },
+    });
+    assert.equal(provisioned.length, 1);
+    assert.equal(provisioned[0]!.actorType, 'directory');
+    assert.equal(provisioned[0]!.actorId, directory.id);
+    assert.deepEqual(provisioned[0]!.after, {
+      directoryId: directory.id,
+      userName: 'writes.one@entra.test',
+      created: true,
+    });
+    const memberCreated = await AuditEntry.findAll({ where: { action: 'member.created', targetId: member.id } });
+    assert.equal(memberCreated.length, 1);
+    assert.equal(memberCreated[0]!.actorType, 'system');
+    assert.equal((memberCreated[0]!.after as { userId: string }).userId, account.id);
+
+    const events = await DomainEventRecord.findAll({ where: { type: 'member.created' } });
+    const event = events.find((e) => e.data.id === member.id);
+    assert.ok(event, 'member.created announced');
+    assert.equal(event.organizationId, directory.organizationId);
+    assert.deepEqual(event.data, memberCreated[0]!.after, 'the event carries the member as audited');
+    assert.equal(created.active, true);
+  });
+
+  it('when the address has a member record already, then provisioning links it instead of adding another', async () => {
+    const existing = await Member.create({
+      organizationId: directory.organizationId,
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: 'Known.Member@entra.test',
+      tier: 'premium',
+      status: 'active',
+      customFields: {},
+      phone: null,
+      membershipType: null,
+      joinedAt: null,
+      renewalDate: null,
+      userId: null,
+    });
+    expectScim(await scim.post('/Users', person('known.member@entra.test', 'Grace')), 201);
+    const account = (await User.findOne({ where: { email: 'known.member@entra.test' } }))!;
+    const records = await Member.findAll({ where: { organizationId: directory.organizationId } });
+    const same = records.filter((m) => m.email.toLowerCase() === 'known.member@entra.test');
+    assert.equal(same.length, 1, 'no second record');
+    assert.equal(same[0]!.id, existing.id);
+    assert.equal(same[0]!.userId, account.id);
+    assert.equal(same[0]!.tier, 'premium', 'the record kept as it was, linked');
+    assert.equal(await AuditEntry.count({ where: { action: 'member.created', targetId: existing.id } }), 0);
+    assert.equal(await AuditEntry.count({ where: { action: 'member.updated', targetId: existing.id } }), 1);
+  });
+
+  it('when a rename is PATCHed, then the account follows, it is audited, and a stale ETag is refused', async () => {
+    const created = expectScim(await scim.post('/Users', person('writes.two@entra.test')), 201);
+    const account = (await User.findOne({ where: { email: 'writes.two@entra.test' } }))!;
+    const forgotten: Array<string | undefined> = [];
+    const auth = t.container.services.auth;
+    const forgetUser = auth.forgetUser.bind(auth);
+    auth.forgetUser = (id?: string) => {
+      forgotten.push(id);
+      forgetUser(id);
+    };
+    try {
+      const patchedRes = await scim
+        .patch(`/Users/${created.id}`, rename('Augusta'))
+        .set('If-Match', created.meta.version);
+      const patched = expectScim(patchedRes, 200);
+      assert.equal(patched.name.givenName, 'Augusta');
+      assert.notEqual(patched.meta.version, created.meta.version);
+      assert.equal(patchedRes.headers.etag, patched.meta.version);
+      assert.deepEqual(patched.groups, []);
+      assert.ok(forgotten.includes(account.id), 'the credential caches drop the changed account');
+    } finally {
+      auth.forgetUser = forgetUser;
+    }
+    assert.equal((await account.reload()).firstName, 'Augusta');
+    const updated = await AuditEntry.findAll({ where: { action: 'directory.user_updated', targetId: account.id } });
+    assert.equal(updated.length, 1);
+    assert.deepEqual(updated[0]!.after, { directoryId: directory.id, userName: 'writes.two@entra.test' });
+
+    expectScimError(
+      await scim.patch(`/Users/${created.id}`, rename('Stale')).set('If-Match', created.meta.version),
+      412,
+    );
+    assert.equal((await account.reload()).firstName, 'Augusta', 'nothing written by the refused PATCH');
+    assert.equal(await AuditEntry.count({ where: { action: 'directory.user_updated', targetId: account.id } }), 1);
+  });
+
+  it('when the member record was removed, then the next PATCH of the member brings it back', async () => {
+    const created = expectScim(await scim.post('/Users', person('writes.three@entra.test')), 201);
+    const account = (await User.findOne({ where: { email: 'writes.three@entra.test' } }))!;
+    await Member.destroy({ where: { userId: account.id } });
+    expectScim(await scim.patch(`/Users/${created.id}`, rename('Back')), 200);
+    const member = await Member.findOne({ where: { userId: account.id } });
+    assert.equal(member?.status, 'active');
+    assert.equal((await account.reload()).firstName, 'Back');
+  });
+
+  it('when two PATCHes of one user race, then both are applied', async () => {
+    const created = expectScim(await scim.post('/Users', person('writes.four@entra.test')), 201);
+    const [first, second] = await Promise.all([
+      scim.patch(`/Users/${created.id}`, rename('Racer')),
+      scim.patch(`/Users/${created.id}`, patchOp({ op: 'Replace', path: 'title', value: 'Treasurer' })),
+    ]);
+    expectScim(first, 200);
+    expectScim(second, 200);
+    const read = expectScim(await scim.get(`/Users/${created.id}`), 200);
+    assert.equal(read.name.givenName, 'Racer');
+    assert.equal(read.title, 'Treasurer');
+    assert.equal(versionOf(read.meta.version), versionOf(created.meta.version) + 2, 'one version each');
+    const account = (await User.findOne({ where: { email: 'writes.four@entra.test' } }))!;
+    assert.equal(account.firstName, 'Racer');
+    assert.equal(account.jobTitle, 'Treasurer');
+  });
+});
