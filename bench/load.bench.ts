@@ -1,0 +1,423 @@
+// npm run bench -- load: a mixed workload against one app server process on the PostgreSQL server
+// (loopback only), for BENCH_SECONDS (default 60) after a 5 s warm-up. One realistic tenant: 3,000
+// members, 200 events, 40 library resources with their extracted passages (written as ingestion
+// writes them, one INSERT per resource), an API key, and a SCIM directory (token) with 300 users
+// provisioned through SCIM before the load. Seven autocannon instances run at once, one per route,
+// 16 connections in all (the split is in routes() below), so p50 and p99 come out per route:
+//   member lists with filters, member reads, POST and PUT of members (API key; a member is
+//   updated by PUT, the API has no PATCH of a member), library search
+//   (GET /api/resources?q=), chat in search mode (POST /api/resources/chat, no model configured) and
+//   SCIM PATCH of users (application/scim+json, the directory's token).
+// The server's RSS (/proc/<pid>/status VmRSS) is sampled every second.
+// Targets: no errors and no non-2xx answer on any route; RSS flat: its growth over the second half of
+// the run (least-squares slope times the half's duration) under 32 MB. Latencies are reported with no
+// target.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { randomToken, sha256 } from '../src/shared/crypto.ts';
+import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
+import { seedMembers } from './lib/members.ts';
+import { record } from './lib/results.ts';
+import { spawnServer } from './lib/server.ts';
+
+const APP_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const WARM_UP_SECONDS = 5;
+const MEMBERS = 3_000;
+const EVENTS = 200;
+const RESOURCES = 40;
+const PASSAGES_PER_RESOURCE = 8;
+const SCIM_USERS = 300;
+const RSS_GROWTH_LIMIT_MB = 32;
+const SCIM = 'application/scim+json';
+
+const TOPICS = [
+  ['annual conference', 'The annual conference takes place in Lyon in October; registration opens in June.'],
+  ['membership fees', 'The individual membership fee is 120 euros a year; students pay 40 euros.'],
+  ['board election', 'The board is elected for three years at the general assembly by secret ballot.'],
+  ['mentoring programme', 'Every new member may ask for a mentor during the first year of membership.'],
+  ['code of ethics', 'Members declare conflicts of interest to the ethics committee within thirty days.'],
+  ['continuing education', 'Certified members complete forty hours of continuing education every two years.'],
+  ['volunteer handbook', 'Volunteers sign the confidentiality agreement before their first committee meeting.'],
+  ['salary survey', 'The salary survey reports a median salary of 54,000 euros for senior members.'],
+] as const;
+const FILLER = [
+  'The association publishes this document for its members and partners.',
+  'Questions about the procedure go to the secretariat by e-mail.',
+  'The committee reviews the text every year and publishes the changes in the newsletter.',
+  'Chapters may adapt the schedule to local circumstances after informing the board.',
+];
+const QUESTIONS = [
+  'When is the annual conference?',
+  'How much is the membership fee for students?',
+  'How long is the board elected for?',
+  'How many hours of continuing education are required?',
+  'What is the median salary in the survey?',
+  'Can a new member ask for a mentor?',
+];
+const SEARCHES = ['conference', 'membership fee', 'board election', 'ethic', 'volunter handbook', 'salary survey'];
+
+interface World {
+  apiKey: string;
+  scimToken: string;
+  memberIds: string[];
+  /** The seeded members' fields a PUT must repeat (it replaces every writable field). */
+  members: Array<{ id: string; firstName: string; lastName: string; email: string; membershipType: string }>;
+  scimUserIds: string[];
+}
+
+async function seed(db: BenchDatabase): Promise<{ world: Omit<World, 'scimUserIds'>; organizationId: string }> {
+  const { organizationId, apiKey } = await seedMembers(db, MEMBERS);
+  await db.pool.query(
+    `INSERT INTO events (organization_id, title, description, starts_at, ends_at, location, capacity, status)
+     SELECT $1, 'Event ' || g, 'A chapter meeting', timestamptz '2026-01-01' + (g || ' days')::interval,
+            timestamptz '2026-01-01' + (g || ' days')::interval + interval '2 hours', 'Chapter ' || (g % 40), 50 + g % 100,
+            (ARRAY['draft', 'published', 'published', 'cancelled'])[1 + g % 4]
+       FROM generate_series(1, $2::int) g`,
+    [organizationId, EVENTS],
+  );
+  const started = performance.now();
+  for (let r = 0; r < RESOURCES; r++) {
+    const [topic, fact] = TOPICS[r % TOPICS.length]!;
+    const { rows } = await db.pool.query<{ resource: string; version: string }>(
+      `WITH resource AS (
+         INSERT INTO resources (organization_id, name, description, type, format, access_level, status, published_at, tags)
+         VALUES ($1, $2, $3, 'document', 'pdf', 'members', 'published', now(), $4) RETURNING id)
+       INSERT INTO resource_versions (organization_id, resource_id, version, storage_key, file_name, content_type, format, size_bytes, sha256)
+       SELECT $1, id, 1, 'orgs/' || $1 || '/resources/' || id || '/v1/file.pdf', 'file.pdf', 'application/pdf', 'pdf', 1000, repeat('a', 64)
+         FROM resource RETURNING resource_id AS resource, id AS version`,
+      [
+        organizationId,
+        `${topic[0]!.toUpperCase()}${topic.slice(1)} ${2018 + (r % 8)}`,
+        `About the ${topic}.`,
+        topic.split(' '),
+      ],
+    );
+    const { resource, version } = rows[0]!;
+    const contents = Array.from(
+      { length: PASSAGES_PER_RESOURCE },
+      (_, page) =>
+        `${page === 0 ? fact : FILLER[page % FILLER.length]} ${FILLER[(page + r) % FILLER.length]} This page of the ${topic} document is page ${page + 1}.`,
+    );
+    await db.pool.query(
+      `INSERT INTO resource_passages (organization_id, resource_id, version_id, ordinal, page_number, location_kind, content)
+       SELECT $1, $2, $3, ordinal - 1, ordinal, 'page', content FROM unnest($4::text[]) WITH ORDINALITY AS x(content, ordinal)`,
+      [organizationId, resource, version, contents],
+    );
+  }
+  console.log(
+    `seeded ${EVENTS} events and ${RESOURCES} resources (${RESOURCES * PASSAGES_PER_RESOURCE} passages) in ${Math.round(performance.now() - started)} ms`,
+  );
+  const scimToken = `scim_${randomToken(32)}`;
+  await db.pool.query(
+    `INSERT INTO directories (id, organization_id, name, provider, token_hash, token_prefix, group_roles, send_welcome)
+     VALUES ($1, $2, 'Entra ID', 'scim', $3, $4, '[]', false)`,
+    [randomUUID(), organizationId, sha256(scimToken), scimToken.slice(0, 12)],
+  );
+  await db.pool.query('VACUUM ANALYZE');
+  const { rows } = await db.pool.query<World['members'][number]>(
+    `SELECT id, first_name AS "firstName", last_name AS "lastName", email, membership_type AS "membershipType"
+       FROM members WHERE organization_id = $1 ORDER BY id`,
+    [organizationId],
+  );
+  return { world: { apiKey, scimToken, memberIds: rows.map((row) => row.id), members: rows }, organizationId };
+}
+
+async function provisionScimUsers(url: string, token: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < SCIM_USERS; i++) {
+    const res = await fetch(`${url}/scim/v2/Users`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': SCIM },
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: `person${i}@entra.load`,
+        externalId: `ext-${i}`,
+        name: { givenName: 'Person', familyName: `Number ${i}` },
+        emails: [{ type: 'work', value: `person${i}@entra.load`, primary: true }],
+        active: true,
+      }),
+    });
+    if (res.status !== 201) throw new Error(`SCIM POST /Users: ${res.status} ${await res.text()}`);
+    ids.push(((await res.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+interface Route {
+  name: string;
+  connections: number;
+  /** Requests built so far, across the warm-up and the measured run (e-mails stay unique). */
+  built: number;
+  /** The next request: a path, and the method and body when not a GET. */
+  next: (i: number) => { path: string; method?: string; body?: unknown };
+  headers: Record<string, string>;
+}
+
+function routes(world: World): Route[] {
+  const api = { Authorization: `Bearer ${world.apiKey}`, 'Content-Type': 'application/json' };
+  const read = { Authorization: `Bearer ${world.apiKey}` };
+  const scim = { Authorization: `Bearer ${world.scimToken}`, 'Content-Type': SCIM };
+  const lists = [
+    '/api/members?status=active&order[lastName]=asc&page=5',
+    '/api/members?lastName=ab&itemsPerPage=50',
+    '/api/members?membershipType=Student&tier=premium&order[joinedAt]=desc',
+    '/api/members?joinedAt[after]=2020-01-01&status=active&page=3',
+    '/api/members?email=member1200@example.test',
+  ];
+  // PUTs and PATCHes walk the lists in order, so two connections never write the same row at once
+  return [
+    {
+      name: 'GET /api/members (filters)',
+      built: 0,
+      connections: 4,
+      headers: read,
+      next: (i) => ({ path: lists[i % lists.length]! }),
+    },
+    {
+      name: 'GET /api/members/{id}',
+      built: 0,
+      connections: 3,
+      headers: read,
+      next: (i) => ({ path: `/api/members/${world.memberIds[(i * 7919) % world.memberIds.length]}` }),
+    },
+    {
+      name: 'POST /api/members',
+      built: 0,
+      connections: 2,
+      headers: api,
+      next: (i) => ({
+        path: '/api/members',
+        method: 'POST',
+        body: {
+          firstName: 'Load',
+          lastName: `Writer ${i}`,
+          email: `load-${i}@example.test`,
+          membershipType: 'Individual',
+          customFields: { chapter: `Chapter ${i % 40}` },
+        },
+      }),
+    },
+    {
+      // members are updated by PUT (the API has no PATCH of a member): every writable field, changed ones included
+      name: 'PUT /api/members/{id}',
+      built: 0,
+      connections: 2,
+      headers: api,
+      next: (i) => {
+        const member = world.members[i % world.members.length]!;
+        return {
+          path: `/api/members/${member.id}`,
+          method: 'PUT',
+          body: {
+            firstName: member.firstName,
+            lastName: member.lastName,
+            email: member.email,
+            membershipType: member.membershipType,
+            phone: `+1 555 ${String(i % 10_000).padStart(4, '0')}`,
+            customFields: { chapter: `Chapter ${i % 40}` },
+          },
+        };
+      },
+    },
+    {
+      name: 'GET /api/resources?q=',
+      built: 0,
+      connections: 2,
+      headers: read,
+      next: (i) => ({ path: `/api/resources?q=${encodeURIComponent(SEARCHES[i % SEARCHES.length]!)}` }),
+    },
+    {
+      name: 'POST /api/resources/chat (search mode)',
+      built: 0,
+      connections: 1,
+      headers: api,
+      next: (i) => ({ path: '/api/resources/chat', method: 'POST', body: { query: QUESTIONS[i % QUESTIONS.length] } }),
+    },
+    {
+      name: 'PATCH /scim/v2/Users/{id}',
+      built: 0,
+      connections: 2,
+      headers: scim,
+      next: (i) => ({
+        path: `/scim/v2/Users/${world.scimUserIds[i % world.scimUserIds.length]}`,
+        method: 'PATCH',
+        body: {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+          Operations: [{ op: 'Replace', path: 'name.givenName', value: `Renamed ${i}` }],
+        },
+      }),
+    },
+  ];
+}
+
+interface RouteResult {
+  name: string;
+  connections: number;
+  requests: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+  statuses: Record<string, number>;
+}
+
+/** One autocannon instance per route, all at once, each counting its own requests. */
+async function mixedLoad(baseUrl: string, all: Route[], seconds: number): Promise<RouteResult[]> {
+  return Promise.all(
+    all.map(async (route) => {
+      const statuses: Record<string, number> = {};
+      const result = await autocannon({
+        url: baseUrl,
+        connections: route.connections,
+        duration: seconds,
+        requests: [
+          {
+            setupRequest: (request) => {
+              const next = route.next(route.built++);
+              return {
+                ...request,
+                path: next.path,
+                method: (next.method ?? 'GET') as 'GET',
+                headers: route.headers,
+                body: next.body === undefined ? undefined : JSON.stringify(next.body),
+              };
+            },
+            onResponse: (status) => {
+              statuses[status] = (statuses[status] ?? 0) + 1;
+            },
+          },
+        ],
+      });
+      return {
+        name: route.name,
+        connections: route.connections,
+        requests: result.requests.total,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors,
+        non2xx: result.non2xx,
+        timeouts: result.timeouts,
+        statuses,
+      };
+    }),
+  );
+}
+
+const rssMb = (pid: number) => {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+};
+
+/** Least-squares slope of samples taken once a second, in MB per second. */
+function slope(samples: number[]): number {
+  const n = samples.length;
+  if (n < 2) return 0;
+  const meanX = (n - 1) / 2;
+  const meanY = samples.reduce((a, b) => a + b, 0) / n;
+  let numerator = 0;
+  let denominator = 0;
+  samples.forEach((y, x) => {
+    numerator += (x - meanX) * (y - meanY);
+    denominator += (x - meanX) ** 2;
+  });
+  return numerator / denominator;
+}
+
+const db = await createBenchDatabase();
+try {
+  const { world: seeded } = await seed(db);
+  const app = await spawnServer('app.server.ts', {
+    DATABASE_URL: db.url,
+    APP_SECRET,
+    RATE_LIMIT_ENTERPRISE: '100000000',
+    SCIM_RATE_LIMIT_PER_MINUTE: '100000000',
+    JOBS_ENABLED: 'false',
+  });
+  try {
+    const world: World = { ...seeded, scimUserIds: await provisionScimUsers(app.url, seeded.scimToken) };
+    // no model configured (no ANTHROPIC_API_KEY or OPENAI_CHAT_URL in the environment): search mode
+    const probe = await fetch(`${app.url}/api/resources/chat`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${world.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: QUESTIONS[0] }),
+    });
+    const answer = (await probe.json()) as { mode?: string; sources?: unknown[] };
+    if (probe.status !== 200 || answer.mode !== 'search')
+      throw new Error(`chat should answer in search mode: ${probe.status} ${JSON.stringify(answer)}`);
+    console.log(`chat probe: mode ${answer.mode}, ${answer.sources?.length ?? 0} sources`);
+    const all = routes(world);
+    const connections = all.reduce((sum, route) => sum + route.connections, 0);
+    const pid = app.child.pid!;
+    const beforeWarmUp = rssMb(pid);
+    const warm = await mixedLoad(app.url, all, WARM_UP_SECONDS);
+    const samples: number[] = [rssMb(pid)];
+    const sampler = setInterval(() => samples.push(rssMb(pid)), 1000);
+    const cpuBefore = app.cpuSeconds();
+    const results = await mixedLoad(app.url, all, SECONDS);
+    clearInterval(sampler);
+    samples.push(rssMb(pid));
+    const cpuSeconds = app.cpuSeconds() - cpuBefore;
+    const [load1, load5] = readFileSync('/proc/loadavg', 'utf8').split(' ');
+
+    console.log(
+      `\n## Mixed load: ${SECONDS} s at ${connections} connections (after a ${WARM_UP_SECONDS} s warm-up), one app process, PostgreSQL on loopback`,
+    );
+    console.log(
+      `machine load average at the end: ${load1} (1 min), ${load5} (5 min); app server CPU ${cpuSeconds.toFixed(1)} s over ${SECONDS} s`,
+    );
+    console.log('| route | connections | requests | req/s | p50 ms | p99 ms | errors | non-2xx | statuses |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const r of results)
+      console.log(
+        `| ${r.name} | ${r.connections} | ${r.requests} | ${(r.requests / SECONDS).toFixed(0)} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} | ${JSON.stringify(r.statuses)} |`,
+      );
+    const total = results.reduce((sum, r) => sum + r.requests, 0);
+    const failures = [...warm, ...results].reduce((sum, r) => sum + r.errors + r.non2xx + r.timeouts, 0);
+    const secondHalf = samples.slice(Math.floor(samples.length / 2));
+    const growth = slope(secondHalf) * (secondHalf.length - 1);
+    const peak = Math.max(...samples);
+    console.log(
+      `RSS (MB): before warm-up ${beforeWarmUp.toFixed(0)}, start ${samples[0]!.toFixed(0)}, peak ${peak.toFixed(0)}, end ${samples.at(-1)!.toFixed(0)}; second half: slope ${(slope(secondHalf) * 60).toFixed(1)} MB/min, growth ${growth.toFixed(1)} MB over ${secondHalf.length - 1} s (target < ${RSS_GROWTH_LIMIT_MB} MB: ${growth < RSS_GROWTH_LIMIT_MB ? 'RSS flat' : 'RSS GROWING'})`,
+    );
+    console.log(
+      `errors, timeouts and non-2xx answers (warm-up included): ${failures} (target 0: ${failures === 0 ? 'TARGET MET' : 'TARGET MISSED'})`,
+    );
+    const scenario = `Mixed load, ${SECONDS} s at ${connections} connections, 7 routes`;
+    record({
+      scenario,
+      figure: 'errors + non-2xx',
+      value: failures,
+      target: '0',
+      met: failures === 0,
+    });
+    record({
+      scenario,
+      figure: 'RSS growth, second half',
+      unit: 'MB',
+      value: growth,
+      target: `< ${RSS_GROWTH_LIMIT_MB} MB`,
+      met: growth < RSS_GROWTH_LIMIT_MB,
+    });
+    record({ scenario, figure: 'RSS peak', unit: 'MB', value: peak, target: '-', met: null });
+    record({
+      scenario,
+      figure: 'throughput, all routes',
+      unit: 'req/s',
+      value: total / SECONDS,
+      target: '-',
+      met: null,
+    });
+    for (const r of results) {
+      record({ scenario: `${scenario}: ${r.name}`, figure: 'p50', unit: 'ms', value: r.p50, target: '-', met: null });
+      record({ scenario: `${scenario}: ${r.name}`, figure: 'p99', unit: 'ms', value: r.p99, target: '-', met: null });
+    }
+    if (failures !== 0 || !(growth < RSS_GROWTH_LIMIT_MB)) process.exitCode = 1;
+  } finally {
+    await app.stop();
+  }
+} finally {
+  await db.drop();
+}
