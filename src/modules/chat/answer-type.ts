@@ -15,6 +15,8 @@ const PERIOD =
 const CONDITION = /\b(before|after|until|within|during|whenever|when|if|above|below|over|exceeds?|once|from|by)\b/iu;
 const ROLE =
   /\b(chair|chairs|chaired|president|officer|committee|panel|board|trustees?|manager|coordinator|secretary|executive|director|treasurer|auditors?|team|firm|llp|ltd|inc|company|members?)\b/iu;
+const CHANGE =
+  /\bby how much\b|\b(increase|increases|increased|rise|rises|raise|raised|go up|goes up|grow|fall|drop|cut|reduced?|reduction|discount)\b/iu;
 const PLACE = /\b(in|at|on|near)\s+(the\s+)?[A-Z][\p{L}-]+/u;
 
 /** The answer type a question asks for; null when it asks for an explanation, a list or a yes/no. */
@@ -56,8 +58,12 @@ export function holdsAnswerType(type: AnswerType | null, sentence: string, quest
     case null:
       return true;
     case 'money':
-      return /[£€$]|\b(pounds?|euros?|dollars?|free|gbp|eur|usd)\b|\d{1,3}(,\d{3})+|\d+(\.\d+)? ?(million|thousand|k)\b/iu.test(
-        sentence,
+      return (
+        /[£€$]|\b(pounds?|euros?|dollars?|free|gbp|eur|usd)\b|\d{1,3}(,\d{3})+|\d+(\.\d+)? ?(million|thousand|k)\b/iu.test(
+          sentence,
+        ) ||
+        // a change in a price ("by how much will fees increase?") is often given as a share of it
+        (CHANGE.test(question) && /\d+(\.\d+)? ?(%|per ?cent\b)/iu.test(sentence))
       );
     case 'quantity':
       return DIGIT.test(sentence) || NUMBER_WORDS.test(sentence);
