@@ -4,7 +4,7 @@
 import type { Transaction } from 'sequelize';
 import { isProvisionedRole } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
-import { User } from '../users/user.model.ts';
+import { User } from '../users/index.ts';
 import type { Directory } from './directory.model.ts';
 import {
   type DirectoryGroupInput,

@@ -7,9 +7,9 @@ import { highestMappedRole } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { AUDIT_COLUMNS, type AuditService, auditValues } from '../audit/audit.service.ts';
-import type { MailService } from '../mail/mail.service.ts';
-import type { MemberAccounts } from '../members/member-accounts.ts';
+import { AUDIT_COLUMNS, type AuditService, auditValues } from '../audit/index.ts';
+import type { MailService } from '../mail/index.ts';
+import type { MemberAccounts } from '../members/index.ts';
 import type { Directory, DirectoryRole } from './directory.model.ts';
 
 export interface DirectoryUserInput {

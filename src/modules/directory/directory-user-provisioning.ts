@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
-import { type LinkedMember, linkIsCurrent, linkedMemberSql } from '../members/member-accounts.ts';
-import { User, type UserStatus } from '../users/user.model.ts';
+import { type LinkedMember, linkIsCurrent, linkedMemberSql } from '../members/index.ts';
+import { User, type UserStatus } from '../users/index.ts';
 import type { Directory } from './directory.model.ts';
 import {
   type DirectoryUserChange,

@@ -1,9 +1,9 @@
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { mailModule } from '../mail/mail.module.ts';
-import { membersModule } from '../members/members.module.ts';
-import { Organization } from '../organizations/organization.model.ts';
-import { ssoModule } from '../sso/sso.module.ts';
+import { auditModule } from '../audit/index.ts';
+import { mailModule } from '../mail/index.ts';
+import { membersModule } from '../members/index.ts';
+import { Organization } from '../organizations/index.ts';
+import { ssoModule } from '../sso/index.ts';
 import { Directory } from './directory.model.ts';
 import { DirectoryProvisioning } from './directory-provisioning.service.ts';
 import { directoryRoutes } from './directory.routes.ts';

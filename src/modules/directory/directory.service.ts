@@ -13,8 +13,8 @@ import { randomToken, sha256 } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { AuditService } from '../audit/audit.service.ts';
-import { Organization } from '../organizations/organization.model.ts';
+import type { AuditService } from '../audit/index.ts';
+import { Organization } from '../organizations/index.ts';
 import {
   DEFAULT_GROUP_ROLES,
   Directory,

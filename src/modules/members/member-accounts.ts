@@ -6,8 +6,8 @@ import { Op, Sequelize, type Transaction } from 'sequelize';
 import { systemActor } from '../../shared/access/actor.ts';
 import { DOMAIN_EVENT_COLUMNS, type DomainEvents, eventValues } from '../../shared/domain-events/domain-events.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { AUDIT_COLUMNS, auditValues } from '../audit/audit.service.ts';
-import type { CrudService } from '../crud/crud.service.ts';
+import { AUDIT_COLUMNS, auditValues } from '../audit/index.ts';
+import type { CrudService } from '../crud/index.ts';
 import { type MemberInput, toMemberDto } from './member.mapper.ts';
 import { Member, type MemberStatus } from './member.model.ts';
 

@@ -1,7 +1,7 @@
-import { User } from '../users/user.model.ts';
+import { User } from '../users/index.ts';
 import { errors } from '../../shared/errors.ts';
-import { defineResource } from '../crud/crud.definition.ts';
-import { isCalendarDate } from '../crud/crud.filters.ts';
+import { defineResource } from '../crud/index.ts';
+import { isCalendarDate } from '../crud/index.ts';
 import { toMemberDto, type MemberDto, type MemberInput } from './member.mapper.ts';
 import { Member } from './member.model.ts';
 

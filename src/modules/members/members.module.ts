@@ -1,7 +1,7 @@
 import { defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
-import { crudRoutes } from '../crud/crud.routes.ts';
-import { CrudService } from '../crud/crud.service.ts';
+import { auditModule } from '../audit/index.ts';
+import { crudRoutes } from '../crud/index.ts';
+import { CrudService } from '../crud/index.ts';
 import { memberEvents } from './member.domain-events.ts';
 import { memberResource } from './member.definition.ts';
 import { MemberAccounts } from './member-accounts.ts';

@@ -4,3 +4,4 @@ export { findUserRow } from './user-query.repository.ts';
 export { ROLE_LABELS } from './user.labels.ts';
 export { toCurrentUser } from './user.mapper.ts';
 export { User } from './user.model.ts';
+export type { UserStatus } from './user.model.ts';

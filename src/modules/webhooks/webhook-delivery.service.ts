@@ -4,7 +4,7 @@ import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { WebhookAttempt, WebhookDelivery, type WebhookDeliveryStatus } from './webhook-delivery.model.ts';
 import { WebhookEvent } from './webhook-event.model.ts';
 import type { WebhookService } from './webhook.service.ts';

@@ -8,7 +8,7 @@ import { requireTenant } from '../../shared/access/tenancy.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { errors } from '../../shared/errors.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/index.ts';
 import { WebhookDelivery } from './webhook-delivery.model.ts';
 import { WebhookSubscription } from './webhook-subscription.model.ts';
 import type { WebhookEventType, WebhookEventTypes } from './webhook.catalog.ts';

@@ -1,6 +1,6 @@
 import { systemClock } from '../../shared/clock.ts';
 import { bindJob, defineModule } from '../../shared/module-manifest.ts';
-import { auditModule } from '../audit/audit.module.ts';
+import { auditModule } from '../audit/index.ts';
 import { webhookDeliveryJob, webhookPurgeJob } from './webhook-delivery.job.ts';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.model.ts';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.ts';

@@ -8,7 +8,7 @@ import { type Actor, identityServiceActor } from '../../../shared/access/actor.t
 import type { Clock } from '../../../shared/clock.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { Sql } from '../../../shared/sql.ts';
-import type { AuditService } from '../../audit/audit.service.ts';
+import type { AuditService } from '../../audit/index.ts';
 import type { Directory } from '../directory.model.ts';
 import type { IdpDirectoryWriter } from './idp-directory.writer.ts';
 import { groupFromEvent, userFromEvent } from './idp-resources.ts';
