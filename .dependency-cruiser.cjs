@@ -33,6 +33,15 @@ module.exports = {
       from: { path: '^src/modules/' },
       to: { path: '^src/(modules\\.ts|app\\.ts|app-context\\.ts|models\\.ts|domain-events\\.ts)$' },
     },
+    {
+      name: 'module-public-entry',
+      severity: 'error',
+      comment:
+        "A module imports another only through its public entry, src/modules/<name>/index.ts; the rest of a " +
+        'folder is its own.',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

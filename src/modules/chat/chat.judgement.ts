@@ -3,7 +3,7 @@
 // it expects, the sentence's vector), and the lead sentence's features give the confidence through the
 // fitted model (chat.evidence.ts), which decides whether the chat answers.
 import type { Embedder } from '../../integrations/embeddings/embedder.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 import {
   answerConfidence,
   answerThreshold,

@@ -19,7 +19,7 @@ import { errors } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagination.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { resolveReader } from '../library/resource.access.ts';
+import { resolveReader } from '../library/index.ts';
 import { ANSWERABLE } from './chat.evidence.ts';
 import { judge } from './chat.judgement.ts';
 import { answerWithModel } from './chat.model-answer.ts';

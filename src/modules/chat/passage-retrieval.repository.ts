@@ -19,7 +19,7 @@ import type { Sequelize } from 'sequelize';
 import { toVectorLiteral, type Embedder } from '../../integrations/embeddings/embedder.ts';
 import { inspectVectorSchema } from '../../shared/vector-schema.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
-import type { LibraryReader } from '../library/resource.access.ts';
+import type { LibraryReader } from '../library/index.ts';
 
 export interface RetrievedPassage {
   id: string;
