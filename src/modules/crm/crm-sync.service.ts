@@ -178,6 +178,12 @@ export class CrmSyncService {
     if (!(await this.hasQueued(organizationId))) return undefined;
     const connection = await this.deps.connections.row(organizationId);
     if (!connection || connection.status !== 'connected') return { status: 'stopped' };
+    // this worker holds the lease: a run still 'running' is one whose process died (SIGKILL, crash)
+    await this.deps.sql.query(
+      `UPDATE crm_sync_runs SET status = 'failed', detail = 'the process running it stopped', finished_at = now()
+        WHERE organization_id = $1 AND status = 'running'`,
+      [organizationId],
+    );
     const run = await this.deps.sql.one<{ id: string }>(
       `INSERT INTO crm_sync_runs (organization_id, status) VALUES ($1, 'running') RETURNING id`,
       [organizationId],

@@ -1,0 +1,249 @@
+// test-runner: own process (it starts and SIGKILLs child processes of the service)
+// SIGKILL of the worker (src/worker.ts) in the middle of a job, then a restart on the same database:
+// the job resumes where it stopped, nothing is lost, nothing is written twice beyond what was in
+// flight. Here a full CRM "sync now" against the HubSpot stand-in (started in this process, behind a
+// proxy that holds HubSpot's answer to one batch so the kill lands mid-run). The
+// in-process test app (no workers) shares the database: it connects the CRM and queues the sync. The
+// dead worker's holds are moved into the past instead of waited for: the organization's sync lease
+// (120 s), the pg-boss job's expiry (15 min, then pg-boss's own expiry SQL fails it to a retry) and
+// that retry's delay; what a restarted worker does with them is what is tested.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import PgBoss from 'pg-boss';
+import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { buildMember } from '../factories/records.ts';
+import { eventually } from '../factories/webhook-receiver.ts';
+import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
+
+/**
+ * A loopback proxy in front of the HubSpot stand-in that records the e-mails of each contact upsert
+ * batch HubSpot applied (answered 2xx), and can hold HubSpot's answer to a chosen batch: the batch is
+ * applied, the caller does not hear it until released (or ever, once killed).
+ */
+async function startHoldingProxy(target: string) {
+  const applied: string[][] = [];
+  let upserts = 0;
+  let hold: ((batch: number, emails: string[]) => Promise<void> | undefined) | undefined;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      const upsert = req.method === 'POST' && req.url === '/crm/v3/objects/contacts/batch/upsert';
+      const batch = upsert ? ++upserts : 0;
+      const answer = await fetch(new URL(req.url ?? '/', target), {
+        method: req.method,
+        headers: { ...(req.headers as Record<string, string>), host: new URL(target).host },
+        body: body.length > 0 ? new Uint8Array(body) : undefined,
+        redirect: 'manual',
+      });
+      const text = await answer.text();
+      if (upsert && answer.ok) {
+        const { inputs } = JSON.parse(body.toString('utf8')) as { inputs: Array<{ id: string }> };
+        const emails = inputs.map((input) => input.id.toLowerCase());
+        applied.push(emails);
+        await hold?.(batch, emails);
+      }
+      const headers: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name))
+          headers[name] = value;
+      });
+      res.writeHead(answer.status, headers);
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    applied,
+    setHold: (fn: typeof hold) => (hold = fn),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('SIGKILL of the worker during a job, then a restart', () => {
+  let t: TestApp;
+  let hub: HubSpotStandIn;
+  let proxy: Awaited<ReturnType<typeof startHoldingProxy>>;
+  let dataDir: string;
+  let workerEnv: Record<string, string>;
+  let worker: WorkerProcess | undefined;
+  let release: () => void = () => {};
+
+  before(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-sigkill-jobs-'));
+    hub = await startHubSpotStandIn({ budget: 1000 });
+    proxy = await startHoldingProxy(hub.url);
+    const hubspot = {
+      HUBSPOT_API_URL: proxy.url,
+      HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
+      HUBSPOT_CLIENT_ID: hub.clientId,
+      HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+      CRM_BURST_LIMIT: '1000',
+    };
+    t = await startTestApp({ env: { JOBS_ENABLED: 'false', ...hubspot }, workers: false });
+    workerEnv = {
+      DATABASE_URL: t.db.url,
+      DATA_DIR: dataDir,
+      APP_SECRET: t.config.appSecret!,
+      JOBS_POLLING_SECONDS: '0.5',
+      ...hubspot,
+    };
+  });
+  after(async () => {
+    worker?.child.kill('SIGKILL');
+    release();
+    await t?.close();
+    await proxy?.close();
+    await hub?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('when the worker is killed mid-way through a full CRM sync, then after a restart every member reaches HubSpot once, and only the unacknowledged batches in flight are upserted again', async (ctx) => {
+    const organizationId = (await buildOrganization()).id;
+    const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
+    const token = await tokenFor(t, admin);
+    // connect (the consent screen is skipped by the stand-in); its first sync has no member to send
+    const started = await t.http.post('/api/crm/connection').set(bearer(token)).expect(200);
+    const consent = await fetch(new URL(started.body.authorizeUrl), { redirect: 'manual' });
+    const back = new URL(consent.headers.get('location') as string);
+    const landed = await t.http.get(`${back.pathname}${back.search}`).expect(302);
+    assert.equal(landed.headers.location, '/auth/crm/result?result=connected');
+
+    // 450 members: a first round of three batches (300), then a round of two (100 + 50)
+    const total = 450;
+    const emails = new Set<string>();
+    for (let i = 0; i < total; i += 50) {
+      const made = await Promise.all(
+        Array.from({ length: Math.min(50, total - i) }, (_, k) =>
+          buildMember(organizationId, { email: `m${i + k}@sigkill.test`, firstName: `M${i + k}` }),
+        ),
+      );
+      for (const m of made) emails.add(m.email);
+    }
+    const queuedNow = await t.http.post('/api/crm/sync').set(bearer(token)).expect(202);
+    assert.equal(queuedNow.body.queued, total);
+
+    // The 4th upsert batch (the first of the second round) is applied by HubSpot, but its answer is held:
+    // the worker is killed while waiting for it, so it never acknowledges that batch.
+    let held: string[] = [];
+    proxy.setHold((batch, batchEmails) =>
+      batch === 4
+        ? new Promise<void>((resolve) => {
+            held = batchEmails;
+            release = resolve;
+          })
+        : undefined,
+    );
+    worker = startWorker(workerEnv);
+    await worker.ready();
+    await eventually(async () => held.length > 0, 60_000);
+    worker.child.kill('SIGKILL');
+    assert.equal(await worker.exited, 'SIGKILL');
+    release(); // answered to a dead connection
+    proxy.setHold(undefined);
+
+    const sql = t.container.sql;
+    const queuedAfterKill = new Set(
+      (
+        await sql.rows<{ email: string }>('SELECT email FROM crm_sync_queue WHERE organization_id = $1', [
+          organizationId,
+        ])
+      ).map((r) => r.email.toLowerCase()),
+    );
+    const applied = proxy.applied.flat();
+    // in flight: applied by HubSpot, not acknowledged (still queued) when the worker died
+    const inFlight = new Set(applied.filter((e) => queuedAfterKill.has(e)));
+    assert.equal(held.length, 100);
+    assert.ok(
+      held.every((e) => inFlight.has(e)),
+      'the held batch was applied by HubSpot and is still queued',
+    );
+    assert.ok(total - queuedAfterKill.size >= 300, 'the first round was acknowledged before the kill');
+    assert.ok(queuedAfterKill.size >= 100, 'the kill landed mid-run: at least the held batch is left');
+    const killedRun = await sql.rows<{ id: string }>(
+      `SELECT id FROM crm_sync_runs WHERE organization_id = $1 AND status = 'running'`,
+      [organizationId],
+    );
+    assert.equal(killedRun.length, 1, 'the killed run was never ended by its process');
+
+    // The dead worker's holds, moved into the past instead of waited for.
+    const lease = await sql.rows(
+      `UPDATE crm_connections SET sync_lease_until = now() - interval '1 second'
+        WHERE organization_id = $1 AND sync_lease_until > now() RETURNING organization_id`,
+      [organizationId],
+    );
+    assert.equal(lease.length, 1, 'the killed run held the sync lease');
+    const active = await sql.rows(
+      `UPDATE pgboss.job SET started_on = now() - expire_in - interval '1 second'
+        WHERE name = 'crm.sync' AND state = 'active' RETURNING id`,
+    );
+    assert.equal(active.length, 1, 'the killed job is still active in the queue');
+    const boss = new PgBoss({ connectionString: t.db.url, supervise: false, schedule: false, migrate: false, max: 1 });
+    await boss.start();
+    try {
+      await boss.expire(); // pg-boss's own expiry: the timed-out job becomes a retry
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    const retry = await sql.rows(
+      `UPDATE pgboss.job SET start_after = now() WHERE name = 'crm.sync' AND state = 'retry' RETURNING id`,
+    );
+    assert.equal(retry.length, 1, 'the expired job is retried');
+
+    worker = startWorker(workerEnv);
+    await worker.ready();
+    const pending = async () =>
+      (
+        await sql.rows(
+          `SELECT 1 FROM pgboss.job WHERE name = 'crm.sync' AND state IN ('created', 'retry', 'active')
+           UNION ALL SELECT 1 FROM crm_sync_queue WHERE organization_id = $1`,
+          [organizationId],
+        )
+      ).length;
+    await eventually(async () => (await pending()) === 0, 60_000);
+
+    // The final contact set is exactly the members; each was written once, except the records in flight
+    // at the kill (applied, never acknowledged), written exactly twice (an upsert by e-mail: same contact).
+    assert.deepEqual(new Set(hub.contacts.keys()), emails, 'every member reached HubSpot, no other contact');
+    const twice = [...hub.contacts].filter(([, c]) => c.writes === 2).map(([e]) => e);
+    assert.deepEqual(new Set(twice), inFlight, 'only the unacknowledged in-flight records were sent again');
+    for (const [email, contact] of hub.contacts)
+      assert.equal(contact.writes, inFlight.has(email) ? 2 : 1, `${email} written ${contact.writes} times`);
+    assert.equal(hub.upsertedRecords, total + inFlight.size);
+    const contacts = await sql.one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM crm_contacts WHERE organization_id = $1',
+      [organizationId],
+    );
+    assert.equal(contacts?.n, total);
+
+    const runs = await sql.rows<{ id: string; status: string; finished_at: Date | null }>(
+      'SELECT id, status, finished_at FROM crm_sync_runs WHERE organization_id = $1 ORDER BY started_at',
+      [organizationId],
+    );
+    assert.ok(
+      runs.every((r) => r.status !== 'running' && r.finished_at !== null),
+      `every run is recorded as ended: ${JSON.stringify(runs)}`,
+    );
+    assert.equal(runs.find((r) => r.id === killedRun[0]!.id)?.status, 'failed', 'the killed run is ended as failed');
+    assert.equal(runs.at(-1)?.status, 'completed', 'the run after the restart completed');
+    ctx.diagnostic(
+      `CRM: ${total} members; ${total - queuedAfterKill.size} acknowledged before the kill, ${inFlight.size} in flight (written twice), ${hub.upsertedRecords} upserted records in all`,
+    );
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.output());
+    worker = undefined;
+  });
+});
