@@ -34,6 +34,15 @@ export interface HubSpotStandIn {
   calls: Map<string, number>;
   /** Sizes of the upsert batches it answered (200 or 207). */
   upsertBatchSizes: number[];
+  /** The lower-cased e-mails of each upsert batch it answered (200 or 207), in the order answered. */
+  upsertBatchEmails: string[][];
+  /**
+   * From now on contact upserts are admitted but wait, not applied and unanswered, until the returned
+   * function is called (a slow HubSpot: work in flight stays in flight while a test looks at it).
+   */
+  holdUpserts(): () => void;
+  /** The lower-cased e-mails of each contact upsert waiting on holdUpserts. */
+  heldUpserts: string[][];
   /** Calls answered 429. */
   rateLimited: number;
   /** The most calls seen in any rolling 10 seconds (429s excluded): never above `budget` if clients behave. */
@@ -73,6 +82,7 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
   let storm = { left: 0, retryAfter: 0, after: 0 };
   let crmCalls = 0;
   let nextContactId = 1000;
+  let upsertGate: Promise<void> | undefined;
 
   const standIn: Omit<HubSpotStandIn, 'url' | 'close'> = {
     clientId: 'hubspot-client-id',
@@ -85,6 +95,19 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
     properties: new Set(DEFAULT_PROPERTIES),
     calls: new Map(),
     upsertBatchSizes: [],
+    upsertBatchEmails: [],
+    holdUpserts() {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      upsertGate = gate;
+      return () => {
+        if (upsertGate === gate) upsertGate = undefined;
+        release();
+      };
+    },
+    heldUpserts: [],
     rateLimited: 0,
     maxInWindow: () => maxInWindow,
     budget: options.budget ?? 100,
@@ -211,6 +234,7 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       }
     }
     standIn.upsertBatchSizes.push(inputs.length);
+    standIn.upsertBatchEmails.push(inputs.map((input) => input.id.toLowerCase()));
     const now = new Date().toISOString();
     const results: unknown[] = [];
     const errors: unknown[] = [];
@@ -352,8 +376,16 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
           completedAt: now,
         });
       }
-      if (req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/batch/upsert')
-        return upsert(res, body.inputs);
+      if (req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/batch/upsert') {
+        const gate = upsertGate;
+        if (!gate) return upsert(res, body.inputs);
+        const held = (body.inputs as Array<{ id: string }>).map((input) => input.id.toLowerCase());
+        standIn.heldUpserts.push(held);
+        return void gate.then(() => {
+          standIn.heldUpserts.splice(standIn.heldUpserts.indexOf(held), 1);
+          upsert(res, body.inputs);
+        });
+      }
       if (req.method === 'POST' && url.pathname === '/crm/v3/objects/companies/batch/create') {
         const now = new Date().toISOString();
         const results = (body.inputs as Array<{ properties: { name: string } }>).map((input) => {
