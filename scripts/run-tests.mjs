@@ -13,7 +13,8 @@
 // process).
 //
 // --test-timeout=N bounds each test file (its suite in the entry file, its tests included), not the
-// process running a group: the process gets N for each of its files, plus a minute to start.
+// process running a group: the process gets the sum of its files' bounds, plus a minute to start. A file
+// marked `test-runner: timeout <seconds> s` is bounded by that instead, when it is more.
 //
 // Every test app records the requests it answered (tests/setup/request-log.ts) into a folder of this
 // run, GUILDHALL_TEST_REQUEST_LOG. A file containing the marker `test-runner: after the others` (the
@@ -99,13 +100,20 @@ const groupDir = path.join(groupsRoot, String(process.pid));
 mkdirSync(groupDir, { recursive: true });
 const timeoutFlag = nodeTestFlags.find((flag) => flag.startsWith('--test-timeout='));
 const fileTimeout = timeoutFlag ? Number(timeoutFlag.slice('--test-timeout='.length)) : undefined;
-const suiteOptions = fileTimeout ? `{ timeout: ${fileTimeout} }, ` : '';
+// A file may ask for more with the marker `test-runner: timeout <seconds> s` (the browser files: a dozen
+// pages rendered in Chromium take minutes on a busy 2-core machine, where a hung test still shows).
+const TIMEOUT_MARKER = /test-runner: timeout (\d+) s/;
+const timeoutOf = (file) => {
+  const marked = readFileSync(file, 'utf8').match(TIMEOUT_MARKER);
+  return fileTimeout && marked ? Math.max(fileTimeout, Number(marked[1]) * 1000) : fileTimeout;
+};
 const entries = groups.map((group, index) => {
   const name = `${path.relative(path.join(root, 'tests'), group.folder).replaceAll(path.sep, '-') || 'tests'}-${index + 1}.test.mjs`;
   const entry = path.join(groupDir, name);
   const suites = group.files.map((file) => {
     const label = path.relative(root, file).replaceAll(path.sep, '/');
-    return `describe(${JSON.stringify(label)}, ${suiteOptions}async () => {\n  await import(${JSON.stringify(pathToFileURL(file).href)});\n});`;
+    const options = fileTimeout ? `{ timeout: ${timeoutOf(file)} }, ` : '';
+    return `describe(${JSON.stringify(label)}, ${options}async () => {\n  await import(${JSON.stringify(pathToFileURL(file).href)});\n});`;
   });
   writeFileSync(entry, `import { describe } from 'node:test';\n\n${suites.join('\n')}\n`);
   return entry;
@@ -114,11 +122,11 @@ const entries = groups.map((group, index) => {
 const requestLog = path.join(groupDir, 'requests');
 const env = { ...process.env, GUILDHALL_TEST_REQUEST_LOG: requestLog };
 let current;
-const run = (testFiles, filesPerProcess) =>
+const run = (testFiles, processTimeout) =>
   new Promise((resolve) => {
     if (testFiles.length === 0) return resolve(0);
     const flags = nodeTestFlags.map((flag) =>
-      flag === timeoutFlag ? `--test-timeout=${fileTimeout * filesPerProcess + 60_000}` : flag,
+      flag === timeoutFlag ? `--test-timeout=${processTimeout + 60_000}` : flag,
     );
     current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...testFiles], {
       cwd: root,
@@ -133,7 +141,8 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     stopped = true;
     current?.kill(signal);
   });
-const code = await run(entries, Math.max(1, ...groups.map((group) => group.files.length)));
-const afterCode = stopped ? 1 : await run(afterTheOthers, 1);
+const groupTimeout = (files) => files.reduce((sum, file) => sum + (timeoutOf(file) ?? 0), 0);
+const code = await run(entries, Math.max(...groups.map((group) => groupTimeout(group.files))));
+const afterCode = stopped ? 1 : await run(afterTheOthers, groupTimeout(afterTheOthers));
 rmSync(groupDir, { recursive: true, force: true });
 process.exit(code || afterCode);

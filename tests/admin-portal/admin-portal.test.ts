@@ -1,6 +1,7 @@
 // The Admin Portal in a real browser: login with MFA, the users grid and its filters, CSV export,
 // impersonation with its banner and exit, and a refusal rule holding in the UI.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

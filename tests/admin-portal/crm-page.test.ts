@@ -5,6 +5,7 @@
 // its fields, and Retry (once the cause is gone) sends it and the error goes away. The page's routes
 // answer only a signed-in platform admin, and an unknown organization is a 404.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -3,6 +3,7 @@
 // afterwards (only its prefix); Rotate token shows a new one once and the old one stops working;
 // Revoke token leaves the directory without a token, and SCIM refuses the last one.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

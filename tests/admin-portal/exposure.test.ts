@@ -1,6 +1,7 @@
 // What the Admin Portal's JSON API sends (the browser gets nothing else): only the resources it opts
 // into, each with only its allow-listed properties. Secrets planted in the hidden columns must not appear.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

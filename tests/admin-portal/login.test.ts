@@ -1,6 +1,7 @@
 // The Admin Portal's login form in a real browser: a refused attempt keeps the e-mail (never the
 // password or code), so only the mistyped field needs typing again.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';

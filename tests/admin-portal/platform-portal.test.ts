@@ -2,6 +2,7 @@
 // enrolment), organizations through OrganizationService, audit entries, impersonation sessions, jobs
 // and the outbox preview.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

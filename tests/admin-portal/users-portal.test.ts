@@ -4,6 +4,7 @@
 // multi-value filters, empty result, one-click export, separate forms). Screenshots land in
 // USERS_PORTAL_SCREENSHOTS when set.
 // test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
+// test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
