@@ -285,4 +285,52 @@ describe('CRM sync with two workers on one database', () => {
       release();
     }
   });
+
+  it('when a run outlives its lease and another takes it, then the first stops after its round and leaves the new lease alone', async () => {
+    const prefix = 'stale';
+    const { organizationId, connect } = await organizationWithMembers(prefix);
+    hub.upsertBatchEmails.length = 0;
+    hub.hubId += 1;
+    let release = hub.holdUpserts();
+    try {
+      await connect();
+      await waitFor('the first run with a round in flight', () => hub.heldUpserts.length === 3);
+      // the first run stalls past its lease (120 s; moved here instead of waited for)
+      await first.db.sequelize.query(
+        `UPDATE crm_connections SET sync_lease_until = now() - interval '1 second' WHERE organization_id = $1`,
+        { bind: [organizationId] },
+      );
+      let secondEnded = false;
+      const secondRun = instances[1].container.services.crmSync.run(organizationId).then(() => {
+        secondEnded = true;
+      });
+      // the second run takes the lease and sends the same round again: an expired lease is a second attempt
+      await waitFor('the second run with the same round in flight', () => hub.heldUpserts.length === 6);
+      const firstRound = new Set(hub.heldUpserts.flat());
+      assert.equal(firstRound.size, 300);
+      release();
+      release = hub.holdUpserts();
+      // the last 50: sent by the run holding the lease only; the first run stops when it finds its lease gone
+      await waitFor('the last batch in flight', () => hub.heldUpserts.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(hub.heldUpserts.length, 1, 'the last batch sent once');
+      assert.equal(hub.heldUpserts[0]!.filter((email) => firstRound.has(email)).length, 0);
+      assert.ok(await leaseHeld(organizationId), "the first run's end left the second run's lease in place");
+      assert.equal(secondEnded, false);
+      release();
+      await secondRun;
+      await waitFor(
+        'the queue drained',
+        async () => (await queued(organizationId)) === 0 && !(await leaseHeld(organizationId)),
+      );
+      await waitFor('the job', async () => (await jobStates(organizationId)).active === undefined);
+      const counts = upsertsByEmail();
+      for (const email of emailsOf(prefix))
+        assert.equal(counts.get(email), firstRound.has(email) ? 2 : 1, `${email} upserted`);
+      const runs = await runsOf(organizationId);
+      assert.deepEqual(runs.map((r) => r.status).sort(), ['completed', 'partial']);
+    } finally {
+      release();
+    }
+  });
 });

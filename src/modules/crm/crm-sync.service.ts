@@ -8,7 +8,8 @@
 // - 429: the run ends `partial`, what was sent stays sent, the rest waits for Retry-After;
 // - a refused token: the connection needs re-authorization, the run stops, the queue is kept.
 // One run per organization at a time (a lease on the connection row), so nothing is sent twice by two
-// workers; a process dying between HubSpot's answer and our acknowledgement re-sends that batch, which
+// workers; a run that outlived its lease (another took it) stops before its next batch and leaves the
+// new holder's lease alone; a process dying between HubSpot's answer and our acknowledgement re-sends that batch, which
 // an upsert by e-mail makes harmless.
 import type { Sequelize, Transaction } from 'sequelize';
 import { assertCan } from '../../shared/access/policy.ts';
@@ -24,7 +25,7 @@ import {
   toHubSpotError,
 } from '../../integrations/hubspot/hubspot.client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import type { CrmBudget } from './crm-budget.ts';
+import { CrmBudget, type Grant } from './crm-budget.ts';
 import { type CrmConnectionService, organizationOf, type PortalAccess } from './crm-connection.service.ts';
 import { BATCH_SIZE, type Call, chunks } from './crm-batches.ts';
 import type { CrmCompanies } from './crm-companies.ts';
@@ -50,6 +51,11 @@ interface QueuedRow extends MemberForCrm {
 interface Item {
   row: QueuedRow;
   contact: ContactUpsert;
+}
+
+/** This run's hold on the organization's lease: the end time it set, renewed as the run goes. */
+interface Lease {
+  until: string;
 }
 
 type RunEnd = { status: 'completed' | 'partial' | 'stopped'; detail?: string; resumeAfterMs?: number };
@@ -132,12 +138,14 @@ export class CrmSyncService {
 
   /** The `crm.sync` job: drains the queue while this worker holds the organization's lease. */
   async run(organizationId: string): Promise<void> {
-    while (await this.lease(organizationId)) {
+    for (;;) {
+      const lease = await this.lease(organizationId);
+      if (!lease) return;
       let end: RunEnd | undefined;
       try {
-        end = await this.drain(organizationId);
+        end = await this.drain(organizationId, lease);
       } finally {
-        await this.release(organizationId);
+        await this.release(organizationId, lease);
       }
       if (end?.resumeAfterMs !== undefined) {
         await this.deps.queue.enqueue(
@@ -152,19 +160,25 @@ export class CrmSyncService {
     }
   }
 
-  private async lease(organizationId: string): Promise<boolean> {
-    const { rowCount } = await this.deps.sql.query(
+  /**
+   * Takes the organization's lease; its end time (as text, to the microsecond) is this run's token:
+   * a run that outlived its lease finds another's there and neither renews nor releases it.
+   */
+  private async lease(organizationId: string): Promise<Lease | undefined> {
+    const row = await this.deps.sql.one<{ until: string }>(
       `UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2)
-        WHERE organization_id = $1 AND (sync_lease_until IS NULL OR sync_lease_until < now())`,
+        WHERE organization_id = $1 AND (sync_lease_until IS NULL OR sync_lease_until < now())
+        RETURNING sync_lease_until::text AS until`,
       [organizationId, LEASE_SECONDS],
     );
-    return rowCount > 0;
+    return row ? { until: row.until } : undefined;
   }
 
-  private async release(organizationId: string): Promise<void> {
-    await this.deps.sql.query('UPDATE crm_connections SET sync_lease_until = NULL WHERE organization_id = $1', [
-      organizationId,
-    ]);
+  private async release(organizationId: string, lease: Lease): Promise<void> {
+    await this.deps.sql.query(
+      'UPDATE crm_connections SET sync_lease_until = NULL WHERE organization_id = $1 AND sync_lease_until = $2::timestamptz',
+      [organizationId, lease.until],
+    );
   }
 
   private async hasQueued(organizationId: string): Promise<boolean> {
@@ -174,7 +188,7 @@ export class CrmSyncService {
     );
   }
 
-  private async drain(organizationId: string): Promise<RunEnd | undefined> {
+  private async drain(organizationId: string, lease: Lease): Promise<RunEnd | undefined> {
     if (!(await this.hasQueued(organizationId))) return undefined;
     const connection = await this.deps.connections.row(organizationId);
     if (!connection || connection.status !== 'connected') return { status: 'stopped' };
@@ -196,9 +210,9 @@ export class CrmSyncService {
       let access = await this.access(organizationId);
       let crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
       const call = async <T>(work: () => Promise<T>) => {
-        await this.takeBudget(organizationId, access.hubId);
+        const grant = await this.takeBudget(organizationId, access.hubId);
         counts.calls += 1;
-        return work();
+        return CrmBudget.answered(grant, work);
       };
       const { mapping, skip } = await this.deps.mapping.forRun(organizationId, crm, call);
       for (;;) {
@@ -208,7 +222,7 @@ export class CrmSyncService {
         }
         const rows = await this.nextBatch(organizationId);
         if (rows.length === 0) break;
-        await this.renewLease(organizationId);
+        await this.renewLease(organizationId, lease);
         // a run may outlast the token it started with: refreshed ahead here too, never after a 401
         const current = await this.access(organizationId);
         if (current.accessToken !== access.accessToken) {
@@ -317,10 +331,10 @@ export class CrmSyncService {
   }
 
   /** Waits for a slot of the portal's rolling budget; the daily budget ends the run until tomorrow. */
-  private async takeBudget(organizationId: string, hubId: string): Promise<void> {
+  private async takeBudget(organizationId: string, hubId: string): Promise<Extract<Grant, { granted: true }>> {
     for (;;) {
       const grant = await this.deps.budget.take(organizationId, hubId);
-      if (grant.granted) return;
+      if (grant.granted) return grant;
       if (grant.daily) {
         throw new RunInterrupted({ status: 'partial', detail: 'daily CRM budget used', resumeAfterMs: grant.waitMs });
       }
@@ -328,11 +342,16 @@ export class CrmSyncService {
     }
   }
 
-  private async renewLease(organizationId: string): Promise<void> {
-    await this.deps.sql.query(
-      'UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2) WHERE organization_id = $1',
-      [organizationId, LEASE_SECONDS],
+  /** Extends this run's lease; when another run took it (this one outlived it), this run stops here. */
+  private async renewLease(organizationId: string, lease: Lease): Promise<void> {
+    const row = await this.deps.sql.one<{ until: string }>(
+      `UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2)
+        WHERE organization_id = $1 AND sync_lease_until = $3::timestamptz
+        RETURNING sync_lease_until::text AS until`,
+      [organizationId, LEASE_SECONDS, lease.until],
     );
+    if (!row) throw new RunInterrupted({ status: 'partial', detail: 'the lease passed to another run' });
+    lease.until = row.until;
   }
 
   private nextBatch(organizationId: string): Promise<QueuedRow[]> {
