@@ -8,7 +8,7 @@
 // (120 s), the pg-boss job's expiry (15 min, then pg-boss's own expiry SQL fails it to a retry) and
 // that retry's delay; what a restarted worker does with them is what is tested.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import PgBoss from 'pg-boss';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
+import { scanImage, scannedPdf } from '../ingestion/scans.ts';
 import { eventually } from '../factories/webhook-receiver.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
@@ -81,6 +82,33 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
   let workerEnv: Record<string, string>;
   let worker: WorkerProcess | undefined;
   let release: () => void = () => {};
+  let tmp: string;
+
+  /**
+   * The dead worker's job, as pg-boss finds it once its expiry has passed (moved into the past here):
+   * pg-boss's own expiry fails it to a retry, whose delay is moved into the past too.
+   */
+  async function expireKilledJob(name: string) {
+    const sql = t.container.sql;
+    const active = await sql.rows(
+      `UPDATE pgboss.job SET started_on = now() - expire_in - interval '1 second'
+        WHERE name = $1 AND state = 'active' RETURNING id`,
+      [name],
+    );
+    assert.equal(active.length, 1, `the killed ${name} job is still active in the queue`);
+    const boss = new PgBoss({ connectionString: t.db.url, supervise: false, schedule: false, migrate: false, max: 1 });
+    await boss.start();
+    try {
+      await boss.expire();
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    const retry = await sql.rows(
+      `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND state = 'retry' RETURNING id`,
+      [name],
+    );
+    assert.equal(retry.length, 1, `the expired ${name} job is retried`);
+  }
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-sigkill-jobs-'));
@@ -93,13 +121,21 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
       HUBSPOT_CLIENT_SECRET: hub.clientSecret,
       CRM_BURST_LIMIT: '1000',
     };
-    t = await startTestApp({ env: { JOBS_ENABLED: 'false', ...hubspot }, workers: false });
+    const library = {
+      LIBRARY_STORAGE_DIR: path.join(dataDir, 'files'),
+      LIBRARY_UPLOADS_DIR: path.join(dataDir, 'uploads'),
+    };
+    tmp = path.join(dataDir, 'tmp');
+    await mkdir(tmp);
+    t = await startTestApp({ env: { JOBS_ENABLED: 'false', ...hubspot, ...library }, workers: false });
     workerEnv = {
       DATABASE_URL: t.db.url,
       DATA_DIR: dataDir,
       APP_SECRET: t.config.appSecret!,
       JOBS_POLLING_SECONDS: '0.5',
+      TMPDIR: tmp,
       ...hubspot,
+      ...library,
     };
   });
   after(async () => {
@@ -186,22 +222,7 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
       [organizationId],
     );
     assert.equal(lease.length, 1, 'the killed run held the sync lease');
-    const active = await sql.rows(
-      `UPDATE pgboss.job SET started_on = now() - expire_in - interval '1 second'
-        WHERE name = 'crm.sync' AND state = 'active' RETURNING id`,
-    );
-    assert.equal(active.length, 1, 'the killed job is still active in the queue');
-    const boss = new PgBoss({ connectionString: t.db.url, supervise: false, schedule: false, migrate: false, max: 1 });
-    await boss.start();
-    try {
-      await boss.expire(); // pg-boss's own expiry: the timed-out job becomes a retry
-    } finally {
-      await boss.stop({ graceful: false });
-    }
-    const retry = await sql.rows(
-      `UPDATE pgboss.job SET start_after = now() WHERE name = 'crm.sync' AND state = 'retry' RETURNING id`,
-    );
-    assert.equal(retry.length, 1, 'the expired job is retried');
+    await expireKilledJob('crm.sync');
 
     worker = startWorker(workerEnv);
     await worker.ready();
@@ -241,6 +262,116 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
     assert.equal(runs.at(-1)?.status, 'completed', 'the run after the restart completed');
     ctx.diagnostic(
       `CRM: ${total} members; ${total - queuedAfterKill.size} acknowledged before the kill, ${inFlight.size} in flight (written twice), ${hub.upsertedRecords} upserted records in all`,
+    );
+    worker.child.kill('SIGTERM');
+    assert.equal(await worker.exited, 0, worker.output());
+    worker = undefined;
+  });
+
+  it('when the worker is killed during the OCR of a multi-page scan, then after a restart the ingestion resumes at the interrupted page and completes: every page once, no duplicate passage, nothing left behind', async (ctx) => {
+    const organizationId = (await buildOrganization()).id;
+    const admin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId }));
+    const lines = (n: number) => [
+      `Page ${n} of the boathouse ledger records the`,
+      `harbourmaster's keys, the launch and the oars`,
+      `collected on Thursday evening number ${n}.`,
+    ];
+    const pages = 4;
+    const pdf = await scannedPdf(
+      await Promise.all(Array.from({ length: pages }, (_, i) => scanImage({ columns: [lines(i + 1)], seed: 31 + i }))),
+    );
+    const created = await t.http
+      .post('/api/resources')
+      .set(bearer(admin))
+      .field('name', 'Boathouse ledger (scanned)')
+      .field('accessLevel', 'members')
+      .field('status', 'published')
+      .attach('file', pdf, { filename: 'ledger.pdf', contentType: 'application/octet-stream' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const resourceId = created.body.id as string;
+    const sql = t.container.sql;
+    const steps = () =>
+      sql.rows<{ name: string; status: string; attempts: number; finished_at: Date | null }>(
+        `SELECT s.name, s.status, s.attempts, s.finished_at FROM pipeline_steps s
+           JOIN resource_ingestions i ON i.run_id = s.run_id WHERE i.resource_id = $1 ORDER BY s.position`,
+        [resourceId],
+      );
+
+    worker = startWorker(workerEnv);
+    await worker.ready();
+    // killed once page 2 is read and a later page is being read
+    const atKill = await eventually(async () => {
+      const now = await steps();
+      const read = now.filter((s) => s.name.startsWith('ocr-page-') && s.status === 'succeeded');
+      return read.length >= 2 && now.some((s) => s.name.startsWith('ocr-page-') && s.status === 'running') && now;
+    }, 90_000);
+    worker.child.kill('SIGKILL');
+    assert.equal(await worker.exited, 'SIGKILL');
+    const readBefore = atKill.filter((s) => s.name.startsWith('ocr-page-') && s.status === 'succeeded');
+    const interrupted = (await steps()).filter((s) => s.status === 'running').map((s) => s.name);
+    assert.equal(interrupted.length, 1, 'one page step was cut off');
+    assert.ok(readBefore.length < pages, 'the kill landed before the last page');
+
+    await expireKilledJob('ingestion.run');
+    worker = startWorker(workerEnv);
+    await worker.ready();
+    const status = await eventually(async () => {
+      const res = await t.http.get(`/api/resources/${resourceId}/ingestion`).set(bearer(admin)).expect(200);
+      return !['not_started', 'queued', 'running'].includes(res.body.status) && res.body;
+    }, 90_000);
+    assert.equal(status.status, 'done', JSON.stringify(status));
+    assert.equal(status.pagesTotal, pages);
+    assert.equal(status.pagesDone, pages);
+
+    const after = await steps();
+    for (const done of readBefore) {
+      const again = after.find((s) => s.name === done.name)!;
+      assert.equal(again.attempts, done.attempts, `${done.name}, read before the kill, is not read again`);
+      assert.deepEqual(again.finished_at, done.finished_at);
+    }
+    assert.equal(after.find((s) => s.name === interrupted[0])?.attempts, 2, 'the cut-off page is read once more');
+    assert.ok(after.every((s) => s.status === 'succeeded'));
+
+    const perPage = await sql.rows<{ page: number; n: number; distinct: number }>(
+      `SELECT page_number AS page, count(*)::int AS n, count(DISTINCT content)::int AS distinct
+         FROM resource_passages WHERE resource_id = $1 GROUP BY page_number ORDER BY page_number`,
+      [resourceId],
+    );
+    assert.deepEqual(
+      perPage.map((p) => p.page),
+      Array.from({ length: pages }, (_, i) => i + 1),
+      'every page has its passages',
+    );
+    for (const p of perPage) assert.equal(p.n, p.distinct, `page ${p.page}: no passage twice`);
+    const outputs = await sql.rows<{ page: number; passages: number }>(
+      `SELECT (s.output->>'page')::int AS page, (s.output->>'passages')::int AS passages FROM pipeline_steps s
+         JOIN resource_ingestions i ON i.run_id = s.run_id WHERE i.resource_id = $1 AND s.name LIKE 'ocr-page-%'
+        ORDER BY 1`,
+      [resourceId],
+    );
+    assert.deepEqual(
+      perPage.map((p) => ({ page: p.page, passages: p.n })),
+      outputs,
+      'each page has exactly the passages its last reading drafted',
+    );
+    assert.equal(
+      status.passages,
+      perPage.reduce((sum, p) => sum + p.n, 0),
+    );
+    const drafts = await sql.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM resource_passage_drafts d JOIN resource_ingestions i ON i.run_id = d.run_id
+        WHERE i.resource_id = $1`,
+      [resourceId],
+    );
+    assert.equal(drafts?.n, 0, 'no draft left behind');
+    // tsx-*: the TypeScript loader's compile cache (how the test starts the worker), not the service's
+    assert.deepEqual(
+      (await readdir(tmp)).filter((name) => !name.startsWith('tsx-')),
+      [],
+      'no temporary file left behind',
+    );
+    ctx.diagnostic(
+      `ingestion: ${pages} scanned pages, killed during ${interrupted[0]} after ${readBefore.length} pages read; ${status.passages} passages`,
     );
     worker.child.kill('SIGTERM');
     assert.equal(await worker.exited, 0, worker.output());
