@@ -8,9 +8,11 @@ import type { Sql } from '../../shared/sql.ts';
 
 export const BURST_WINDOW_SECONDS = 10;
 /**
- * HubSpot counts calls when they ARRIVE; we count them when granted. A call granted the moment an old
- * one leaves our window may arrive before that old one's arrival leaves HubSpot's (their latencies
- * differ), so our window is this much longer than HubSpot's. It costs under 3% of the budget.
+ * HubSpot counts a call when it ARRIVES, somewhere between our grant and its answer. So a call is logged
+ * at its grant and logged again at its answer (`answered`): the window counts from the answer, and a call
+ * granted later can never share HubSpot's window with it, however the latencies differ (counting from the
+ * grant alone, a busy machine saw a 429). The margin covers what remains: a call in flight longer than the
+ * window itself, and clock resolution. It costs under 3% of the budget.
  */
 const ARRIVAL_MARGIN_SECONDS = 0.25;
 
@@ -19,7 +21,9 @@ export interface BudgetLimits {
   daily: number;
 }
 
-export type Grant = { granted: true } | { granted: false; waitMs: number; daily: boolean };
+export type Grant =
+  | { granted: true /** the call has its answer: the window counts from now */; answered(): Promise<void> }
+  | { granted: false; waitMs: number; daily: boolean };
 
 export class CrmBudget {
   constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; limits: BudgetLimits }) {}
@@ -44,8 +48,8 @@ export class CrmBudget {
       if (!state) return { granted: false, waitMs: 1000, daily: false };
       if (state.daily_used >= limits.daily) return { granted: false, waitMs: state.midnight_ms, daily: true };
       if (state.calls >= limits.burst) return { granted: false, waitMs: Math.max(1, state.wait_ms), daily: false };
-      await sql.query(
-        'INSERT INTO crm_api_calls (hub_id, called_at) VALUES ($1, clock_timestamp())',
+      const call = await sql.one<{ at: string }>(
+        'INSERT INTO crm_api_calls (hub_id, called_at) VALUES ($1, clock_timestamp()) RETURNING called_at::text AS at',
         [hubId],
         transaction,
       );
@@ -57,8 +61,25 @@ export class CrmBudget {
         [organizationId],
         transaction,
       );
-      return { granted: true };
+      const answered = async () => {
+        await sql.query(
+          `UPDATE crm_api_calls SET called_at = greatest(called_at, clock_timestamp())
+            WHERE hub_id = $1 AND called_at = $2::timestamptz`,
+          [hubId, call?.at],
+        );
+      };
+      return { granted: true as const, answered };
     });
+  }
+
+  /** Runs `work` as one call to the portal once `grant` allowed it, its window counted from its answer. */
+  static async answered<T>(grant: Extract<Grant, { granted: true }>, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      // if the database cannot record the answer, the window counts from the grant, as it did before
+      await grant.answered().catch(() => undefined);
+    }
   }
 
   /** Forgets calls older than any window needs (the purge job). */

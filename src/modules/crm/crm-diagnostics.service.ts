@@ -10,8 +10,7 @@ import type { Sql } from '../../shared/sql.ts';
 import { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AuditService } from '../audit/index.ts';
-import type { CrmBudget } from './crm-budget.ts';
-import { BURST_WINDOW_SECONDS } from './crm-budget.ts';
+import { BURST_WINDOW_SECONDS, CrmBudget } from './crm-budget.ts';
 import type { ConnectionRow, CrmConnectionService } from './crm-connection.service.ts';
 import type { CrmMappingCheck, MappingStatus } from './crm-mapping.check.ts';
 import { CUSTOM_PROPERTIES } from './crm-mapping.ts';
@@ -298,7 +297,7 @@ export class CrmDiagnosticsService {
         grant.waitMs / 1000,
         "The portal's HubSpot call budget is in use; try again shortly",
       );
-    return work();
+    return CrmBudget.answered(grant, work);
   }
 
   async runs(organizationId: string, limit = 10): Promise<CrmRunRow[]> {
