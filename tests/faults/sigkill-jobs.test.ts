@@ -172,7 +172,7 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
     const queuedNow = await t.http.post('/api/crm/sync').set(bearer(token)).expect(202);
     assert.equal(queuedNow.body.queued, total);
 
-    // The 4th upsert batch (the first of the second round) is applied by HubSpot, but its answer is held:
+    // The 4th upsert batch (the first of the second round to arrive) is applied by HubSpot, but its answer is held:
     // the worker is killed while waiting for it, so it never acknowledges that batch.
     let held: string[] = [];
     proxy.setHold((batch, batchEmails) =>
@@ -202,13 +202,14 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
     const applied = proxy.applied.flat();
     // in flight: applied by HubSpot, not acknowledged (still queued) when the worker died
     const inFlight = new Set(applied.filter((e) => queuedAfterKill.has(e)));
-    assert.equal(held.length, 100);
+    // the second round's two batches (100 and 50) go at once: either may arrive 4th
+    assert.ok([100, 50].includes(held.length), `a batch of the second round (${held.length})`);
     assert.ok(
       held.every((e) => inFlight.has(e)),
       'the held batch was applied by HubSpot and is still queued',
     );
     assert.ok(total - queuedAfterKill.size >= 300, 'the first round was acknowledged before the kill');
-    assert.ok(queuedAfterKill.size >= 100, 'the kill landed mid-run: at least the held batch is left');
+    assert.ok(queuedAfterKill.size >= held.length, 'the kill landed mid-run: at least the held batch is left');
     const killedRun = await sql.rows<{ id: string }>(
       `SELECT id FROM crm_sync_runs WHERE organization_id = $1 AND status = 'running'`,
       [organizationId],
