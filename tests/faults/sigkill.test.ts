@@ -5,58 +5,25 @@
 // API (src/main.ts) during resumable (tus) uploads. The in-process test app shares the database and
 // the library folders: it queues the webhook's delivery and runs the upload expiry job on its clock.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
 import { eventually, startReceiver, type Receiver } from '../factories/webhook-receiver.ts';
 import { startChildService, type ChildService } from '../setup/child-service.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/worker.ts')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string | null>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  // a test file stopped by its timeout runs no after hook: do not leave a worker behind
-  process.once('exit', () => child.kill('SIGKILL'));
-  const ready = () =>
-    eventually(
-      async () =>
-        /Guildhall worker running jobs/.test(output) ||
-        (child.exitCode !== null && Promise.reject(new Error(`worker exited:\n${output}`))),
-      120_000,
-    );
-  return { child, exited, ready, output: () => output };
-}
+import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 describe('SIGKILL, then a restart', () => {
   let t: TestApp;
   let receiver: Receiver;
   let dataDir: string;
   let workerEnv: Record<string, string>;
-  let worker: ReturnType<typeof startWorker> | undefined;
+  let worker: WorkerProcess | undefined;
   let api: ChildService | undefined;
   let library: Record<string, string>;
   /** Set when the first attempt reaches the receiver; the receiver answers it only once released. */

@@ -1,5 +1,5 @@
-// The worker entry point (src/worker.ts) as a child process, for fault tests that SIGKILL it and start it
-// again on the same database (the same start-up as tests/faults/sigkill.test.ts uses for its worker).
+// The worker entry point (src/worker.ts) as a child process, for the fault tests that SIGKILL it and
+// start it again on the same database (tests/faults/).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

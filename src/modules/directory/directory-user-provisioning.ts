@@ -69,6 +69,17 @@ function emailOf(input: DirectoryUserInput): string | null {
   return email?.trim().toLowerCase() || null;
 }
 
+/** A directory user's stored fields, in the order of its INSERT and UPDATE: external_id to resource. */
+const storedFields = (input: DirectoryUserInput): unknown[] => [
+  input.externalId,
+  input.userName,
+  input.givenName,
+  input.familyName,
+  emailOf(input),
+  input.active,
+  input.resource,
+];
+
 /** What an account holds of its directory user; a work e-mail is required. */
 function profileOf(input: DirectoryUserInput) {
   const email = emailOf(input);
@@ -215,19 +226,7 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
       `INSERT INTO directory_users (directory_id, organization_id, user_id, external_id, user_name, given_name,
          family_name, email, active, resource, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ${USER_COLUMNS}`,
-      [
-        directory.id,
-        directory.organizationId,
-        account.id,
-        input.externalId,
-        input.userName,
-        input.givenName,
-        input.familyName,
-        emailOf(input),
-        input.active,
-        input.resource,
-        this.deps.clock.now(),
-      ],
+      [directory.id, directory.organizationId, account.id, ...storedFields(input), this.deps.clock.now()],
       transaction,
     );
     return { account, created, row: row! };
@@ -284,13 +283,7 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
       directory.id,
       id,
       account.id,
-      input.externalId,
-      input.userName,
-      input.givenName,
-      input.familyName,
-      emailOf(input),
-      input.active,
-      input.resource,
+      ...storedFields(input),
       this.deps.clock.now(),
       current.version,
     ];
@@ -341,19 +334,7 @@ export class DirectoryUserProvisioning extends DirectoryWrites {
         `UPDATE directory_users SET user_id = $3, external_id = $4, user_name = $5, given_name = $6, family_name = $7,
            email = $8, active = $9, resource = $10, version = version + 1, updated_at = $11
          WHERE directory_id = $1 AND id = $2 RETURNING ${USER_COLUMNS}, ${USER_GROUPS}`,
-        [
-          directory.id,
-          id,
-          account.id,
-          input.externalId,
-          input.userName,
-          input.givenName,
-          input.familyName,
-          emailOf(input),
-          input.active,
-          input.resource,
-          this.deps.clock.now(),
-        ],
+        [directory.id, id, account.id, ...storedFields(input), this.deps.clock.now()],
         transaction,
       );
       const statusChanged = current.active !== input.active;
