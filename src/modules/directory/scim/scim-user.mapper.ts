@@ -1,56 +1,19 @@
 // A SCIM User (RFC 7643 §4.1, with the enterprise extension's department) to what provisioning takes,
-// and a stored directory user back to a SCIM User. The resource is kept as the directory wrote it
-// (known attribute names in their canonical case, `active` a real boolean, never a password), and read
-// back with what only we know: id, groups and meta.
+// and a stored directory user back to a SCIM User. The resource is kept with its schemas' attributes
+// only (scim-user.schema.ts: in their canonical case; anything else the client sent is ignored), `active`
+// a real boolean, never a password; and read back with what only we know: id, groups and meta.
 import type { DirectoryUserInput, DirectoryUserRow } from '../directory-provisioning.service.ts';
 import { scimErrors } from './scim-errors.ts';
 import { ENTERPRISE_USER_SCHEMA } from './scim-patch.ts';
 import { etagOf } from './scim-http.ts';
+import { userAttributes } from './scim-user.schema.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 
 type Json = Record<string, unknown>;
 
-const CANONICAL = [
-  'userName',
-  'externalId',
-  'name',
-  'displayName',
-  'nickName',
-  'profileUrl',
-  'title',
-  'userType',
-  'preferredLanguage',
-  'locale',
-  'timezone',
-  'active',
-  'emails',
-  'phoneNumbers',
-  'ims',
-  'photos',
-  'addresses',
-  'entitlements',
-  'roles',
-  'x509Certificates',
-  ENTERPRISE_USER_SCHEMA,
-];
-const NAME_PARTS = ['formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix'];
-const ENTERPRISE_PARTS = ['employeeNumber', 'costCenter', 'organization', 'division', 'department', 'manager'];
-/** Ours (id, meta, groups), the message's (schemas), or never kept (password). */
-const NOT_STORED = ['id', 'meta', 'groups', 'schemas', 'password'];
-
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Known names in their canonical case; unknown ones as written. */
-function canonical(object: Json, names: readonly string[], drop: readonly string[] = []): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(object)) {
-    if (drop.includes(key.toLowerCase())) continue;
-    out[names.find((n) => n.toLowerCase() === key.toLowerCase()) ?? key] = value;
-  }
-  return out;
-}
 
 function text(resource: Json, field: string, max: number, required = false): string | null {
   const value = resource[field];
@@ -86,13 +49,9 @@ function emailOf(emails: unknown): string | null {
 /** What provisioning takes from a User resource (POST, PUT, or the result of a PATCH). */
 export function userInput(body: unknown): DirectoryUserInput {
   if (!isObject(body)) throw scimErrors.invalidSyntax('A User is a JSON object');
-  const resource = canonical(body, CANONICAL, NOT_STORED);
-  const name = isObject(resource.name) ? canonical(resource.name, NAME_PARTS) : null;
-  if (name) resource.name = name;
-  const enterprise = isObject(resource[ENTERPRISE_USER_SCHEMA])
-    ? canonical(resource[ENTERPRISE_USER_SCHEMA] as Json, ENTERPRISE_PARTS)
-    : null;
-  if (enterprise) resource[ENTERPRISE_USER_SCHEMA] = enterprise;
+  const resource = userAttributes(body);
+  const name = isObject(resource.name) ? resource.name : null;
+  const enterprise = isObject(resource[ENTERPRISE_USER_SCHEMA]) ? (resource[ENTERPRISE_USER_SCHEMA] as Json) : null;
   resource.active = resource.active === undefined || resource.active === null ? true : flag(resource.active, 'active');
   return {
     userName: text(resource, 'userName', 320, true)!,
@@ -107,9 +66,17 @@ export function userInput(body: unknown): DirectoryUserInput {
   };
 }
 
-/** The stored resource with the columns it was written to (what a PATCH starts from). */
+/**
+ * The stored resource with the columns it was written to (what a PATCH starts from), its attributes
+ * only (a resource stored before unknown ones were dropped on the way in keeps none of them).
+ */
 export function storedUser(row: DirectoryUserRow): Json {
-  return { ...row.resource, userName: row.userName, externalId: row.externalId ?? undefined, active: row.active };
+  return {
+    ...userAttributes(row.resource),
+    userName: row.userName,
+    externalId: row.externalId ?? undefined,
+    active: row.active,
+  };
 }
 
 export function userLocation(baseUrl: string, id: string): string {
