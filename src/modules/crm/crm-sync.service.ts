@@ -31,31 +31,17 @@ import { BATCH_SIZE, type Call, chunks } from './crm-batches.ts';
 import type { CrmCompanies } from './crm-companies.ts';
 import type { CrmErrorLog, FailedRecord } from './crm-error.log.ts';
 import type { CrmMappingCheck } from './crm-mapping.check.ts';
-import { contactProperties, type MappingEntry, type MemberForCrm } from './crm-mapping.ts';
+import { contactProperties, type MappingEntry } from './crm-mapping.ts';
+import { CrmSyncRepository, type Lease, type QueuedRow, type RunCounts } from './crm-sync.repository.ts';
 
 /** Batches sent at once: enough to cover the round trips within the budget's pace (10 calls a second). */
 const BATCHES_IN_FLIGHT = 3;
-const LEASE_SECONDS = 120;
 /** A run hands over after this long (real time), so one big resync does not hold a worker for hours. */
 const RUN_SLICE_MS = 10 * 60_000;
-
-interface QueuedRow extends MemberForCrm {
-  member_id: string;
-  queue_email: string;
-  action: 'upsert' | 'delete';
-  version: number;
-  /** false when the member row is gone (deleted). */
-  present: boolean;
-}
 
 interface Item {
   row: QueuedRow;
   contact: ContactUpsert;
-}
-
-/** This run's hold on the organization's lease: the end time it set, renewed as the run goes. */
-interface Lease {
-  until: string;
 }
 
 type RunEnd = { status: 'completed' | 'partial' | 'stopped'; detail?: string; resumeAfterMs?: number };
@@ -85,9 +71,11 @@ class RunInterrupted extends Error {
 
 export class CrmSyncService {
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly store: CrmSyncRepository;
 
   constructor(private readonly deps: Deps) {
     this.sleep = deps.sleep ?? defaultSleep;
+    this.store = new CrmSyncRepository(deps.sql);
   }
 
   /**
@@ -100,15 +88,8 @@ export class CrmSyncService {
     action: 'upsert' | 'delete',
     transaction: Transaction,
   ): Promise<void> {
-    const queued = await this.deps.sql.query(
-      `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
-       SELECT $1, $2, $3, $4 FROM crm_connections c WHERE c.organization_id = $1 AND c.status <> 'disconnected'
-       ON CONFLICT (organization_id, member_id) DO UPDATE
-         SET email = EXCLUDED.email, action = EXCLUDED.action, version = crm_sync_queue.version + 1, queued_at = clock_timestamp()`,
-      [organizationId, member.id, member.email, action],
-      transaction,
-    );
-    if (queued.rowCount > 0) await this.deps.queue.enqueue('crm.sync', { organizationId }, { transaction });
+    if (await this.store.add(organizationId, member, action, transaction))
+      await this.deps.queue.enqueue('crm.sync', { organizationId }, { transaction });
   }
 
   /** "Sync now": every member of the organization is queued (a full resync, resumable by nature). */
@@ -125,27 +106,21 @@ export class CrmSyncService {
 
   /** Queues every member of the organization and the job (sync now, and a new connection's first sync). */
   async queueAll(organizationId: string, transaction: Transaction): Promise<number> {
-    const { rowCount } = await this.deps.sql.query(
-      `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
-       SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1
-       ON CONFLICT (organization_id, member_id) DO NOTHING`,
-      [organizationId],
-      transaction,
-    );
+    const queued = await this.store.addAll(organizationId, transaction);
     await this.deps.queue.enqueue('crm.sync', { organizationId }, { transaction });
-    return rowCount;
+    return queued;
   }
 
   /** The `crm.sync` job: drains the queue while this worker holds the organization's lease. */
   async run(organizationId: string): Promise<void> {
     for (;;) {
-      const lease = await this.lease(organizationId);
+      const lease = await this.store.lease(organizationId);
       if (!lease) return;
       let end: RunEnd | undefined;
       try {
         end = await this.drain(organizationId, lease);
       } finally {
-        await this.release(organizationId, lease);
+        await this.store.release(organizationId, lease);
       }
       if (end?.resumeAfterMs !== undefined) {
         await this.deps.queue.enqueue(
@@ -156,54 +131,16 @@ export class CrmSyncService {
         return;
       }
       // a change queued after our last read found the lease taken and left it to us
-      if (end?.status !== 'completed' || !(await this.hasQueued(organizationId))) return;
+      if (end?.status !== 'completed' || !(await this.store.hasQueued(organizationId))) return;
     }
   }
 
-  /**
-   * Takes the organization's lease; its end time (as text, to the microsecond) is this run's token:
-   * a run that outlived its lease finds another's there and neither renews nor releases it.
-   */
-  private async lease(organizationId: string): Promise<Lease | undefined> {
-    const row = await this.deps.sql.one<{ until: string }>(
-      `UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2)
-        WHERE organization_id = $1 AND (sync_lease_until IS NULL OR sync_lease_until < now())
-        RETURNING sync_lease_until::text AS until`,
-      [organizationId, LEASE_SECONDS],
-    );
-    return row ? { until: row.until } : undefined;
-  }
-
-  private async release(organizationId: string, lease: Lease): Promise<void> {
-    await this.deps.sql.query(
-      'UPDATE crm_connections SET sync_lease_until = NULL WHERE organization_id = $1 AND sync_lease_until = $2::timestamptz',
-      [organizationId, lease.until],
-    );
-  }
-
-  private async hasQueued(organizationId: string): Promise<boolean> {
-    return (
-      (await this.deps.sql.one('SELECT 1 FROM crm_sync_queue WHERE organization_id = $1 LIMIT 1', [organizationId])) !==
-      undefined
-    );
-  }
-
   private async drain(organizationId: string, lease: Lease): Promise<RunEnd | undefined> {
-    if (!(await this.hasQueued(organizationId))) return undefined;
+    if (!(await this.store.hasQueued(organizationId))) return undefined;
     const connection = await this.deps.connections.row(organizationId);
     if (!connection || connection.status !== 'connected') return { status: 'stopped' };
-    // this worker holds the lease: a run still 'running' is one whose process died (SIGKILL, crash)
-    await this.deps.sql.query(
-      `UPDATE crm_sync_runs SET status = 'failed', detail = 'the process running it stopped', finished_at = now()
-        WHERE organization_id = $1 AND status = 'running'`,
-      [organizationId],
-    );
-    const run = await this.deps.sql.one<{ id: string }>(
-      `INSERT INTO crm_sync_runs (organization_id, status) VALUES ($1, 'running') RETURNING id`,
-      [organizationId],
-    );
-    const runId = run?.id as string;
-    const counts = { sent: 0, failed: 0, calls: 0 };
+    const runId = await this.store.startRun(organizationId);
+    const counts: RunCounts = { sent: 0, failed: 0, calls: 0 };
     const started = performance.now();
     let end: RunEnd = { status: 'completed' };
     try {
@@ -220,9 +157,11 @@ export class CrmSyncService {
           end = { status: 'partial', detail: 'handed over to the next run', resumeAfterMs: 0 };
           break;
         }
-        const rows = await this.nextBatch(organizationId);
+        const rows = await this.store.nextBatch(organizationId, BATCH_SIZE * BATCHES_IN_FLIGHT);
         if (rows.length === 0) break;
-        await this.renewLease(organizationId, lease);
+        if (!(await this.store.renew(organizationId, lease))) {
+          throw new RunInterrupted({ status: 'partial', detail: 'the lease passed to another run' });
+        }
         // a run may outlast the token it started with: refreshed ahead here too, never after a 401
         const current = await this.access(organizationId);
         if (current.accessToken !== access.accessToken) {
@@ -241,11 +180,7 @@ export class CrmSyncService {
     } catch (error) {
       end = await this.interrupted(organizationId, error);
     } finally {
-      await this.deps.sql.query(
-        `UPDATE crm_sync_runs SET status = $2, contacts_sent = $3, contacts_failed = $4, calls = $5, detail = $6,
-                finished_at = now() WHERE id = $1`,
-        [runId, end.status, counts.sent, counts.failed, counts.calls, end.detail ?? null],
-      );
+      await this.store.finishRun(runId, end.status, counts, end.detail);
     }
     return end;
   }
@@ -323,10 +258,7 @@ export class CrmSyncService {
       return { status: 'stopped', detail: reason };
     }
     this.deps.logger.warn({ err: error, organizationId }, 'CRM sync run failed; the job will retry');
-    await this.deps.sql.query(
-      `UPDATE crm_connections SET last_error = $2, updated_at = now() WHERE organization_id = $1`,
-      [organizationId, error instanceof Error ? error.message : String(error)],
-    );
+    await this.store.lastError(organizationId, error instanceof Error ? error.message : String(error));
     throw error;
   }
 
@@ -340,33 +272,6 @@ export class CrmSyncService {
       }
       await this.sleep(Math.min(grant.waitMs, 10_000));
     }
-  }
-
-  /** Extends this run's lease; when another run took it (this one outlived it), this run stops here. */
-  private async renewLease(organizationId: string, lease: Lease): Promise<void> {
-    const row = await this.deps.sql.one<{ until: string }>(
-      `UPDATE crm_connections SET sync_lease_until = now() + make_interval(secs => $2)
-        WHERE organization_id = $1 AND sync_lease_until = $3::timestamptz
-        RETURNING sync_lease_until::text AS until`,
-      [organizationId, LEASE_SECONDS, lease.until],
-    );
-    if (!row) throw new RunInterrupted({ status: 'partial', detail: 'the lease passed to another run' });
-    lease.until = row.until;
-  }
-
-  private nextBatch(organizationId: string): Promise<QueuedRow[]> {
-    return this.deps.sql.rows<QueuedRow>(
-      `SELECT q.member_id, q.email AS queue_email, q.action, q.version, m.id IS NOT NULL AS present,
-              q.member_id AS id, COALESCE(m.email, q.email) AS email, m.first_name, m.last_name, m.phone,
-              m.status, m.tier, m.membership_type, m.joined_at::text AS joined_at, m.renewal_date::text AS renewal_date,
-              NULLIF(trim(COALESCE(m.custom_fields->>'employer', m.custom_fields->>'company')), '') AS employer
-         FROM crm_sync_queue q
-         LEFT JOIN members m ON m.id = q.member_id AND m.organization_id = q.organization_id
-        WHERE q.organization_id = $1
-        ORDER BY q.queued_at, q.member_id
-        LIMIT ${BATCH_SIZE * BATCHES_IN_FLIGHT}`,
-      [organizationId],
-    );
   }
 
   /** Sends a batch; when HubSpot refuses it as a whole, each half alone, down to the records at fault. */
@@ -413,28 +318,16 @@ export class CrmSyncService {
     sent: Array<{ item: Item; contactId: string }>,
     failed: Array<{ item: Item; failure: HubSpotError }>,
   ): Promise<void> {
-    const { sql, sequelize } = this.deps;
     const settled = [...sent.map((s) => s.item), ...failed.map((f) => f.item)];
-    await sequelize.transaction(async (transaction) => {
-      await this.acknowledge(
+    await this.deps.sequelize.transaction(async (transaction) => {
+      await this.store.acknowledge(
         organizationId,
         settled.map((i) => i.row),
         transaction,
       );
       if (sent.length > 0) {
-        await sql.query(
-          `INSERT INTO crm_contacts (organization_id, member_id, contact_id)
-           SELECT $1, * FROM unnest($2::uuid[], $3::text[])
-           ON CONFLICT (organization_id, member_id) DO UPDATE SET contact_id = EXCLUDED.contact_id, synced_at = now()`,
-          [organizationId, sent.map((s) => s.item.row.member_id), sent.map((s) => s.contactId)],
-          transaction,
-        );
-        // a record that went through has no error any more (a retried one whose cause is gone is cleared)
-        await sql.query(
-          `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND type = 'contact_sync' AND record_id = ANY($2::text[])`,
-          [organizationId, sent.map((s) => s.item.row.member_id)],
-          transaction,
-        );
+        const contacts = sent.map((s) => ({ memberId: s.item.row.member_id, contactId: s.contactId }));
+        await this.store.recordSent(organizationId, contacts, transaction);
       }
       const records: FailedRecord[] = failed.map(({ item, failure }) => ({
         type: 'contact_sync',
@@ -445,43 +338,18 @@ export class CrmSyncService {
         message: failure.message,
       }));
       if (records.length > 0) await this.deps.errorLog.record(organizationId, records, transaction);
-      await sql.query(
-        `UPDATE crm_connections SET contacts_synced = contacts_synced + $2, contacts_failed = contacts_failed + $3,
-                last_sync_at = now(), last_error = NULL, updated_at = now() WHERE organization_id = $1`,
-        [organizationId, sent.length, failed.length],
-        transaction,
-      );
+      await this.store.countSettled(organizationId, sent.length, failed.length, transaction);
     });
-  }
-
-  /** Takes rows off the queue, each only at the version that was sent: a newer change stays queued. */
-  private async acknowledge(
-    organizationId: string,
-    rows: Array<Pick<QueuedRow, 'member_id' | 'version'>>,
-    transaction: Transaction,
-  ): Promise<void> {
-    await this.deps.sql.query(
-      `DELETE FROM crm_sync_queue q USING unnest($2::uuid[], $3::int[]) AS s(member_id, version)
-        WHERE q.organization_id = $1 AND q.member_id = s.member_id AND q.version = s.version`,
-      [organizationId, rows.map((r) => r.member_id), rows.map((r) => r.version)],
-      transaction,
-    );
   }
 
   /** Members deleted where the organization chose to delete their contacts: archived by contact id. */
   private async archive(organizationId: string, rows: QueuedRow[], crm: HubSpotCrm, call: Call): Promise<void> {
-    const known = await this.deps.sql.rows<{ member_id: string; contact_id: string }>(
-      'SELECT member_id, contact_id FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
-      [organizationId, rows.map((r) => r.member_id)],
-    );
+    const memberIds = rows.map((r) => r.member_id);
+    const known = await this.store.knownContacts(organizationId, memberIds);
     if (known.length > 0) await call(() => crm.archiveContacts(known.map((k) => k.contact_id)));
     await this.deps.sequelize.transaction(async (transaction) => {
-      await this.acknowledge(organizationId, rows, transaction);
-      await this.deps.sql.query(
-        'DELETE FROM crm_contacts WHERE organization_id = $1 AND member_id = ANY($2::uuid[])',
-        [organizationId, rows.map((r) => r.member_id)],
-        transaction,
-      );
+      await this.store.acknowledge(organizationId, rows, transaction);
+      await this.store.forgetContacts(organizationId, memberIds, transaction);
     });
   }
 }
