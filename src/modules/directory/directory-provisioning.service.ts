@@ -8,7 +8,7 @@
 // refused within the credential cache's bound) and lapses its member record; deletion deactivates,
 // or deletes the account where the directory is configured to. Every change is audited with the
 // directory as the actor.
-// Split by use case: directory-user-provisioning.ts (users and their accounts) and
+// Split by use case: directory-user-provisioning.ts (users; their accounts: directory-user-accounts.ts) and
 // directory-group-provisioning.ts (groups, membership and roles), sharing directory-provisioning.base.ts.
 import type { DirectoryProvisioningDeps } from './directory-provisioning.base.ts';
 import { DirectoryGroupProvisioning } from './directory-group-provisioning.ts';
