@@ -114,7 +114,8 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
             'account',
           )
         : undefined;
-    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
+    // a fixed text (with or without the member record's part), prepared once per connection
+    const row = await this.repeatedIn<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
       `WITH account AS (
          INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
            directory_id, created_at, updated_at)
