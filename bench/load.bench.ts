@@ -2,21 +2,33 @@
 // (loopback only), for BENCH_SECONDS (default 60) after a 5 s warm-up. One realistic tenant: 3,000
 // members, 200 events, 40 library resources with their extracted passages (written as ingestion
 // writes them, one INSERT per resource), an API key, and a SCIM directory (token) with 300 users
-// provisioned through SCIM before the load. Seven autocannon instances run at once, one per route,
-// 16 connections in all (the split is in routes() below), so p50 and p99 come out per route:
+// provisioned through SCIM before the load. Eight autocannon instances run at once, one per route,
+// 17 connections in all (the split is in routes() below), so p50 and p99 come out per route:
 //   member lists with filters, member reads, POST and PUT of members (API key; a member is
 //   updated by PUT, the API has no PATCH of a member), library search
-//   (GET /api/resources?q=), chat in search mode (POST /api/resources/chat, no model configured) and
-//   SCIM PATCH of users (application/scim+json, the directory's token).
-// The server's RSS (/proc/<pid>/status VmRSS) is sampled every second.
+//   (GET /api/resources?q=), chat in search mode (POST /api/resources/chat, no model configured),
+//   SCIM PATCH of users (application/scim+json, the directory's token) and uploads (POST
+//   /api/resources, multipart, a PDF of a few KB, published: stored on disk in a temporary DATA_DIR,
+//   its ingestion and thumbnail jobs queued in pg-boss's schema, made before the server starts as the
+//   worker makes it; JOBS_ENABLED=false, so no job runs).
+// The server's RSS (/proc/<pid>/status VmRSS) is sampled every second. Whether RSS growth is a leak
+// or the heap and allocator growing toward a steady state: the server runs with the V8 inspector on
+// a loopback port, and every BENCH_GC_EVERY_SECONDS (30; 0: never) the bench forces a full GC
+// through it and reads process.memoryUsage() (bench/lib/inspector.ts); the heap still used after a
+// full GC is what a leak grows. Each forced GC pauses the server (tens of ms): p99 includes it.
 // Targets: no errors and no non-2xx answer on any route; RSS flat: its growth over the second half of
-// the run (least-squares slope times the half's duration) under 32 MB. Latencies are reported with no
-// target.
+// the run (least-squares slope times the half's duration) under 32 MB. Latencies and the heap after
+// GC are reported with no target.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
+import PDFDocument from 'pdfkit';
+import PgBoss from 'pg-boss';
 import { randomToken, sha256 } from '../src/shared/crypto.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
+import { connectInspector, freePort, type Inspector } from './lib/inspector.ts';
 import { seedMembers } from './lib/members.ts';
 import { record } from './lib/results.ts';
 import { spawnServer } from './lib/server.ts';
@@ -31,6 +43,8 @@ const PASSAGES_PER_RESOURCE = 8;
 const SCIM_USERS = 300;
 const RSS_GROWTH_LIMIT_MB = 32;
 const SCIM = 'application/scim+json';
+const GC_EVERY_SECONDS = Number(process.env.BENCH_GC_EVERY_SECONDS ?? 30);
+const BOUNDARY = 'guildhall-load-boundary';
 
 const TOPICS = [
   ['annual conference', 'The annual conference takes place in Lyon in October; registration opens in June.'],
@@ -65,9 +79,39 @@ interface World {
   /** The seeded members' fields a PUT must repeat (it replaces every writable field). */
   members: Array<{ id: string; firstName: string; lastName: string; email: string; membershipType: string }>;
   scimUserIds: string[];
+  /** The PDF every upload sends (a few KB). */
+  pdf: Buffer;
 }
 
-async function seed(db: BenchDatabase): Promise<{ world: Omit<World, 'scimUserIds'>; organizationId: string }> {
+/** A one-page PDF with some text, as a member's document would be (pdfkit, a few KB). */
+function smallPdf(): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFDocument();
+    const chunks: Buffer[] = [];
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+    for (const [topic, fact] of TOPICS) doc.text(`${topic}: ${fact} ${FILLER.join(' ')}`);
+    doc.end();
+  });
+}
+
+/** multipart/form-data of POST /api/resources: a name, published, and the file. */
+function uploadForm(i: number, pdf: Buffer): Buffer {
+  const field = (name: string, value: string) =>
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  return Buffer.concat([
+    Buffer.from(
+      `${field('name', `Load upload ${i}`)}${field('status', 'published')}${field('accessLevel', 'members')}` +
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="load-${i}.pdf"\r\n` +
+        'Content-Type: application/pdf\r\n\r\n',
+    ),
+    pdf,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
+}
+
+async function seed(db: BenchDatabase): Promise<{ world: Omit<World, 'scimUserIds' | 'pdf'>; organizationId: string }> {
   const { organizationId, apiKey } = await seedMembers(db, MEMBERS);
   await db.pool.query(
     `INSERT INTO events (organization_id, title, description, starts_at, ends_at, location, capacity, status)
@@ -150,8 +194,8 @@ interface Route {
   connections: number;
   /** Requests built so far, across the warm-up and the measured run (e-mails stay unique). */
   built: number;
-  /** The next request: a path, and the method and body when not a GET. */
-  next: (i: number) => { path: string; method?: string; body?: unknown };
+  /** The next request: a path, and the method and body (JSON, or raw bytes) when not a GET. */
+  next: (i: number) => { path: string; method?: string; body?: unknown; raw?: Buffer };
   headers: Record<string, string>;
 }
 
@@ -159,6 +203,10 @@ function routes(world: World): Route[] {
   const api = { Authorization: `Bearer ${world.apiKey}`, 'Content-Type': 'application/json' };
   const read = { Authorization: `Bearer ${world.apiKey}` };
   const scim = { Authorization: `Bearer ${world.scimToken}`, 'Content-Type': SCIM };
+  const multipart = {
+    Authorization: `Bearer ${world.apiKey}`,
+    'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+  };
   const lists = [
     '/api/members?status=active&order[lastName]=asc&page=5',
     '/api/members?lastName=ab&itemsPerPage=50',
@@ -249,6 +297,13 @@ function routes(world: World): Route[] {
         },
       }),
     },
+    {
+      name: 'POST /api/resources (upload)',
+      built: 0,
+      connections: 1,
+      headers: multipart,
+      next: (i) => ({ path: '/api/resources', method: 'POST', raw: uploadForm(i, world.pdf) }),
+    },
   ];
 }
 
@@ -282,7 +337,7 @@ async function mixedLoad(baseUrl: string, all: Route[], seconds: number): Promis
                 path: next.path,
                 method: (next.method ?? 'GET') as 'GET',
                 headers: route.headers,
-                body: next.body === undefined ? undefined : JSON.stringify(next.body),
+                body: next.raw ?? (next.body === undefined ? undefined : JSON.stringify(next.body)),
               };
             },
             onResponse: (status) => {
@@ -326,18 +381,47 @@ function slope(samples: number[]): number {
   return numerator / denominator;
 }
 
+/** Least-squares growth over samples (x, y): the slope times the x range. */
+function growthOver(points: Array<{ at: number; value: number }>): number {
+  if (points.length < 2) return 0;
+  const n = points.length;
+  const meanX = points.reduce((a, p) => a + p.at, 0) / n;
+  const meanY = points.reduce((a, p) => a + p.value, 0) / n;
+  let numerator = 0;
+  let denominator = 0;
+  for (const p of points) {
+    numerator += (p.at - meanX) * (p.value - meanY);
+    denominator += (p.at - meanX) ** 2;
+  }
+  return (numerator / denominator) * (points.at(-1)!.at - points[0]!.at);
+}
+
 const db = await createBenchDatabase();
+const dataDir = mkdtempSync(path.join(tmpdir(), 'guildhall-load-'));
 try {
   const { world: seeded } = await seed(db);
+  // The job queue's schema, as the worker process creates it in production: a published upload queues
+  // its ingestion and thumbnail jobs (they stay queued, JOBS_ENABLED=false; without the schema: a 500).
+  const boss = new PgBoss({ connectionString: db.url, supervise: false, schedule: false, max: 1 });
+  await boss.start();
+  await boss.stop({ graceful: false });
+  const inspectPort = await freePort();
+  process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
   const app = await spawnServer('app.server.ts', {
     DATABASE_URL: db.url,
     APP_SECRET,
+    DATA_DIR: dataDir,
     RATE_LIMIT_ENTERPRISE: '100000000',
     SCIM_RATE_LIMIT_PER_MINUTE: '100000000',
     JOBS_ENABLED: 'false',
   });
+  let inspector: Inspector | undefined;
   try {
-    const world: World = { ...seeded, scimUserIds: await provisionScimUsers(app.url, seeded.scimToken) };
+    const world: World = {
+      ...seeded,
+      scimUserIds: await provisionScimUsers(app.url, seeded.scimToken),
+      pdf: await smallPdf(),
+    };
     // no model configured (no ANTHROPIC_API_KEY or OPENAI_CHAT_URL in the environment): search mode
     const probe = await fetch(`${app.url}/api/resources/chat`, {
       method: 'POST',
@@ -348,18 +432,35 @@ try {
     if (probe.status !== 200 || answer.mode !== 'search')
       throw new Error(`chat should answer in search mode: ${probe.status} ${JSON.stringify(answer)}`);
     console.log(`chat probe: mode ${answer.mode}, ${answer.sources?.length ?? 0} sources`);
+    const uploadProbe = await fetch(`${app.url}/api/resources`, {
+      method: 'POST',
+      headers: routes(world).at(-1)!.headers,
+      body: new Uint8Array(uploadForm(-1, world.pdf)),
+    });
+    if (uploadProbe.status !== 201)
+      throw new Error(`the upload should be accepted: ${uploadProbe.status} ${await uploadProbe.text()}`);
+    console.log(`upload probe: 201, a PDF of ${(world.pdf.length / 1024).toFixed(1)} KB`);
+    inspector = await connectInspector(inspectPort);
     const all = routes(world);
     const connections = all.reduce((sum, route) => sum + route.connections, 0);
     const pid = app.child.pid!;
     const beforeWarmUp = rssMb(pid);
     const warm = await mixedLoad(app.url, all, WARM_UP_SECONDS);
+    const started = performance.now();
+    const elapsed = () => (performance.now() - started) / 1000;
+    const gcSamples: Array<{ at: number; rss: number; heapUsed: number; heapTotal: number; external: number }> = [];
+    const sampleAfterGc = async () => gcSamples.push({ at: elapsed(), ...(await inspector!.memoryAfterGc()) });
+    await sampleAfterGc();
     const samples: number[] = [rssMb(pid)];
     const sampler = setInterval(() => samples.push(rssMb(pid)), 1000);
+    const gcTimer = GC_EVERY_SECONDS > 0 ? setInterval(() => void sampleAfterGc(), GC_EVERY_SECONDS * 1000) : undefined;
     const cpuBefore = app.cpuSeconds();
     const results = await mixedLoad(app.url, all, SECONDS);
     clearInterval(sampler);
+    clearInterval(gcTimer);
     samples.push(rssMb(pid));
     const cpuSeconds = app.cpuSeconds() - cpuBefore;
+    await sampleAfterGc(); // once the load has stopped: what stays referenced
     const [load1, load5] = readFileSync('/proc/loadavg', 'utf8').split(' ');
 
     console.log(
@@ -382,10 +483,24 @@ try {
     console.log(
       `RSS (MB): before warm-up ${beforeWarmUp.toFixed(0)}, start ${samples[0]!.toFixed(0)}, peak ${peak.toFixed(0)}, end ${samples.at(-1)!.toFixed(0)}; second half: slope ${(slope(secondHalf) * 60).toFixed(1)} MB/min, growth ${growth.toFixed(1)} MB over ${secondHalf.length - 1} s (target < ${RSS_GROWTH_LIMIT_MB} MB: ${growth < RSS_GROWTH_LIMIT_MB ? 'RSS flat' : 'RSS GROWING'})`,
     );
+    console.log('| after a forced full GC at s | RSS MB | heap used MB | heap total MB | external MB |');
+    console.log('|---:|---:|---:|---:|---:|');
+    for (const g of gcSamples)
+      console.log(
+        `| ${g.at.toFixed(0)} | ${g.rss.toFixed(0)} | ${g.heapUsed.toFixed(1)} | ${g.heapTotal.toFixed(0)} | ${g.external.toFixed(1)} |`,
+      );
+    // the last sample is taken after the load stopped; the growth is over the samples under load
+    const underLoad = gcSamples.filter((g) => g.at <= SECONDS);
+    const laterHalf = underLoad.filter((g) => g.at >= SECONDS / 2);
+    const heapGrowth = growthOver(laterHalf.map((g) => ({ at: g.at, value: g.heapUsed })));
+    const heapGrowthAll = growthOver(underLoad.map((g) => ({ at: g.at, value: g.heapUsed })));
+    console.log(
+      `heap used after a full GC: ${gcSamples[0]!.heapUsed.toFixed(1)} MB after the warm-up, ${gcSamples.at(-1)!.heapUsed.toFixed(1)} MB once the load stopped; least-squares growth ${heapGrowthAll.toFixed(1)} MB over the run, ${heapGrowth.toFixed(1)} MB over its second half`,
+    );
     console.log(
       `errors, timeouts and non-2xx answers (warm-up included): ${failures} (target 0: ${failures === 0 ? 'TARGET MET' : 'TARGET MISSED'})`,
     );
-    const scenario = `Mixed load, ${SECONDS} s at ${connections} connections, 7 routes`;
+    const scenario = `Mixed load, ${SECONDS} s at ${connections} connections, ${all.length} routes`;
     record({
       scenario,
       figure: 'errors + non-2xx',
@@ -404,6 +519,14 @@ try {
     record({ scenario, figure: 'RSS peak', unit: 'MB', value: peak, target: '-', met: null });
     record({
       scenario,
+      figure: 'heap used after full GC, growth over the second half',
+      unit: 'MB',
+      value: heapGrowth,
+      target: '-',
+      met: null,
+    });
+    record({
+      scenario,
       figure: 'throughput, all routes',
       unit: 'req/s',
       value: total / SECONDS,
@@ -416,8 +539,10 @@ try {
     }
     if (failures !== 0 || !(growth < RSS_GROWTH_LIMIT_MB)) process.exitCode = 1;
   } finally {
+    inspector?.close();
     await app.stop();
   }
 } finally {
   await db.drop();
+  rmSync(dataDir, { recursive: true, force: true });
 }
