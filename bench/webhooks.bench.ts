@@ -122,7 +122,7 @@ const fast = await receiver();
 const quietReceiver = await receiver();
 const live2 = await receiver();
 const hole = await blackHole();
-const worker = await spawnServer('webhooks.worker.ts', {
+const worker = await spawnServer('jobs.worker.ts', {
   DATABASE_URL: db.url,
   APP_SECRET,
   NODE_ENV: 'development',

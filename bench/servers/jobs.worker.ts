@@ -1,6 +1,6 @@
 // A process that runs every job type, as production's worker (src/worker.ts) does, for benchmarks
-// whose work happens in jobs (the CRM sync). Creates the queue's schema, so start it before the API.
-// Prints `LISTENING 0` once its workers run.
+// whose work happens in jobs (webhook deliveries, the CRM sync). Creates the queue's schema, so start
+// it before the API. Prints `LISTENING 0` once its workers run.
 import { loadConfig } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
 import { registerJobHandlers } from '../../src/jobs/registry.ts';
