@@ -490,12 +490,16 @@ try {
         `| ${g.at.toFixed(0)} | ${g.rss.toFixed(0)} | ${g.heapUsed.toFixed(1)} | ${g.heapTotal.toFixed(0)} | ${g.external.toFixed(1)} |`,
       );
     // the last sample is taken after the load stopped; the growth is over the samples under load
-    const underLoad = gcSamples.filter((g) => g.at <= SECONDS);
+    const underLoad = gcSamples.slice(0, -1);
     const laterHalf = underLoad.filter((g) => g.at >= SECONDS / 2);
-    const heapGrowth = growthOver(laterHalf.map((g) => ({ at: g.at, value: g.heapUsed })));
-    const heapGrowthAll = growthOver(underLoad.map((g) => ({ at: g.at, value: g.heapUsed })));
+    // a growth needs samples taken under load (none with BENCH_GC_EVERY_SECONDS=0)
+    const heapGrowth =
+      laterHalf.length >= 2 ? growthOver(laterHalf.map((g) => ({ at: g.at, value: g.heapUsed }))) : undefined;
+    const heapGrowthAll =
+      underLoad.length >= 3 ? growthOver(underLoad.map((g) => ({ at: g.at, value: g.heapUsed }))) : undefined;
+    const mb = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(1)} MB`);
     console.log(
-      `heap used after a full GC: ${gcSamples[0]!.heapUsed.toFixed(1)} MB after the warm-up, ${gcSamples.at(-1)!.heapUsed.toFixed(1)} MB once the load stopped; least-squares growth ${heapGrowthAll.toFixed(1)} MB over the run, ${heapGrowth.toFixed(1)} MB over its second half`,
+      `heap used after a full GC: ${gcSamples[0]!.heapUsed.toFixed(1)} MB after the warm-up, ${gcSamples.at(-1)!.heapUsed.toFixed(1)} MB once the load stopped; least-squares growth under load ${mb(heapGrowthAll)} over the run, ${mb(heapGrowth)} over its second half`,
     );
     console.log(
       `errors, timeouts and non-2xx answers (warm-up included): ${failures} (target 0: ${failures === 0 ? 'TARGET MET' : 'TARGET MISSED'})`,
@@ -517,14 +521,15 @@ try {
       met: growth < RSS_GROWTH_LIMIT_MB,
     });
     record({ scenario, figure: 'RSS peak', unit: 'MB', value: peak, target: '-', met: null });
-    record({
-      scenario,
-      figure: 'heap used after full GC, growth over the second half',
-      unit: 'MB',
-      value: heapGrowth,
-      target: '-',
-      met: null,
-    });
+    if (heapGrowth !== undefined)
+      record({
+        scenario,
+        figure: 'heap used after full GC, growth over the second half',
+        unit: 'MB',
+        value: heapGrowth,
+        target: '-',
+        met: null,
+      });
     record({
       scenario,
       figure: 'throughput, all routes',
