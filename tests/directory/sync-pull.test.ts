@@ -178,4 +178,37 @@ describe('pull sync of a brokered directory (POST /api/directories/{id}/sync)', 
       idp.failDirectoryLists(null);
     }
   });
+
+  it('when a run was abandoned by a dead worker (its job has no attempts left), then the next run ends it as failed and leaves a run with a live job alone', async () => {
+    const run = async (status: string) => {
+      const [rows] = await t.db.sequelize.query(
+        `INSERT INTO directory_sync_runs (directory_id, status, started_at, created_at)
+         VALUES ($1, $2, now() - interval '2 hours', now() - interval '2 hours') RETURNING id`,
+        { bind: [directoryId, status] },
+      );
+      return (rows as Array<{ id: string }>)[0]!.id;
+    };
+    const statusOf = async (id: string) => {
+      const [rows] = await t.db.sequelize.query('SELECT status, error FROM directory_sync_runs WHERE id = $1', {
+        bind: [id],
+      });
+      return (rows as Array<{ status: string; error: string | null }>)[0]!;
+    };
+    const abandoned = await run('running'); // its job failed for good: no live job names it
+    const waiting = await run('queued'); // its job is queued for later, as a retry's backoff leaves it
+    const jobId = await t.container.queue.enqueue(
+      'directory.sync',
+      { runId: waiting },
+      { startAfter: new Date(Date.now() + 3_600_000) },
+    );
+    try {
+      assert.equal((await sync()).status, 'done');
+      const ended = await statusOf(abandoned);
+      assert.equal(ended.status, 'failed');
+      assert.match(ended.error ?? '', /stopped and its job has no attempts left/);
+      assert.equal((await statusOf(waiting)).status, 'queued', 'a run a live job will take up is not ended');
+    } finally {
+      await t.db.sequelize.query('DELETE FROM pgboss.job WHERE id = $1', { bind: [jobId] });
+    }
+  });
 });

@@ -3,7 +3,8 @@
 // the same writer as its webhook events. Groups first, then users, then each group's members exactly
 // as listed; a user the identity service no longer lists is deactivated and a group it no longer
 // lists is deleted (roles recomputed). What is already as listed is left untouched, so a second run
-// changes nothing, and a run retried after a failure picks up where the data stands.
+// changes nothing, and a run retried after a failure picks up where the data stands. A run abandoned
+// by a dead worker is ended by the directory's next run.
 import type { Clock } from '../../../shared/clock.ts';
 import type { Sql } from '../../../shared/sql.ts';
 import { Directory } from '../directory.model.ts';
@@ -33,6 +34,7 @@ export class DirectorySyncService {
       [runId],
     );
     if (!run || run.status === 'done') return;
+    await this.endAbandonedRuns(run.directoryId, runId);
     await sql.query(
       `UPDATE directory_sync_runs SET status = 'running', started_at = COALESCE(started_at, $2), error = NULL,
          finished_at = NULL WHERE id = $1`,
@@ -59,6 +61,23 @@ export class DirectorySyncService {
       ]);
       if (!(error instanceof SyncRefused)) throw error;
     }
+  }
+
+  /**
+   * Only a run's own process ends its record, so a run whose worker died on its job's last attempt
+   * (or whose job pg-boss failed otherwise) would stay `running` for good: the directory's next run
+   * ends every other one that no live `directory.sync` job (queued, retrying or active) will take up.
+   */
+  private async endAbandonedRuns(directoryId: string, runId: string): Promise<void> {
+    await this.deps.sql.query(
+      `UPDATE directory_sync_runs r SET status = 'failed', finished_at = $3,
+              error = 'Sync failed: the process running it stopped and its job has no attempts left'
+        WHERE r.directory_id = $1 AND r.id <> $2 AND r.status IN ('queued', 'running')
+          AND NOT EXISTS (SELECT 1 FROM pgboss.job j
+                           WHERE j.name = 'directory.sync' AND j.data->>'runId' = r.id::text
+                             AND j.state IN ('created', 'retry', 'active'))`,
+      [directoryId, runId, this.deps.clock.now()],
+    );
   }
 
   private async pull(directory: Directory): Promise<{ users: number; groups: number }> {
