@@ -1,4 +1,5 @@
 // test-runner: own process (it starts and SIGKILLs child processes of the service)
+// test-runner: timeout 300 s (two kills and restarts of child processes: 100 s on PGlite on a busy 2-core machine)
 // SIGKILL during directory provisioning, then a restart on the same database: no half-written user,
 // no user twice, roles as the group memberships say. (a) The API (src/main.ts) is killed while an IdP
 // (this test) sends a burst of SCIM creates, PATCHes and group membership changes to /scim/v2; after
