@@ -9,8 +9,8 @@
 //   (GET /api/resources?q=), chat in search mode (POST /api/resources/chat, no model configured),
 //   SCIM PATCH of users (application/scim+json, the directory's token) and uploads (POST
 //   /api/resources, multipart, a PDF of a few KB, published: stored on disk in a temporary DATA_DIR,
-//   its ingestion and thumbnail jobs queued in pg-boss's schema, made before the server starts as the
-//   worker makes it; JOBS_ENABLED=false, so no job runs).
+//   its ingestion and thumbnail jobs queued in pg-boss's schema, which the server makes at start as
+//   src/main.ts does; JOBS_ENABLED=false, so no job runs).
 // The server's RSS (/proc/<pid>/status VmRSS) is sampled every second. Whether RSS growth is a leak
 // or the heap and allocator growing toward a steady state: the server runs with the V8 inspector on
 // a loopback port, and every BENCH_GC_EVERY_SECONDS (30; 0: never) the bench forces a full GC
@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import PDFDocument from 'pdfkit';
-import PgBoss from 'pg-boss';
 import { randomToken, sha256 } from '../src/shared/crypto.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/database.ts';
 import { connectInspector, freePort, type Inspector } from './lib/inspector.ts';
@@ -400,11 +399,6 @@ const db = await createBenchDatabase();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'guildhall-load-'));
 try {
   const { world: seeded } = await seed(db);
-  // The job queue's schema, as the worker process creates it in production: a published upload queues
-  // its ingestion and thumbnail jobs (they stay queued, JOBS_ENABLED=false; without the schema: a 500).
-  const boss = new PgBoss({ connectionString: db.url, supervise: false, schedule: false, max: 1 });
-  await boss.start();
-  await boss.stop({ graceful: false });
   const inspectPort = await freePort();
   process.env.BENCH_NODE_FLAGS = `${process.env.BENCH_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
   const app = await spawnServer('app.server.ts', {

@@ -19,6 +19,9 @@ const config = loadConfig({ ...process.env, PORT: '0', ADMIN_JS_TMP_DIR: adminJs
 const logger = createLogger(config.logLevel);
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolMax: 10 });
 const container = createContainer({ config, logger, db, appSecret: config.appSecret! });
+// as src/main.ts starts it: the queue's schema and queues (a published upload queues its jobs), with
+// workers only when JOBS_ENABLED (a bench that runs jobs starts bench/servers/jobs.worker.ts)
+await container.queue.start({ workers: false });
 // the listening server as src/main.ts builds it (timeouts, request and response classes)
 const server = createHttpServer(createApp(container), config.http, config.baseUrl, logger).listen(
   0,
