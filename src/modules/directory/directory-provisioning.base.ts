@@ -5,7 +5,6 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { directoryActor } from '../../shared/access/actor.ts';
 import { highestMappedRole } from '../../shared/access/roles.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { sha256 } from '../../shared/crypto.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
 import { AUDIT_COLUMNS, type AuditService, auditValues } from '../audit/index.ts';
@@ -108,14 +107,6 @@ function auditRecord(directory: Directory, action: string, userId: string | null
   };
 }
 
-/** The pg client of a transaction (Sql.query runs on it the same way). */
-interface PreparingClient {
-  query<T>(statement: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }>;
-}
-/** repeatedIn's statement names by text; a varying text passed to it is a bug, refused past a few. */
-const preparedNames = new Map<string, string>();
-const MAX_PREPARED = 20;
-
 /** Writes of a directory: one transaction each, audited with the directory as the actor. */
 export abstract class DirectoryWrites {
   constructor(protected readonly deps: DirectoryProvisioningDeps) {}
@@ -152,26 +143,6 @@ export abstract class DirectoryWrites {
     );
     const params = values.map((_, i) => `$${first + i}`).join(', ');
     return { sql: `INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT ${params} FROM ${from}`, values };
-  }
-
-  /**
-   * One row of a statement of a small fixed set of texts run in `transaction` on nearly every request
-   * (a SCIM create's one statement): as Sql.repeated, prepared once per pooled connection on a
-   * PostgreSQL server and executed by name afterwards, so the server does not parse and plan it again
-   * (planning was about a third of the statement's time on the server). Sql.repeated takes no
-   * transaction; this names the statement as it does (the same text, the same name), on the
-   * transaction's connection as Sql.query does. Elsewhere (embedded PGlite) as Sql.one.
-   */
-  protected async repeatedIn<T>(text: string, values: unknown[], transaction: Transaction): Promise<T | undefined> {
-    if (!this.deps.sql.preparesStatements) return this.deps.sql.one<T>(text, values, transaction);
-    let name = preparedNames.get(text);
-    if (!name) {
-      if (preparedNames.size >= MAX_PREPARED) throw new Error('repeatedIn: more statement texts than a fixed set');
-      name = `gh_${sha256(text).slice(0, 24)}`;
-      preparedNames.set(text, name);
-    }
-    const connection = (transaction as unknown as { connection: PreparingClient }).connection;
-    return (await connection.query<T>({ name, text, values })).rows[0];
   }
 
   /** A transaction in which a unique index refusing a write is SCIM's "uniqueness" (409) about `what`. */

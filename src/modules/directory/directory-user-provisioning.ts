@@ -114,8 +114,7 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
             'account',
           )
         : undefined;
-    // a fixed text (with or without the member record's part), prepared once per connection
-    const row = await this.repeatedIn<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
+    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
       `WITH account AS (
          INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
            directory_id, created_at, updated_at)
