@@ -12,22 +12,12 @@ import { registerJobHandlers } from '../../src/jobs/registry.ts';
 import { Member } from '../../src/modules/members/member.model.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { memberDefaults } from '../factories/records.ts';
 import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 const MEMBERS = 350; // a round of three batches of 100 in flight, then one of 50
-
-const memberDefaults = {
-  phone: null,
-  tier: 'member',
-  membershipType: null,
-  status: 'active',
-  joinedAt: null,
-  renewalDate: null,
-  userId: null,
-  customFields: {},
-} as const;
 
 interface Instance {
   container: Container;

@@ -7,6 +7,18 @@ import { Member } from '../../src/modules/members/member.model.ts';
 
 type Overrides<M extends Member | Event | Course> = Partial<InferCreationAttributes<M>>;
 
+/** A factory member's fields besides its organization, name and e-mail (for bulk inserts too). */
+export const memberDefaults = {
+  phone: null,
+  tier: 'member',
+  membershipType: null,
+  status: 'active',
+  joinedAt: null,
+  renewalDate: null,
+  userId: null,
+  customFields: {},
+} as const;
+
 export async function buildMember(organizationId: string, overrides: Overrides<Member> = {}): Promise<Member> {
   const suffix = randomUUID().slice(0, 8);
   return Member.create({
@@ -14,14 +26,7 @@ export async function buildMember(organizationId: string, overrides: Overrides<M
     firstName: 'Pat',
     lastName: `Member-${suffix}`,
     email: `member-${suffix}@example.test`,
-    phone: null,
-    tier: 'member',
-    membershipType: null,
-    status: 'active',
-    joinedAt: null,
-    renewalDate: null,
-    userId: null,
-    customFields: {},
+    ...memberDefaults,
     ...overrides,
   });
 }

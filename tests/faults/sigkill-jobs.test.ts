@@ -14,14 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import PgBoss from 'pg-boss';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
 import { scanImage, scannedPdf } from '../ingestion/scans.ts';
 import { eventually } from '../factories/webhook-receiver.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
-import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { expireKilledJob, startWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 /**
  * A loopback proxy in front of the HubSpot stand-in that records the e-mails of each contact upsert
@@ -83,32 +82,6 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
   let worker: WorkerProcess | undefined;
   let release: () => void = () => {};
   let tmp: string;
-
-  /**
-   * The dead worker's job, as pg-boss finds it once its expiry has passed (moved into the past here):
-   * pg-boss's own expiry fails it to a retry, whose delay is moved into the past too.
-   */
-  async function expireKilledJob(name: string) {
-    const sql = t.container.sql;
-    const active = await sql.rows(
-      `UPDATE pgboss.job SET started_on = now() - expire_in - interval '1 second'
-        WHERE name = $1 AND state = 'active' RETURNING id`,
-      [name],
-    );
-    assert.equal(active.length, 1, `the killed ${name} job is still active in the queue`);
-    const boss = new PgBoss({ connectionString: t.db.url, supervise: false, schedule: false, migrate: false, max: 1 });
-    await boss.start();
-    try {
-      await boss.expire();
-    } finally {
-      await boss.stop({ graceful: false });
-    }
-    const retry = await sql.rows(
-      `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND state = 'retry' RETURNING id`,
-      [name],
-    );
-    assert.equal(retry.length, 1, `the expired ${name} job is retried`);
-  }
 
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-sigkill-jobs-'));
@@ -223,7 +196,7 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
       [organizationId],
     );
     assert.equal(lease.length, 1, 'the killed run held the sync lease');
-    await expireKilledJob('crm.sync');
+    await expireKilledJob(t.container.sql, t.db.url, 'crm.sync');
 
     worker = startWorker(workerEnv);
     await worker.ready();
@@ -313,7 +286,7 @@ describe('SIGKILL of the worker during a job, then a restart', () => {
     assert.equal(interrupted.length, 1, 'one page step was cut off');
     assert.ok(readBefore.length < pages, 'the kill landed before the last page');
 
-    await expireKilledJob('ingestion.run');
+    await expireKilledJob(t.container.sql, t.db.url, 'ingestion.run');
     worker = startWorker(workerEnv);
     await worker.ready();
     const status = await eventually(async () => {

@@ -1,59 +1,22 @@
 // The worker process (src/worker.ts) as a child process on the same database as an API process
 // whose workers are off: the API only enqueues, the worker runs the jobs and stops gracefully.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { bearer, buildUser, tokenFor } from '../factories/index.ts';
 import { eventually, startReceiver, type Receiver } from '../factories/webhook-receiver.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** `cwd`: where the worker runs (its `.env`); `nodeArgs`: more flags for node, before the script. */
-function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as string[] } = {}) {
-  // tsx and the script resolved here, so a cwd outside the project still finds them
-  const args = ['--import', import.meta.resolve('tsx'), ...nodeArgs, path.join(root, 'src/worker.ts')];
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  // the signal's name when a signal ended it (null as a code said nothing of which)
-  const exited = new Promise<number | string | null>((resolve) =>
-    child.once('exit', (code, signal) => resolve(code ?? signal)),
-  );
-  // a test file stopped by its timeout runs no after hook: do not leave a worker behind
-  process.once('exit', () => child.kill('SIGKILL'));
-  const ready = async () => {
-    await eventually(
-      async () =>
-        /Guildhall worker running jobs/.test(output) ||
-        (child.exitCode !== null && Promise.reject(new Error(`worker exited:\n${output}`))),
-      120_000,
-    );
-  };
-  return { child, exited, ready, output: () => output };
-}
+import { startWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 describe('the worker process', () => {
   let t: TestApp;
   let receiver: Receiver;
   let dataDir: string;
-  let worker: ReturnType<typeof startWorker>;
+  let worker: WorkerProcess;
   let slow = false;
   let requested = false;
 

@@ -1,5 +1,6 @@
-// The worker entry point (src/worker.ts) as a child process, for the fault tests that SIGKILL it and
-// start it again on the same database (tests/faults/).
+// The worker entry point (src/worker.ts) as a child process: for the worker's own tests
+// (tests/jobs/worker.test.ts) and the fault tests that SIGKILL it and start it again on the same
+// database (tests/faults/).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -11,9 +12,12 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export type WorkerProcess = ReturnType<typeof startWorker>;
 
-export function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/worker.ts')], {
-    cwd: root,
+/** `cwd`: where the worker runs (its `.env`); `nodeArgs`: more flags for node, before the script. */
+export function startWorker(env: Record<string, string>, { cwd = root, nodeArgs = [] as string[] } = {}) {
+  // tsx and the script resolved here, so a cwd outside the project still finds them
+  const args = ['--import', import.meta.resolve('tsx'), ...nodeArgs, path.join(root, 'src/worker.ts')];
+  const child = spawn(process.execPath, args, {
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
@@ -26,6 +30,7 @@ export function startWorker(env: Record<string, string>) {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
+  // the signal's name when a signal ended it (null as a code said nothing of which)
   const exited = new Promise<number | string | null>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? signal)),
   );

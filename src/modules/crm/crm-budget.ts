@@ -36,9 +36,11 @@ export class CrmBudget {
       // the database's clock, read after the lock: one clock for every instance, and HubSpot's is real time
       const state = await sql.one<{ daily_used: number; calls: number; wait_ms: number; midnight_ms: number }>(
         `SELECT COALESCE((SELECT daily_used FROM crm_connections
-                           WHERE organization_id = $1 AND daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date), 0) AS daily_used,
+                           WHERE organization_id = $1
+                             AND daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date), 0) AS daily_used,
                 count(*)::int AS calls,
-                COALESCE(ceil(extract(epoch FROM (min(called_at) + make_interval(secs => $3) - clock_timestamp())) * 1000), 0)::int AS wait_ms,
+                COALESCE(ceil(extract(epoch FROM (min(called_at) + make_interval(secs => $3) - clock_timestamp()))
+                              * 1000), 0)::int AS wait_ms,
                 ceil(extract(epoch FROM (date_trunc('day', clock_timestamp() AT TIME ZONE 'UTC') + interval '1 day'
                                           - (clock_timestamp() AT TIME ZONE 'UTC'))) * 1000)::int AS midnight_ms
            FROM crm_api_calls WHERE hub_id = $2 AND called_at > clock_timestamp() - make_interval(secs => $3)`,
@@ -55,7 +57,8 @@ export class CrmBudget {
       );
       await sql.query(
         `UPDATE crm_connections
-            SET daily_used = CASE WHEN daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date THEN daily_used + 1 ELSE 1 END,
+            SET daily_used = CASE WHEN daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date
+                                  THEN daily_used + 1 ELSE 1 END,
                 daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date
           WHERE organization_id = $1`,
         [organizationId],

@@ -148,7 +148,8 @@ export class CrmDiagnosticsService {
     const [rows, count] = await Promise.all([
       this.deps.sql.rows<ConnectionRow & { organization_name: string }>(
         `SELECT c.*, o.name AS organization_name,
-                CASE WHEN c.daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date THEN c.daily_used ELSE 0 END AS daily_used_today
+                CASE WHEN c.daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date
+                     THEN c.daily_used ELSE 0 END AS daily_used_today
            FROM crm_connections c JOIN organizations o ON o.id = c.organization_id
           WHERE $1::uuid IS NULL OR c.organization_id = $1
           ORDER BY o.name, c.organization_id LIMIT $2`,
@@ -281,7 +282,8 @@ export class CrmDiagnosticsService {
     const missing = CUSTOM_PROPERTIES.filter((property) => !existing.has(property.name));
     if (missing.length > 0) await call(() => crm.createContactProperties([...missing]));
     await this.deps.sql.query(
-      `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND type = 'property_mapping' AND property = ANY($2::text[])`,
+      `DELETE FROM crm_sync_errors
+        WHERE organization_id = $1 AND type = 'property_mapping' AND property = ANY($2::text[])`,
       [organizationId, missing.map((p) => p.name)],
     );
     await this.checkedMapping(organizationId);

@@ -41,7 +41,8 @@ export class CrmSyncRepository {
       `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
        SELECT $1, $2, $3, $4 FROM crm_connections c WHERE c.organization_id = $1 AND c.status <> 'disconnected'
        ON CONFLICT (organization_id, member_id) DO UPDATE
-         SET email = EXCLUDED.email, action = EXCLUDED.action, version = crm_sync_queue.version + 1, queued_at = clock_timestamp()`,
+         SET email = EXCLUDED.email, action = EXCLUDED.action, version = crm_sync_queue.version + 1,
+             queued_at = clock_timestamp()`,
       [organizationId, member.id, member.email, action],
       transaction,
     );
@@ -124,7 +125,8 @@ export class CrmSyncRepository {
 
   async release(organizationId: string, lease: Lease): Promise<void> {
     await this.sql.query(
-      'UPDATE crm_connections SET sync_lease_until = NULL WHERE organization_id = $1 AND sync_lease_until = $2::timestamptz',
+      `UPDATE crm_connections SET sync_lease_until = NULL
+        WHERE organization_id = $1 AND sync_lease_until = $2::timestamptz`,
       [organizationId, lease.until],
     );
   }
@@ -144,7 +146,8 @@ export class CrmSyncRepository {
     );
     // a record that went through has no error any more (a retried one whose cause is gone is cleared)
     await this.sql.query(
-      `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND type = 'contact_sync' AND record_id = ANY($2::text[])`,
+      `DELETE FROM crm_sync_errors
+        WHERE organization_id = $1 AND type = 'contact_sync' AND record_id = ANY($2::text[])`,
       [organizationId, sent.map((s) => s.memberId)],
       transaction,
     );
