@@ -119,6 +119,18 @@ const entries = groups.map((group, index) => {
   return entry;
 });
 
+// Each file's duration, written by scripts/test-times-reporter.mjs beside the reporter shown (node's
+// default, spec, unless reporters were given), summed up when the run ends.
+const timesFile = path.join(groupDir, 'file-times.tsv');
+const reporterFlags = nodeTestFlags.some((flag) => flag.startsWith('--test-reporter'))
+  ? []
+  : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+if (reporterFlags.length || nodeTestFlags.some((flag) => flag.startsWith('--test-reporter-destination')))
+  reporterFlags.push(
+    `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs')).href}`,
+    `--test-reporter-destination=${timesFile}`,
+  );
+
 const requestLog = path.join(groupDir, 'requests');
 const env = { ...process.env, GUILDHALL_TEST_REQUEST_LOG: requestLog };
 let current;
@@ -128,7 +140,7 @@ const run = (testFiles, processTimeout) =>
     const flags = nodeTestFlags.map((flag) =>
       flag === timeoutFlag ? `--test-timeout=${processTimeout + 60_000}` : flag,
     );
-    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...testFiles], {
+    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...reporterFlags, ...testFiles], {
       cwd: root,
       stdio: 'inherit',
       env,
@@ -142,7 +154,27 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     current?.kill(signal);
   });
 const groupTimeout = (files) => files.reduce((sum, file) => sum + (timeoutOf(file) ?? 0), 0);
+const started = performance.now();
 const code = await run(entries, Math.max(...groups.map((group) => groupTimeout(group.files))));
 const afterCode = stopped ? 1 : await run(afterTheOthers, groupTimeout(afterTheOthers));
+printFileTimes((performance.now() - started) / 1000);
 rmSync(groupDir, { recursive: true, force: true });
 process.exit(code || afterCode);
+
+/** The slowest files and the sum of every file's time against the run's wall time (docs/testing.md). */
+function printFileTimes(wallSeconds) {
+  if (!existsSync(timesFile)) return;
+  const times = readFileSync(timesFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split('\t'))
+    .map(([ms, file]) => ({ seconds: Number(ms) / 1000, file }))
+    .sort((a, b) => b.seconds - a.seconds);
+  if (times.length < 2) return;
+  const sum = times.reduce((total, { seconds }) => total + seconds, 0);
+  console.log(
+    `\n# ${times.length} files in ${wallSeconds.toFixed(0)} s of wall time; their own times add up to ${sum.toFixed(0)} s`,
+  );
+  console.log('# slowest (their suite in a group process, its app and database included):');
+  for (const { seconds, file } of times.slice(0, 15)) console.log(`#   ${seconds.toFixed(1).padStart(6)} s  ${file}`);
+}
