@@ -2,13 +2,15 @@
 // usual case, the locked transaction otherwise): the account, its member record, the audit entries and
 // the member.created event; an existing member record linked rather than doubled; a rename followed
 // by the account, audited, its version moved, a stale ETag refused; a member record removed since
-// brought back by the next PATCH; two PATCHes of one user racing both applied.
+// brought back by the next PATCH; two PATCHes of one user racing both applied; the member.created
+// event reaching a webhook subscribed to it and the CRM queue, and nothing written where neither is.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { Member } from '../../src/modules/members/member.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { DomainEventRecord } from '../../src/shared/domain-events/domain-event.model.ts';
+import { bearer, buildUser, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import {
   addDirectory,
@@ -38,7 +40,7 @@ describe('SCIM user writes', () => {
   let scim: ScimClient;
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } });
     directory = await addDirectory(t);
     scim = scimClient(t, directory.token);
   });
@@ -165,5 +167,56 @@ describe('SCIM user writes', () => {
     const account = (await User.findOne({ where: { email: 'writes.four@entra.test' } }))!;
     assert.equal(account.firstName, 'Racer');
     assert.equal(account.jobTitle, 'Treasurer');
+  });
+
+  it('when a member is provisioned, then its event reaches a webhook subscribed to it and the CRM queue, and nothing where neither is', async () => {
+    const organizationId = directory.organizationId;
+    const count = async (sql: string) => {
+      const [rows] = await t.db.sequelize.query(sql, { bind: [organizationId] });
+      return (rows as Array<{ n: number }>)[0]!.n;
+    };
+    const webhookEvents = () => count('SELECT count(*)::int AS n FROM webhook_events WHERE organization_id = $1');
+    const deliveries = () => count('SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1');
+    const queuedForCrm = () => count('SELECT count(*)::int AS n FROM crm_sync_queue WHERE organization_id = $1');
+    const provision = async (userName: string) => {
+      expectScim(await scim.post('/Users', person(userName)), 201);
+      const member = (await Member.findOne({ where: { email: userName } }))!;
+      const event = (await DomainEventRecord.findAll({ where: { type: 'member.created' } })).find(
+        (e) => e.data.id === member.id,
+      );
+      assert.ok(event, `member.created announced for ${userName}`);
+      return { member, event };
+    };
+
+    const admin = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
+    const token = await tokenFor(t, admin);
+    const subscribe = (events: string[]) =>
+      t.http.post('/api/webhooks').set(bearer(token)).send({ url: 'http://127.0.0.1:9/hooks', events }).expect(201);
+
+    await subscribe(['member.updated']);
+    await provision('subscribers.none@entra.test');
+    assert.equal(await webhookEvents(), 0, 'no webhook event: no subscription to member.created');
+    assert.equal(await queuedForCrm(), 0, 'nothing queued: no CRM connection');
+
+    await subscribe(['member.created']);
+    await subscribe(['member.created', 'member.updated']);
+    const { event } = await provision('subscribers.webhook@entra.test');
+    const [webhookEvent] = await t.container.models.WebhookEvent.findAll({ where: { organizationId } });
+    assert.equal(webhookEvent?.id, `msg_${event.id.replaceAll('-', '')}`);
+    assert.equal(await deliveries(), 2, 'one delivery per subscription to member.created');
+    assert.equal(await queuedForCrm(), 0);
+
+    await t.db.sequelize.query(
+      "INSERT INTO crm_connections (organization_id, status) VALUES ($1, 'needs_reauthorization')",
+      { bind: [organizationId] },
+    );
+    const { member } = await provision('subscribers.crm@entra.test');
+    const [queued] = await t.db.sequelize.query(
+      'SELECT member_id AS "memberId", email, action FROM crm_sync_queue WHERE organization_id = $1',
+      { bind: [organizationId] },
+    );
+    assert.deepEqual(queued, [{ memberId: member.id, email: 'subscribers.crm@entra.test', action: 'upsert' }]);
+    assert.equal(await webhookEvents(), 2, 'the webhook still gets every member.created');
+    assert.equal(await deliveries(), 4);
   });
 });

@@ -30,6 +30,12 @@ export interface RunCounts {
 export class CrmSyncRepository {
   constructor(private readonly sql: Sql) {}
 
+  /** Whether the organization (the placeholder `organizationId`) has a connection changes are queued for. */
+  static connectedSql(organizationId: string): string {
+    return `EXISTS (SELECT 1 FROM crm_connections c
+                     WHERE c.organization_id = ${organizationId} AND c.status <> 'disconnected')`;
+  }
+
   /** Queues one member's change when the organization has a connection; false when it has none. */
   async add(
     organizationId: string,
@@ -39,7 +45,7 @@ export class CrmSyncRepository {
   ): Promise<boolean> {
     const { rowCount } = await this.sql.query(
       `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
-       SELECT $1, $2, $3, $4 FROM crm_connections c WHERE c.organization_id = $1 AND c.status <> 'disconnected'
+       SELECT $1::uuid, $2::uuid, $3, $4 WHERE ${CrmSyncRepository.connectedSql('$1')}
        ON CONFLICT (organization_id, member_id) DO UPDATE
          SET email = EXCLUDED.email, action = EXCLUDED.action, version = crm_sync_queue.version + 1,
              queued_at = clock_timestamp()`,

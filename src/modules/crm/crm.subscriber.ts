@@ -1,5 +1,9 @@
-import type { Subscriber } from '../../shared/domain-events/domain-event.ts';
+import type { DomainEvent, Subscriber } from '../../shared/domain-events/domain-event.ts';
+import { CrmSyncRepository } from './crm-sync.repository.ts';
 import type { CrmSyncService } from './crm-sync.service.ts';
+
+const memberOf = ({ data: { id, email } }: DomainEvent) =>
+  typeof id === 'string' && typeof email === 'string' ? { id, email } : undefined;
 
 /**
  * Member changes reach the CRM queue inside the transaction that made them (inline: one INSERT of
@@ -11,11 +15,16 @@ export function crmMemberSubscriber(sync: CrmSyncService): Subscriber {
     name: 'crm.queue-member',
     events: ['member.created', 'member.updated', 'member.deleted'],
     mode: 'inline',
+    writesWhen(event, param) {
+      return event.organizationId && memberOf(event)
+        ? CrmSyncRepository.connectedSql(param(event.organizationId))
+        : 'false';
+    },
     async handle(event, { transaction }) {
-      const { id, email } = event.data;
-      if (!event.organizationId || typeof id !== 'string' || typeof email !== 'string') return;
+      const member = memberOf(event);
+      if (!event.organizationId || !member) return;
       const action = event.type === 'member.deleted' ? 'delete' : 'upsert';
-      await sync.enqueue(event.organizationId, { id, email }, action, transaction);
+      await sync.enqueue(event.organizationId, member, action, transaction);
     },
   };
 }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
-import { type LinkedMember, linkIsCurrent } from '../members/index.ts';
+import { type LinkedMember, linkIsCurrent, type NewAccountLinkResult } from '../members/index.ts';
 import { User } from '../users/index.ts';
 import type { Directory } from './directory.model.ts';
 import {
@@ -114,7 +114,9 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
             'account',
           )
         : undefined;
-    const row = await this.deps.sql.one<DirectoryUserRow & { account: Account; memberWritten: boolean | null }>(
+    const row = await this.deps.sql.one<
+      DirectoryUserRow & { account: Account; memberLink: NewAccountLinkResult | null }
+    >(
       `WITH account AS (
          INSERT INTO users (id, organization_id, first_name, last_name, email, role, status, department, job_title,
            directory_id, created_at, updated_at)
@@ -127,7 +129,7 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
          SELECT $10, $2, account.id, $12, $13, $14, $15, $5, $16, $17, $18, $18 FROM account
          RETURNING ${USER_COLUMNS}),
        audit AS (${audit.sql})${member ? `, ${member.ctes}` : ''}
-       SELECT directory_users.*, to_jsonb(account) AS account, ${member?.written ?? 'NULL'} AS "memberWritten"
+       SELECT directory_users.*, to_jsonb(account) AS account, ${member?.result ?? 'NULL'} AS "memberLink"
          FROM directory_users, account`,
       [
         // the columns and values User.create wrote (no hook of the model reacts to a new account)
@@ -155,8 +157,8 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
       transaction,
     );
     if (!row) return undefined;
-    const { account, memberWritten, ...directoryUser } = row;
-    const linkMember = member && ((t: Transaction) => member.finish(memberWritten === true, t));
+    const { account, memberLink, ...directoryUser } = row;
+    const linkMember = member && ((t: Transaction) => member.finish(memberLink!, t));
     return { account, created: true, row: directoryUser, linkMember };
   }
 

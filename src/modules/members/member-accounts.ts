@@ -50,7 +50,13 @@ export function linkIsCurrent(
 /** What linkNew's single statement writes with (the members service's audit trail and events). */
 export interface MemberAccountsDeps {
   sql: Sql;
-  publisher: Pick<DomainEvents, 'prepare' | 'fanOut'>;
+  publisher: Pick<DomainEvents, 'prepare' | 'subscribersWithWork' | 'fanOut'>;
+}
+
+/** What newAccountLink's statement found: whether it wrote the record, and which subscribers have work. */
+export interface NewAccountLinkResult {
+  written: boolean;
+  withWork: string[];
 }
 
 export class MemberAccounts {
@@ -66,12 +72,12 @@ export class MemberAccounts {
   async linkNew(user: MemberAccount, status: MemberStatus, transaction: Transaction): Promise<void> {
     const link = this.newAccountLink(user, status, 1);
     if (!link) return this.link(user, { create: true, status }, transaction);
-    const row = await this.deps!.sql.one<{ written: boolean }>(
-      `WITH ${link.ctes} SELECT ${link.written} AS written`,
+    const row = await this.deps!.sql.one<{ result: NewAccountLinkResult }>(
+      `WITH ${link.ctes} SELECT ${link.result} AS result`,
       link.values,
       transaction,
     );
-    await link.finish(row!.written, transaction);
+    await link.finish(row!.result, transaction);
   }
 
   /**
@@ -82,9 +88,10 @@ export class MemberAccounts {
    * the record as the members service creates it (the same attributes; the account of the record's
    * organization: `accountFrom`, the caller's CTE that inserted it, or else the users table says so),
    * its member.created audit entry and its member.created event, whose subscribers `finish` runs as the
-   * service's publish() does. Anything else (a record to link, a unique index refusing) is not written
-   * by the statement, and `finish` goes through link(), as before. SCIM provisioning's hot path
-   * (docs/performance.md#scim). Undefined when it cannot be one statement here (no organization).
+   * service's publish() does, skipping those the statement found nothing to write for. Anything else (a
+   * record to link, a unique index refusing) is not written by the statement, and `finish` goes through
+   * link(), as before. `result` is the statement's expression to hand to `finish`. SCIM provisioning's
+   * hot path (docs/performance.md#scim). Undefined when it cannot be one statement here (no organization).
    */
   newAccountLink(
     user: MemberAccount,
@@ -92,7 +99,12 @@ export class MemberAccounts {
     first: number,
     accountFrom?: string,
   ):
-    | { ctes: string; written: string; values: unknown[]; finish(written: boolean, t: Transaction): Promise<void> }
+    | {
+        ctes: string;
+        result: string;
+        values: unknown[];
+        finish(result: NewAccountLinkResult, t: Transaction): Promise<void>;
+      }
     | undefined {
     const organizationId = user.organizationId;
     if (!this.deps || !organizationId) return undefined;
@@ -137,6 +149,10 @@ export class MemberAccounts {
       ...eventValues(event),
     ];
     const $ = (n: number) => `$${first + n - 1}`;
+    const withWork = publisher.subscribersWithWork(event, (value) => {
+      values.push(value);
+      return $(values.length);
+    });
     const list = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => $(from + i)).join(', ');
     const accountOfOrganization = accountFrom
       ? `EXISTS (SELECT 1 FROM ${accountFrom})`
@@ -156,10 +172,12 @@ export class MemberAccounts {
          INSERT INTO domain_events (${DOMAIN_EVENT_COLUMNS}) SELECT ${list(26, 32)} FROM member_created)`;
     return {
       ctes,
-      written: 'EXISTS (SELECT 1 FROM member_created)',
+      result: `json_build_object('written', EXISTS (SELECT 1 FROM member_created), 'withWork', ${withWork})`,
       values,
-      finish: (written, transaction) =>
-        written ? publisher.fanOut(event, transaction) : this.link(user, { create: true, status }, transaction),
+      finish: ({ written, withWork }, transaction) =>
+        written
+          ? publisher.fanOut(event, transaction, withWork)
+          : this.link(user, { create: true, status }, transaction),
     };
   }
 

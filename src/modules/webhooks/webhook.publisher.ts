@@ -19,14 +19,25 @@ export class WebhookPublisher implements Subscriber {
 
   constructor(private readonly deps: { queue: JobQueue; sql: Sql }) {}
 
+  /** The subscriptions an event of `type` goes to (also writesWhen's condition). */
+  private static subscriptionsSql(organizationId: string, type: string) {
+    return `SELECT id FROM webhook_subscriptions
+             WHERE organization_id = ${organizationId} AND status = 'active' AND event_types @> ARRAY[${type}]::text[]`;
+  }
+
+  writesWhen({ organizationId, type }: DomainEvent, param: (value: unknown) => string): string {
+    return organizationId
+      ? `EXISTS (${WebhookPublisher.subscriptionsSql(param(organizationId), param(type))})`
+      : 'false';
+  }
+
   async handle(event: DomainEvent, { transaction }: SubscriberContext): Promise<void> {
     const { organizationId, type, occurredAt, data } = event;
     if (!organizationId) return; // subscriptions belong to an organization
     // plain SQL, the statement findAll built (every public event of every write asks; the model's
     // query building was a tenth of a SCIM create's CPU, docs/performance.md#scim)
     const subscriptions = await this.deps.sql.rows<{ id: string }>(
-      `SELECT id FROM webhook_subscriptions
-        WHERE organization_id = $1 AND status = 'active' AND event_types @> ARRAY[$2]::text[]`,
+      WebhookPublisher.subscriptionsSql('$1', '$2'),
       [organizationId, type],
       transaction,
     );

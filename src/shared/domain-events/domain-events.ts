@@ -110,11 +110,31 @@ export class DomainEvents {
     };
   }
 
-  /** The subscribers' part of publish(), for an event from prepare() whose row is written. */
-  async fanOut(event: DomainEvent, transaction: Transaction): Promise<void> {
+  /**
+   * For a caller writing a prepared event's row in its own statement: a SQL expression (text[]) naming
+   * the inline subscribers with a `writesWhen` condition that holds, evaluated in that statement. Passed
+   * to fanOut as `withWork`, it lets fanOut skip the others (docs/performance.md#scim).
+   */
+  subscribersWithWork(event: DomainEvent, param: (value: unknown) => string): string {
+    const conditional = this.subscribersOf(event.type, this.kinds.get(event.type)!).filter(
+      (subscriber) => subscriber.mode === 'inline' && subscriber.writesWhen,
+    );
+    const names = conditional.map(
+      (subscriber) => `CASE WHEN ${subscriber.writesWhen!(event, param)} THEN ${param(subscriber.name)}::text END`,
+    );
+    return names.length ? `array_remove(ARRAY[${names.join(', ')}], NULL)` : `'{}'::text[]`;
+  }
+
+  /**
+   * The subscribers' part of publish(), for an event from prepare() whose row is written. `withWork`:
+   * what subscribersWithWork found in the statement that wrote it (an inline subscriber with a
+   * condition not named there has nothing to write).
+   */
+  async fanOut(event: DomainEvent, transaction: Transaction, withWork?: readonly string[]): Promise<void> {
     const kind = this.kinds.get(event.type)!;
     for (const subscriber of this.subscribersOf(event.type, kind)) {
       if (subscriber.mode === 'inline') {
+        if (withWork && subscriber.writesWhen && !withWork.includes(subscriber.name)) continue;
         await subscriber.handle(event, {
           transaction,
           logger: this.deps.logger.child({ subscriber: subscriber.name }),
