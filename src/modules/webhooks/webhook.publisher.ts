@@ -35,7 +35,7 @@ export class WebhookPublisher implements Subscriber {
     const { organizationId, type, occurredAt, data } = event;
     if (!organizationId) return; // subscriptions belong to an organization
     // plain SQL, the statement findAll built (every public event of every write asks; the model's
-    // query building was a tenth of a SCIM create's CPU, docs/performance.md#scim)
+    // query building was a tenth of a SCIM create's CPU)
     const subscriptions = await this.deps.sql.rows<{ id: string }>(
       WebhookPublisher.subscriptionsSql('$1', '$2'),
       [organizationId, type],
