@@ -121,15 +121,19 @@ const entries = groups.map((group, index) => {
 
 // Each file's duration, written by scripts/test-times-reporter.mjs beside the reporter shown (node's
 // default, spec, unless reporters were given), summed up when the run ends.
-const timesFile = path.join(groupDir, 'file-times.tsv');
-const reporterFlags = nodeTestFlags.some((flag) => flag.startsWith('--test-reporter'))
+// (one file per node --test run: a destination is truncated when a run opens it)
+const timesFiles = [];
+const shownReporter = nodeTestFlags.some((flag) => flag.startsWith('--test-reporter'))
   ? []
   : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
-if (reporterFlags.length || nodeTestFlags.some((flag) => flag.startsWith('--test-reporter-destination')))
-  reporterFlags.push(
-    `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs')).href}`,
-    `--test-reporter-destination=${timesFile}`,
-  );
+const timesReporter = shownReporter.length || nodeTestFlags.some((f) => f.startsWith('--test-reporter-destination'));
+const reporterFlags = () => {
+  if (!timesReporter) return shownReporter;
+  const timesFile = path.join(groupDir, `file-times-${timesFiles.length + 1}.tsv`);
+  timesFiles.push(timesFile);
+  const reporter = pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs')).href;
+  return [...shownReporter, `--test-reporter=${reporter}`, `--test-reporter-destination=${timesFile}`];
+};
 
 const requestLog = path.join(groupDir, 'requests');
 const env = { ...process.env, GUILDHALL_TEST_REQUEST_LOG: requestLog };
@@ -140,7 +144,7 @@ const run = (testFiles, processTimeout) =>
     const flags = nodeTestFlags.map((flag) =>
       flag === timeoutFlag ? `--test-timeout=${processTimeout + 60_000}` : flag,
     );
-    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...reporterFlags, ...testFiles], {
+    current = spawn(process.execPath, ['--import', 'tsx', '--test', ...flags, ...reporterFlags(), ...testFiles], {
       cwd: root,
       stdio: 'inherit',
       env,
@@ -163,9 +167,9 @@ process.exit(code || afterCode);
 
 /** The slowest files and the sum of every file's time against the run's wall time (docs/testing.md). */
 function printFileTimes(wallSeconds) {
-  if (!existsSync(timesFile)) return;
-  const times = readFileSync(timesFile, 'utf8')
-    .split('\n')
+  const times = timesFiles
+    .filter((file) => existsSync(file))
+    .flatMap((file) => readFileSync(file, 'utf8').split('\n'))
     .filter(Boolean)
     .map((line) => line.split('\t'))
     .map(([ms, file]) => ({ seconds: Number(ms) / 1000, file }))
