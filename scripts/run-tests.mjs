@@ -119,16 +119,16 @@ const entries = groups.map((group, index) => {
   return entry;
 });
 
-// Each file's duration, written by scripts/test-times-reporter.mjs beside the reporter shown (node's
-// default, spec, unless reporters were given), summed up when the run ends.
-// (one file per node --test run: a destination is truncated when a run opens it)
+// Each file's duration, written by scripts/test-times-reporter.mjs beside the reporter shown (spec,
+// unless reporters were given), summed up when the run ends; one file per node --test run (a
+// destination is truncated when a run opens it). Given reporters without destinations leave no room
+// for a second one: then no times.
 const timesFiles = [];
-const shownReporter = nodeTestFlags.some((flag) => flag.startsWith('--test-reporter'))
-  ? []
-  : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
-const timesReporter = shownReporter.length || nodeTestFlags.some((f) => f.startsWith('--test-reporter-destination'));
+const reportersGiven = nodeTestFlags.some((flag) => flag.startsWith('--test-reporter'));
+const shownReporter = reportersGiven ? [] : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+const timesReported = !reportersGiven || nodeTestFlags.some((flag) => flag.startsWith('--test-reporter-destination'));
 const reporterFlags = () => {
-  if (!timesReporter) return shownReporter;
+  if (!timesReported) return shownReporter;
   const timesFile = path.join(groupDir, `file-times-${timesFiles.length + 1}.tsv`);
   timesFiles.push(timesFile);
   const reporter = pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs')).href;

@@ -74,15 +74,17 @@ export interface DirectoryProvisioningDeps {
   loginUrlOf: (organizationId: string) => Promise<string>;
 }
 
-export const USER_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", user_id AS "userId",
-  external_id AS "externalId", user_name AS "userName", given_name AS "givenName", family_name AS "familyName",
-  email, active, resource, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+export const USER_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId",
+  user_id AS "userId", external_id AS "externalId", user_name AS "userName", given_name AS "givenName",
+  family_name AS "familyName", email, active, resource, version, created_at AS "createdAt", updated_at AS "updatedAt"`;
 /** The groups (id and name) of the directory user of the statement's `directory_users` row. */
-export const USER_GROUPS = `COALESCE((SELECT json_agg(json_build_object('id', g.id, 'displayName', g.display_name) ORDER BY g.display_name)
+export const USER_GROUPS = `COALESCE((
+  SELECT json_agg(json_build_object('id', g.id, 'displayName', g.display_name) ORDER BY g.display_name)
     FROM directory_group_members m JOIN directory_groups g ON g.id = m.group_id
    WHERE m.directory_user_id = directory_users.id), '[]') AS groups`;
-export const GROUP_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId", external_id AS "externalId",
-  display_name AS "displayName", version, created_at AS "createdAt", updated_at AS "updatedAt"`;
+export const GROUP_COLUMNS = `id, directory_id AS "directoryId", organization_id AS "organizationId",
+  external_id AS "externalId", display_name AS "displayName", version, created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
 
 /** The one answer for an address already in use, here or in another organization (nothing revealed). */
 export const notAvailable = (what = 'userName or e-mail address') =>

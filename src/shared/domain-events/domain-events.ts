@@ -163,7 +163,8 @@ export class DomainEvents {
       if (!record) return logger.warn({ eventId, subscriber: name }, 'event purged before it was handled');
       // a concurrent duplicate waits here for the first one's commit, then finds the receipt
       const [inserted] = await this.deps.sequelize.query(
-        'INSERT INTO domain_event_receipts (event_id, subscriber, handled_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_id',
+        `INSERT INTO domain_event_receipts (event_id, subscriber, handled_at) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING event_id`,
         { bind: [eventId, name, this.deps.clock.now()], transaction },
       );
       if ((inserted as unknown[]).length === 0) return;
