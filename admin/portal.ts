@@ -106,6 +106,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
           resources: {
             users: USERS_TRANSLATIONS,
             sso_connections: SSO_CONNECTION_TRANSLATIONS,
+            api_keys: { labels: { api_keys: 'API keys' }, actions: { list: 'API keys', show: 'API key' } },
             directories: DIRECTORY_TRANSLATIONS,
             audit_log: {
               actions: { list: 'Audit log', show: 'Audit entry' },

@@ -10,6 +10,7 @@ import type { AppContext as Container } from '../../src/app-context.ts';
 import { SSO_ROLES, type SsoConnection, type SsoRole } from '../../src/modules/sso/sso-connection.model.ts';
 import type { ConnectionChanges, ConnectionInput } from '../../src/modules/sso/sso-connection.service.ts';
 import type { SsoProtocolKind } from '../../src/modules/sso/protocols/sso-protocol.ts';
+import { ROLE_LABELS } from '../../src/modules/users/user.labels.ts';
 import { AppError, errors, type FieldError } from '../../src/shared/errors.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';
@@ -20,8 +21,17 @@ import { PORTAL_PROPERTIES } from './portal-properties.ts';
 /** Computed for one record from SsoConnectionService.urlsOf, not columns. */
 const GENERATED = ['spEntityId', 'acsUrl', 'metadataUrl', 'redirectUri'] as const;
 
+const PROTOCOLS: readonly SsoProtocolKind[] = ['saml', 'oidc', 'identity_service'];
+const PROTOCOL_LABELS: Record<SsoProtocolKind, string> = {
+  saml: 'SAML 2.0',
+  oidc: 'OpenID Connect',
+  identity_service: 'Identity service',
+};
+const ROLE_NAMES = Object.fromEntries(SSO_ROLES.map((role) => [role, ROLE_LABELS[role]]));
+
 export const SSO_CONNECTION_TRANSLATIONS = {
-  labels: { sso_connections: 'SSO connections' },
+  // a stored code's name (AdminJS looks up labels.<property>.<code> for a property with availableValues)
+  labels: { sso_connections: 'SSO connections', protocol: PROTOCOL_LABELS, defaultRole: ROLE_NAMES },
   actions: {
     list: 'SSO connections',
     show: 'SSO connection',
@@ -73,7 +83,6 @@ export class SsoConnectionsResource extends AllowListedResource {
 
 type Command = 'test' | 'enable' | 'disable';
 
-const PROTOCOLS: readonly SsoProtocolKind[] = ['saml', 'oidc', 'identity_service'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What the form shows of a connection: never its sealed secret, only whether one is saved. */
@@ -267,6 +276,9 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         domains: { components: { list: components.TextList, show: components.TextList } },
         lastTestOk: { components: { list: components.TestResult, show: components.TestResult } },
         groupRoles: json,
+        // shown by their names (labels above), filtered from a list of them
+        protocol: { availableValues: PROTOCOLS.map((value) => ({ value, label: value })) },
+        defaultRole: { availableValues: SSO_ROLES.map((value) => ({ value, label: value })) },
         status: {
           description:
             'Connections are created here (New SSO connection) or through the API (/api/sso/connections) by the ' +

@@ -411,6 +411,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
         .first();
     await link('users').waitFor({ state: 'visible' });
     await shot(visitor, 'navigation');
+    assert.equal((await link('api_keys').textContent())?.trim(), 'API keys', 'named as the API names them');
     assert.equal(await link('audit_log').isVisible(), false, 'other groups start closed');
     await visitor.getByText('History', { exact: true }).first().click();
     await link('audit_log').waitFor({ state: 'visible' });

@@ -171,7 +171,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await row.getByText('Okta Guild').waitFor(); // the organization by name, not its id
     assert.match(
       ((await row.textContent()) ?? '').replace(/\s+/g, ' '),
-      /Okta Guild.*Okta via the identity service.*identity_service.*draft.*okta-guild\.test.*not tested/,
+      /Okta Guild.*Okta via the identity service.*Identity service.*draft.*okta-guild\.test.*not tested/,
     );
     await shot('connections-list');
   });
@@ -180,6 +180,10 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
     await page.getByText(`${t.config.baseUrl}/auth/saml/${connection.id}/acs`).waitFor();
     assert.equal(await page.getByText('secretSealed').count(), 0);
+    // the protocol and the default role by their names, not their stored codes
+    await page.getByText('Identity service', { exact: true }).waitFor();
+    await page.getByText('Member', { exact: true }).waitFor();
+    assert.equal(await page.getByText('ROLE_MEMBER').count(), 0);
     await shot('connection-show', 1500);
     await page.click('[data-testid=action-testConnection]');
     await shot('connection-test-confirm');
@@ -246,7 +250,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await row.getByText('Portal Guild').waitFor();
     assert.match(
       ((await row.textContent()) ?? '').replace(/\s+/g, ' '),
-      /Portal brokered.*identity_service.*portal\.test/,
+      /Portal brokered.*Identity service.*portal\.test/,
     );
 
     await page.goto(`${base}/admin/resources/sso_connections/records/${created.id}/editConnection`);
