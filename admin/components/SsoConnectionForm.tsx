@@ -19,10 +19,10 @@ import {
   Text,
   TextArea,
 } from '@adminjs/design-system';
+import { PROTOCOL_NAMES, type Protocol } from './sso-protocols.ts';
 
 const api = new ApiClient();
 
-type Protocol = 'saml' | 'oidc' | 'identity_service';
 interface Option {
   value: string;
   label: string;
@@ -86,9 +86,9 @@ const EMPTY: Form = {
   createMembers: true,
 };
 const PROTOCOLS: Record<Protocol, string> = {
-  saml: 'SAML 2.0: the organization’s identity provider signs assertions for Guildhall',
-  oidc: 'OpenID Connect: Guildhall is a client of the organization’s provider',
-  identity_service: 'Identity service: a connection the identity service brokers',
+  saml: `${PROTOCOL_NAMES.saml}: the organization’s identity provider signs assertions for Guildhall`,
+  oidc: `${PROTOCOL_NAMES.oidc}: Guildhall is a client of the organization’s provider`,
+  identity_service: `${PROTOCOL_NAMES.identity_service}: a connection the identity service brokers`,
 };
 const ROLES: Record<string, string> = {
   ROLE_MEMBER: 'Member',

@@ -13,6 +13,7 @@ import type { SsoProtocolKind } from '../../src/modules/sso/protocols/sso-protoc
 import { ROLE_LABELS } from '../../src/modules/users/user.labels.ts';
 import { AppError, errors, type FieldError } from '../../src/shared/errors.ts';
 import type { PortalComponents } from '../components/index.ts';
+import { PROTOCOL_NAMES } from '../components/sso-protocols.ts';
 import { portalActor } from '../portal-actor.ts';
 import { noticeOf } from '../portal-errors.ts';
 import { AllowListedResource } from './allow-listed.resource.ts';
@@ -21,12 +22,9 @@ import { PORTAL_PROPERTIES } from './portal-properties.ts';
 /** Computed for one record from SsoConnectionService.urlsOf, not columns. */
 const GENERATED = ['spEntityId', 'acsUrl', 'metadataUrl', 'redirectUri'] as const;
 
-const PROTOCOLS: readonly SsoProtocolKind[] = ['saml', 'oidc', 'identity_service'];
-const PROTOCOL_LABELS: Record<SsoProtocolKind, string> = {
-  saml: 'SAML 2.0',
-  oidc: 'OpenID Connect',
-  identity_service: 'Identity service',
-};
+/** The form's names, checked here against the service's protocols. */
+const PROTOCOL_LABELS: Record<SsoProtocolKind, string> = PROTOCOL_NAMES;
+const PROTOCOLS = Object.keys(PROTOCOL_LABELS) as SsoProtocolKind[];
 const ROLE_NAMES = Object.fromEntries(SSO_ROLES.map((role) => [role, ROLE_LABELS[role]]));
 
 export const SSO_CONNECTION_TRANSLATIONS = {
