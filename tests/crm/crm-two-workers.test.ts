@@ -298,8 +298,11 @@ describe('CRM sync with two workers on one database', () => {
       await waitFor('the second run with the same round in flight', () => hub.heldUpserts.length === 6);
       const firstRound = new Set(hub.heldUpserts.flat());
       assert.equal(firstRound.size, 300);
+      const firstBatches = [...hub.heldUpserts];
       release();
       release = hub.holdUpserts();
+      // the released round leaves the list when its answers go out (a tick later): not the last batch
+      await waitFor('the first round answered', () => !hub.heldUpserts.some((batch) => firstBatches.includes(batch)));
       // the last 50: sent by the run holding the lease only; the first run stops when it finds its lease gone
       await waitFor('the last batch in flight', () => hub.heldUpserts.length >= 1);
       await new Promise((resolve) => setTimeout(resolve, 500));
