@@ -1,17 +1,7 @@
 // .env -> config -> database -> migrations -> container -> job queue (and workers) -> seed -> app -> listen; graceful shutdown.
 import type { Server } from 'node:http';
-import { createApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { createContainer } from './container.ts';
-import { createHttpServer } from './http/server.ts';
-import { resolveAppSecret } from './shared/app-secret.ts';
-import { openDatabase } from './shared/database.ts';
-import { onShutdownSignal } from './shared/graceful-shutdown.ts';
-import { createLogger } from './shared/logger.ts';
-import { migrateUp } from './shared/migrator.ts';
-import { formatDemoCredentials, seedDemoOnFirstStart } from '../seeders/demo.seeder.ts';
 import { loadDotEnv } from './shared/dot-env.ts';
-import { startupLine } from './shared/startup-line.ts';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -25,6 +15,30 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // loaded once the configuration is known good, so a bad one fails in a moment (as the worker does)
+  const [
+    { createApp },
+    { createContainer },
+    { createHttpServer },
+    { resolveAppSecret },
+    { openDatabase },
+    { onShutdownSignal },
+    { createLogger },
+    { migrateUp },
+    { formatDemoCredentials, seedDemoOnFirstStart },
+    { startupLine },
+  ] = await Promise.all([
+    import('./app.ts'),
+    import('./container.ts'),
+    import('./http/server.ts'),
+    import('./shared/app-secret.ts'),
+    import('./shared/database.ts'),
+    import('./shared/graceful-shutdown.ts'),
+    import('./shared/logger.ts'),
+    import('./shared/migrator.ts'),
+    import('../seeders/demo.seeder.ts'),
+    import('./shared/startup-line.ts'),
+  ]);
   const logger = createLogger(config.logLevel);
 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
