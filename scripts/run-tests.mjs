@@ -9,8 +9,7 @@
 // each inside a suite named after it (a file's top-level hooks stay scoped to that file). Groups hold
 // files in the order of their paths, folders crossed, at most TEST_GROUP_SIZE (8) of them;
 // TEST_GROUP_SIZE=1 gives every file its own process again. A file whose source contains the marker
-// `test-runner: own process` always gets one (the browser tests: AdminJS reads its settings once per
-// process).
+// `test-runner: own process` always gets one (the SIGKILL tests).
 //
 // --test-timeout=N bounds each test file (its suite in the entry file, its tests included), not the
 // process running a group: the process gets the sum of its files' bounds, plus a minute to start. A file

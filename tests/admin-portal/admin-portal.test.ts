@@ -1,11 +1,8 @@
 // The Admin Portal in a real browser: login with MFA, the users grid and its filters, CSV export,
 // impersonation with its banner and exit, and a refusal rule holding in the UI.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +14,7 @@ import { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { parseCsv } from '../setup/csv.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -39,12 +36,9 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await target.click('button[type=submit]');
   }
 
-  let bundleDir: string;
-
   before(async () => {
     // a bundle folder of its own, so no other process's AdminJS build can interfere
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp();
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -65,18 +59,17 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
       email: 'carl@portal.test',
     });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
-    browser = await launchBrowser();
+    await prepareAdminBundle(base); // built once for every browser test file
+    browser = await acquireBrowser();
     context = await browser.newContext({ acceptDownloads: true });
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
     page.setDefaultTimeout(60_000);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when someone other than a platform admin, or an admin with a wrong code, logs in, then the portal refuses', async () => {

@@ -4,10 +4,8 @@
 // then valid once the properties exist) and its runs; a record HubSpot refuses shows as an error with
 // its fields, and Retry (once the cause is gone) sends it and the error goes away. The page's routes
 // answer only a signed-in platform admin, and an unknown organization is a 404.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -21,7 +19,7 @@ import { bearer, buildOrganization, buildUser, PASSWORD, tokenFor } from '../fac
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { buildMember } from '../factories/records.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
@@ -35,7 +33,6 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
   let base: string;
   let browser: Browser;
   let page: Page;
-  let bundleDir: string;
   let org: Organization;
   let idle: Organization;
   let clientAdmin: Awaited<ReturnType<typeof buildUser>>;
@@ -83,10 +80,8 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
 
   before(async () => {
     hub = await startHubSpotStandIn({ budget: 1000 });
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
     t = await startTestApp({
       env: {
-        ADMIN_JS_TMP_DIR: bundleDir,
         HUBSPOT_API_URL: hub.url,
         HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
         HUBSPOT_CLIENT_ID: hub.clientId,
@@ -110,8 +105,8 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     await waitFor('the mapping errors', async () => (await errorCount('property_mapping')) === 5);
 
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir);
-    browser = await launchBrowser();
+    await prepareAdminBundle(base);
+    browser = await acquireBrowser();
     const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -127,11 +122,10 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     await page.waitForURL(`${base}/admin`);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
     await hub?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when the admin opens Platform Settings > CRM, then the connected organization is listed with its figures', async () => {

@@ -2,10 +2,8 @@
 // organization and sees its token once, with the SCIM base URL; the token is nowhere in the portal
 // afterwards (only its prefix); Rotate token shows a new one once and the old one stops working;
 // Revoke token leaves the directory without a token, and SCIM refuses the last one.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -19,7 +17,7 @@ import { sha256 } from '../../src/shared/crypto.ts';
 import { buildOrganization, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 // screenshots to look at the pages (PORTAL_SCREENSHOTS names another folder)
@@ -33,7 +31,6 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
   let browser: Browser;
   let page: Page;
   let org: Organization;
-  let bundleDir: string;
   let directoryId: string;
   let firstToken: string;
   let rotatedToken: string;
@@ -62,8 +59,7 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
   };
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp();
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -71,8 +67,8 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
     org = await buildOrganization({ name: 'Entra Guild', plan: 'enterprise' });
     await buildOrganization({ name: 'Okta Guild' });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir);
-    browser = await launchBrowser();
+    await prepareAdminBundle(base);
+    browser = await acquireBrowser();
     const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -85,10 +81,9 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
     await page.waitForURL(`${base}/admin`);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when the admin opens Platform Settings > Directory Sync, then it lists no directories and offers the form', async () => {

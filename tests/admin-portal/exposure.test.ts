@@ -1,11 +1,7 @@
 // What the Admin Portal's JSON API sends (the browser gets nothing else): only the resources it opts
 // into, each with only its allow-listed properties. Secrets planted in the hidden columns must not appear.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import supertest from 'supertest';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
@@ -25,15 +21,12 @@ type Listed = { records: Array<{ id: string; params: Record<string, unknown> }>;
 describe('Admin Portal exposure', { timeout: 180_000 }, () => {
   let t: TestApp;
   let portal: ReturnType<typeof supertest.agent>;
-  let bundleDir: string;
   let generatedPassword: string;
   let memberEmail: string;
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
     t = await startTestApp({
       dnsLookup: stubDns({ 'hooks.example.test': ['93.184.216.34'] }).lookup,
-      env: { ADMIN_JS_TMP_DIR: bundleDir },
     });
     const { admin, token, mfaToken } = await buildAdmin(t);
     const org = await buildOrganization();
@@ -103,7 +96,6 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
   });
   after(async () => {
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   const list = async (resource: string, query = '') => {

@@ -1,11 +1,8 @@
 // The library in the Admin Portal, in a real browser: a platform admin sees each organization's
 // resources, their versions, categories and the storage used per organization, read-only. Deletion
 // goes through the library's ResourceService; on a build without it the action is not offered.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +14,7 @@ import { buildOrganization, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { buildCategory, buildResource } from '../factories/resource-usage.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const SHOTS = process.env.PORTAL_SCREENSHOTS; // a folder to keep screenshots in, for looking at the pages
@@ -28,7 +25,6 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
   let base: string;
   let browser: Browser;
   let page: Page;
-  let bundleDir: string;
   let guideId: string;
   let adminEmail: string;
   let otp: () => string;
@@ -39,8 +35,7 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
   const rowsText = async () => ((await page.locator('tbody').textContent()) ?? '').replace(/\s+/g, ' ');
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp();
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -64,8 +59,8 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await buildCategory(sequelize, small.id, 'Archive', { archived: true });
 
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
-    browser = await launchBrowser();
+    await prepareAdminBundle(base); // built once for every browser test file
+    browser = await acquireBrowser();
     const context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -79,10 +74,9 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await page.waitForURL(`${base}/admin`);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it("when the library's resources are listed, then every organization's resources show with their organization, type, access level and status", async () => {

@@ -1,13 +1,9 @@
 // The Admin Portal's login form in a real browser: a refused attempt keeps the e-mail (never the
 // password or code), so only the mistyped field needs typing again.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
@@ -15,7 +11,7 @@ import type { User } from '../../src/modules/users/user.model.ts';
 import { PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 describe('Admin Portal login form', { timeout: 240_000 }, () => {
@@ -25,28 +21,25 @@ describe('Admin Portal login form', { timeout: 240_000 }, () => {
   let browser: Browser;
   let page: Page;
   let admin: User;
-  let bundleDir: string;
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp();
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     ({ admin } = await buildAdmin(t, { email: 'kept.address@portal.test' }));
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
-    browser = await launchBrowser();
+    await prepareAdminBundle(base); // built once for every browser test file
+    browser = await acquireBrowser();
     const context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
     page.setDefaultTimeout(60_000);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when a login is refused, then the form shows the error with the e-mail still filled in and the password and code empty', async () => {

@@ -1,11 +1,8 @@
 // The Admin Portal's platform pages in a real browser: the dashboard (figures and the admin's own MFA
 // enrolment), organizations through OrganizationService, audit entries, impersonation sessions, jobs
 // and the outbox preview.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +17,7 @@ import type { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 const SHOTS = process.env.PORTAL_SCREENSHOTS; // a folder to keep screenshots in, for looking at the pages
@@ -36,7 +33,6 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   let org: Organization;
   let mary: User;
   let nora: User;
-  let bundleDir: string;
 
   async function login(target: Page, email: string, otp: string): Promise<void> {
     await target.goto(`${base}/admin/login`);
@@ -52,8 +48,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   const count = async (sql: string) => ((await t.db.sequelize.query(sql, { plain: true })) as { n: number }).n;
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir } });
+    t = await startTestApp();
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,8 +71,8 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       status: 'suspended',
     });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
-    browser = await launchBrowser();
+    await prepareAdminBundle(base); // built once for every browser test file
+    browser = await acquireBrowser();
     context = await browser.newContext();
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -85,10 +80,9 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await login(page, admin.email, totpCode(mfaSecretOf(admin)!, t.clock.now()));
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when the admin opens the portal, then the dashboard shows users by status and role, new users, organizations by plan, the items needing attention, recent audit events and their MFA state', async () => {

@@ -2,10 +2,8 @@
 // service's settings, secrets shown only by their last four characters) and the SSO connections of
 // organizations with Test connection / Enable. The identity service is the loopback stand-in, driven
 // through the real @workos-inc/node client.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -19,7 +17,7 @@ import type { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { startIdentityServiceStandIn, type IdentityServiceStandIn } from '../support/identity-service-stand-in.ts';
 
@@ -37,7 +35,6 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
   let admin: User;
   let org: Organization;
   let connection: SsoConnection;
-  let bundleDir: string;
 
   // the portal scrolls inside its layout, so a full-page shot is only the viewport: a taller one when asked
   const shot = async (name: string, height = 900) => {
@@ -54,9 +51,8 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     ).n;
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
     idp = await startIdentityServiceStandIn();
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir, IDENTITY_SERVICE_API_URL: idp.url } });
+    t = await startTestApp({ env: { IDENTITY_SERVICE_API_URL: idp.url } });
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -81,8 +77,8 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
       },
     );
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir);
-    browser = await launchBrowser();
+    await prepareAdminBundle(base);
+    browser = await acquireBrowser();
     const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -95,11 +91,10 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await page.waitForURL(`${base}/admin`);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
     await idp?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when the admin opens Platform Settings > Integrations, then the identity service shows as not configured', async () => {

@@ -3,11 +3,9 @@
 // impersonation offered only where it can succeed, and the list's polish (titles, badges, search,
 // multi-value filters, empty result, one-click export, separate forms). Screenshots land in
 // USERS_PORTAL_SCREENSHOTS when set.
-// test-runner: own process (AdminJS reads ADMIN_JS_TMP_DIR once per process, when it loads)
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +18,7 @@ import { User } from '../../src/modules/users/user.model.ts';
 import { buildApiKey, buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { parseCsv } from '../setup/csv.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -37,7 +35,6 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   let carl: User;
   let paula: User;
   let sam: User;
-  let bundleDir: string;
   const shots = process.env.USERS_PORTAL_SCREENSHOTS;
 
   const shot = async (name: string) => {
@@ -59,9 +56,8 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   };
 
   before(async () => {
-    bundleDir = await mkdtemp(path.join(tmpdir(), 'guildhall-adminjs-'));
     if (shots) await mkdir(shots, { recursive: true });
-    t = await startTestApp({ env: { ADMIN_JS_TMP_DIR: bundleDir, IMPERSONATION_MAX_PER_HOUR: '1' } });
+    t = await startTestApp({ env: { IMPERSONATION_MAX_PER_HOUR: '1' } });
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -108,8 +104,8 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
       email: 'sam@portal.test',
     });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
-    await prepareAdminBundle(base, bundleDir); // built once for every browser test file
-    browser = await launchBrowser();
+    await prepareAdminBundle(base); // built once for every browser test file
+    browser = await acquireBrowser();
     const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 } });
     await context.route(offlineOnly, (route) => route.abort());
     page = await context.newPage();
@@ -122,10 +118,9 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.waitForURL(`${base}/admin`);
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t?.close();
-    await rm(bundleDir, { recursive: true, force: true });
   });
 
   it('when a role is raised without the confirmation, then the edit form stays open with the error and nothing is saved', async () => {

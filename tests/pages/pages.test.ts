@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { bearer, buildOrganization, buildUser } from '../factories/index.ts';
 import { buildAdmin } from '../factories/mfa.ts';
-import { launchBrowser, offlineOnly } from '../setup/browser.ts';
+import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
 describe('Pages for people: home, choosing a password, impersonation landing', { timeout: 240_000 }, () => {
@@ -22,10 +22,10 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
     server = t.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
+    browser = await acquireBrowser();
   });
   after(async () => {
-    await browser?.close();
+    await releaseBrowser();
     await new Promise((resolve) => server?.close(resolve));
     await t.close();
   });

@@ -4,8 +4,14 @@
 // The bundle depends only on the files under admin/ and the installed AdminJS, so the first process
 // keeps a copy, named by their SHA-256, in node_modules/.cache/guildhall-tests/, and the others put
 // that copy in their own bundle folder instead of bundling again.
+//
+// AdminJS reads ADMIN_JS_TMP_DIR once, when its module loads: every test app of a process gets the
+// same folder (portalBundleDir, startTestApp's default), so browser files may share a process with
+// each other and with API files.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,12 +42,24 @@ async function bundleKey(): Promise<string> {
   return hash.digest('hex').slice(0, 24);
 }
 
+let processBundleDir: string | undefined;
+/** This process's ADMIN_JS_TMP_DIR, removed when the process ends. */
+export function portalBundleDir(): string {
+  if (!processBundleDir) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'guildhall-adminjs-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    processBundleDir = dir;
+  }
+  return processBundleDir;
+}
+
 /**
- * Puts the components bundle in `bundleDir` (the app's ADMIN_JS_TMP_DIR) for the portal served at
- * `base`. Call it once the portal has loaded (after a first request to /admin/login, which drops a
- * bundle left in the folder).
+ * Puts the components bundle in this process's bundle folder for the portal served at `base`. Call it
+ * once the portal has loaded (after a first request to /admin/login, which drops a bundle left in the
+ * folder).
  */
-export async function prepareAdminBundle(base: string, bundleDir: string): Promise<void> {
+export async function prepareAdminBundle(base: string): Promise<void> {
+  const bundleDir = portalBundleDir();
   const cached = path.join(cacheDir, `adminjs-bundle-${await bundleKey()}.js`);
   try {
     await copyFile(cached, path.join(bundleDir, 'bundle.js'));

@@ -12,6 +12,7 @@ import { openDatabase, type Database } from '../../src/shared/database.ts';
 import { createLogger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
 import type { DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
+import { portalBundleDir } from './admin-bundle.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { recordRequests } from './request-log.ts';
 
@@ -50,6 +51,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     APP_SECRET: 'test-secret-test-secret-test-secret-0123',
     JOBS_POLLING_SECONDS: '0.5',
+    ADMIN_JS_TMP_DIR: portalBundleDir(), // one per process: AdminJS reads it once
     ...(testDb.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}),
     DATA_DIR: testDb.dataDir,
     ...options.env,
