@@ -6,18 +6,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Sequelize } from 'sequelize';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { createContainer } from '../src/container.ts';
-import { systemActor } from '../src/shared/access/actor.ts';
-import { resolveAppSecret } from '../src/shared/app-secret.ts';
-import { hashPassword, randomToken } from '../src/shared/crypto.ts';
-import { openDatabase, type Database } from '../src/shared/database.ts';
+import type { Database } from '../src/shared/database.ts';
 import { DataDirInUseError } from '../src/shared/data-dir-lock.ts';
 import { loadDotEnv } from '../src/shared/dot-env.ts';
-import { createLogger } from '../src/shared/logger.ts';
-import { User } from '../src/modules/users/user.model.ts';
-import { DEFAULT_ADMIN_EMAIL } from '../seeders/demo.seeder.ts';
+import { DEFAULT_ADMIN_EMAIL } from '../seeders/demo-admin.ts';
 
 const USAGE = `Usage: npm run reset-admin -- [email] [--password <new password>] [--reset-mfa] [--force]
 
@@ -82,6 +75,26 @@ async function run(): Promise<void> {
     );
   }
 
+  // loaded once the arguments and the configuration are known good, so a refusal answers in a moment
+  const [
+    { Sequelize },
+    { createContainer },
+    { systemActor },
+    { resolveAppSecret },
+    { hashPassword, randomToken },
+    { openDatabase },
+    { createLogger },
+    { User },
+  ] = await Promise.all([
+    import('sequelize'),
+    import('../src/container.ts'),
+    import('../src/shared/access/actor.ts'),
+    import('../src/shared/app-secret.ts'),
+    import('../src/shared/crypto.ts'),
+    import('../src/shared/database.ts'),
+    import('../src/shared/logger.ts'),
+    import('../src/modules/users/user.model.ts'),
+  ]);
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   let db: Database;
   try {

@@ -9,6 +9,7 @@ import { Organization } from '../src/modules/organizations/organization.model.ts
 import { User } from '../src/modules/users/user.model.ts';
 import type { Actor } from '../src/shared/access/actor.ts';
 import { hashPassword, randomToken, sha256 } from '../src/shared/crypto.ts';
+import { DEFAULT_ADMIN_EMAIL } from './demo-admin.ts';
 import { seedDemoLibrary } from './demo-library.seeder.ts';
 import { seedDemoRecords } from './demo-records.seeder.ts';
 
@@ -25,7 +26,6 @@ export interface DemoData {
 }
 
 export const DEMO_ORGANIZATION_SLUG = 'demo';
-export const DEFAULT_ADMIN_EMAIL = 'admin@guildhall.local';
 
 /** The development quick start: demo data on a first start, that is against a database without organizations. */
 export async function seedDemoOnFirstStart(container: Container): Promise<DemoData | null> {
