@@ -80,7 +80,13 @@ class FliteProcess {
         reject(Object.assign(new Error('speech synthesis timed out'), { died: false }));
       }, this.options.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      child.send({ id, wasmPath: this.options.wasmPath, voice, text, outFile: path.resolve(outFile) });
+      // With a callback a failed write (EPIPE: the process died after the connected check) comes here
+      // instead of as an 'error' event nobody listens to, which would end the whole process.
+      child.send({ id, wasmPath: this.options.wasmPath, voice, text, outFile: path.resolve(outFile) }, (error) => {
+        if (!error || !this.pending.delete(id)) return;
+        clearTimeout(timer);
+        reject(Object.assign(new Error(`the speech process could not be reached: ${error.message}`), { died: true }));
+      });
     });
   }
 
