@@ -85,6 +85,8 @@ class FliteProcess {
       child.send({ id, wasmPath: this.options.wasmPath, voice, text, outFile: path.resolve(outFile) }, (error) => {
         if (!error || !this.pending.delete(id)) return;
         clearTimeout(timer);
+        if (this.child === child) this.child = undefined; // the retry starts a fresh process
+        child.kill('SIGKILL');
         reject(Object.assign(new Error(`the speech process could not be reached: ${error.message}`), { died: true }));
       });
     });
