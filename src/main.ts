@@ -1,4 +1,5 @@
-// .env -> config -> database -> migrations -> container -> job queue (and workers) -> seed -> app -> listen; graceful shutdown.
+// .env -> config -> database -> migrations -> container -> job queue (and workers) -> seed -> app -> listen;
+// graceful shutdown.
 import type { Server } from 'node:http';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { loadDotEnv } from './shared/dot-env.ts';

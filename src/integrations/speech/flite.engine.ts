@@ -31,7 +31,10 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-/** Loader flags (tsx under development and tests) carry over to the child; test-runner flags do not. --expose-gc: see flite.worker.ts. */
+/**
+ * Loader flags (tsx under development and tests) carry over to the child; test-runner flags do not.
+ * --expose-gc: see flite.worker.ts.
+ */
 function childExecArgv(): string[] {
   const keep: string[] = [];
   const args = process.execArgv;
@@ -44,6 +47,9 @@ function childExecArgv(): string[] {
 }
 
 /** One Flite child process: one request at a time, restarted when it dies. */
+/** `died`: the process is gone, so one more try on a fresh one may succeed. */
+const speechError = (message: string, died: boolean) => Object.assign(new Error(message), { died });
+
 class FliteProcess {
   private child?: ChildProcess;
   private readonly pending = new Map<number, Pending>();
@@ -77,7 +83,7 @@ class FliteProcess {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         child.kill('SIGKILL');
-        reject(Object.assign(new Error('speech synthesis timed out'), { died: false }));
+        reject(speechError('speech synthesis timed out', false));
       }, this.options.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       // With a callback a failed write (EPIPE: the process died after the connected check) comes here
@@ -87,7 +93,7 @@ class FliteProcess {
         clearTimeout(timer);
         if (this.child === child) this.child = undefined; // the retry starts a fresh process
         child.kill('SIGKILL');
-        reject(Object.assign(new Error(`the speech process could not be reached: ${error.message}`), { died: true }));
+        reject(speechError(`the speech process could not be reached: ${error.message}`, true));
       });
     });
   }
@@ -118,9 +124,7 @@ class FliteProcess {
         this.pending.delete(id);
         clearTimeout(pending.timer);
         pending.reject(
-          Object.assign(new Error(`the speech process exited (${signal ?? code}): ${stderr.trim().slice(-300)}`), {
-            died: true,
-          }),
+          speechError(`the speech process exited (${signal ?? code}): ${stderr.trim().slice(-300)}`, true),
         );
       }
     });
