@@ -58,6 +58,47 @@ export function parsedContract(yaml: string, dir = contractCacheDir()): unknown 
   return document;
 }
 
+/**
+ * express-openapi-validator checks the whole contract against the OpenAPI schema, bundles its
+ * references and compiles each operation's schemas on first use: 2 to 3 s of CPU for each instance.
+ * Its middlewares hold no state of the app they serve (they read and write only the request and
+ * response; the `app.param` hooks it adds to the first app it serves touch only routes declared on
+ * the app itself, and ours are all on routers), so a process that builds several apps from the same
+ * contract (the tests: one per file) builds one validator per contract document and response setting.
+ */
+const validators = new Map<string, RequestHandler[]>();
+function validatorFor(contract: Contract, validateResponses: boolean): RequestHandler[] {
+  // the document, not its YAML: a test's own contract may change the document it was parsed into
+  const key = `${validateResponses}:${sha256(JSON.stringify(contract.document))}`;
+  let middlewares = validators.get(key);
+  if (!middlewares) {
+    if (validators.size >= 8) validators.clear();
+    middlewares = newValidator(contract, validateResponses);
+    validators.set(key, middlewares);
+  }
+  return middlewares;
+}
+
+function newValidator(contract: Contract, validateResponses: boolean): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    // a deep copy: the validator annotates the document it is given
+    apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
+    validateApiSpec: true,
+    // allErrors: a client fixing a form wants every failing field at once; bodies are capped at 1 MB
+    // and our schemas are our own, which is what keeps AJV's all-errors mode safe here.
+    // coerceTypes false: the library still coerces path and query strings (they have no other type)
+    // but a JSON body of the wrong type is refused, never converted (`capacity: true` is not 1).
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
+    // full: a date or date-time must exist on the calendar. The default ("fast") let 2026-02-30
+    // through, and the database then stored it as 2 March: a value other than the one sent.
+    ajvFormats: { mode: 'full' },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
+    ignoreUndocumented: false,
+    fileUploader: false,
+  }) as RequestHandler[];
+}
+
 export interface ContractPhases {
   /** Finds the request's operation (404 and 405 for paths and methods the contract lacks); hooks the response validator when asked. */
   findOperation: RequestHandler;
@@ -76,23 +117,7 @@ export function contractPhases(
   validateResponses: boolean,
   onResponseDrift?: LateErrorHandler,
 ): ContractPhases {
-  const middlewares = OpenApiValidator.middleware({
-    // a deep copy: the validator annotates the document it is given
-    apiSpec: structuredClone(contract.document) as unknown as OpenAPIV3.DocumentV3,
-    validateApiSpec: true,
-    // allErrors: a client fixing a form wants every failing field at once; bodies are capped at 1 MB
-    // and our schemas are our own, which is what keeps AJV's all-errors mode safe here.
-    // coerceTypes false: the library still coerces path and query strings (they have no other type)
-    // but a JSON body of the wrong type is refused, never converted (`capacity: true` is not 1).
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
-    // full: a date or date-time must exist on the calendar. The default ("fast") let 2026-02-30
-    // through, and the database then stored it as 2 March: a value other than the one sent.
-    ajvFormats: { mode: 'full' },
-    validateResponses: validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: false, // authentication is ours (http/authenticate.ts); the contract documents it
-    ignoreUndocumented: false,
-    fileUploader: false,
-  }) as RequestHandler[];
+  const middlewares = validatorFor(contract, validateResponses);
   const named = (name: string) => middlewares.filter((middleware) => middleware.name === name);
   const known = new Set([
     'pathParamsMiddleware',

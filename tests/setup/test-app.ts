@@ -61,7 +61,6 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     logger,
-    loadDataDir: testDb.template,
   });
   await migrateUp(db, logger);
   const clock = new ManualClock(new Date());
