@@ -15,7 +15,7 @@
 // the migrations folder, the code that runs them and the job catalog, so a changed migration or
 // queue builds a new template. Set TEST_DB_TEMPLATE=off to migrate every database from scratch instead.
 import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, constants, cpSync, existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, cpSync, existsSync, readFileSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -148,14 +148,19 @@ async function pgliteTemplateFile(): Promise<Buffer> {
   }
 }
 
-/** Where PGlite databases live: memory-backed when the machine offers it (Linux's /dev/shm). */
+/**
+ * Where PGlite databases live: memory-backed when the machine offers room for them (Linux's /dev/shm;
+ * a container's is often 64 MB, too small for two 47 MB databases), else the temporary directory.
+ */
 function databasesDir(): string {
   try {
     accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
+    const { bavail, bsize } = statfsSync('/dev/shm');
+    if (bavail * bsize >= 1024 ** 3) return '/dev/shm';
   } catch {
-    return tmpdir();
+    // no /dev/shm (macOS, Windows) or not writable
   }
+  return tmpdir();
 }
 
 const PREFIX = 'guildhall-pglite-';
