@@ -21,7 +21,7 @@ export function loadContract(): Contract {
   return { yaml, document: parsedContract(yaml) as OpenAPIV3.DocumentV3_1 };
 }
 
-/** node_modules/.cache/guildhall of the installation this contract belongs to (the source tree or the build's parent). */
+/** node_modules/.cache/guildhall of the contract's installation (the source tree or the build's parent). */
 function contractCacheDir(): string | undefined {
   for (let dir = path.dirname(CONTRACT_PATH); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'node_modules'))) return path.join(dir, 'node_modules', '.cache', 'guildhall');
@@ -100,7 +100,10 @@ function newValidator(contract: Contract, validateResponses: boolean): RequestHa
 }
 
 export interface ContractPhases {
-  /** Finds the request's operation (404 and 405 for paths and methods the contract lacks); hooks the response validator when asked. */
+  /**
+   * Finds the request's operation (404 and 405 for paths and methods the contract lacks); hooks the
+   * response validator when asked.
+   */
   findOperation: RequestHandler;
   /** Validates parameters and body against the operation; deprecation headers. */
   validate: RequestHandler;

@@ -181,7 +181,7 @@ process.once('exit', () => {
 /** Folders of test processes that no longer run (killed before their `after` hooks). */
 function removeOrphans(): void {
   for (const name of readdirSync(base)) {
-    const pid = Number(name.startsWith(PREFIX) ? name.slice(PREFIX.length).split('-')[0] : Number.NaN);
+    const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
     if (pid && pid !== process.pid && !alive(pid)) rmSync(path.join(base, name), { recursive: true, force: true });
   }
 }

@@ -46,10 +46,10 @@ function childExecArgv(): string[] {
   return [...keep, '--no-warnings', '--expose-gc'];
 }
 
-/** One Flite child process: one request at a time, restarted when it dies. */
 /** `died`: the process is gone, so one more try on a fresh one may succeed. */
 const speechError = (message: string, died: boolean) => Object.assign(new Error(message), { died });
 
+/** One Flite child process: one request at a time, restarted when it dies. */
 class FliteProcess {
   private child?: ChildProcess;
   private readonly pending = new Map<number, Pending>();
