@@ -154,8 +154,16 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     const tier = before.body.contact_properties.find((p: { service_field: string }) => p.service_field === 'tier');
     assert.equal(tier.status, 'invalid');
     assert.match(tier.error, /PROPERTY_DOESNT_EXIST/);
+    // a run reads HubSpot's properties before they are created and stores its verdict only afterwards:
+    // that stale verdict must not bring back the errors the creation cleared
+    await waitFor('the earlier runs', async () => (await queued()) === 0, 60_000);
+    const staleRead = hub.holdNextPropertyRead();
+    await t.http.post('/api/crm/sync').set(bearer(adminToken)).expect(202);
+    await staleRead.arrived;
     const created = await t.http.post('/api/crm/properties').set(bearer(adminToken)).expect(200);
     assert.equal(created.body.created.length, 5);
+    staleRead.release();
+    await waitFor('the run with the stale read', async () => (await queued()) === 0, 60_000);
     assert.ok(hub.properties.has('guildhall_member_id'));
     const afterwards = await t.http
       .get(`/api/admin/integrations/crm/${organizationId}/property-mapping`)

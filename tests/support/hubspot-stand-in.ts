@@ -43,6 +43,11 @@ export interface HubSpotStandIn {
   holdUpserts(): () => void;
   /** The lower-cased e-mails of each contact upsert waiting on holdUpserts. */
   heldUpserts: string[][];
+  /**
+   * The next read of the contact properties is answered with the properties it found on arrival, but
+   * only once `release` is called (a slow read that has gone stale by the time it lands).
+   */
+  holdNextPropertyRead(): { arrived: Promise<void>; release: () => void };
   /** Calls answered 429. */
   rateLimited: number;
   /** The most calls seen in any rolling 10 seconds (429s excluded): never above `budget` if clients behave. */
@@ -83,6 +88,7 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
   let crmCalls = 0;
   let nextContactId = 1000;
   let upsertGate: Promise<void> | undefined;
+  let propertyReadHold: { arrive: () => void; released: Promise<void> } | undefined;
 
   const standIn: Omit<HubSpotStandIn, 'url' | 'close'> = {
     clientId: 'hubspot-client-id',
@@ -108,6 +114,18 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       };
     },
     heldUpserts: [],
+    holdNextPropertyRead() {
+      let arrive = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      propertyReadHold = { arrive, released };
+      return { arrived, release };
+    },
     rateLimited: 0,
     maxInWindow: () => maxInWindow,
     budget: options.budget ?? 100,
@@ -353,17 +371,25 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       if (!authorized(req, res) || !admit(res)) return;
       const body = raw ? (JSON.parse(raw) as { inputs: never[] }) : { inputs: [] };
       if (req.method === 'GET' && url.pathname === '/crm/v3/properties/contacts') {
-        return json(res, 200, {
-          results: [...standIn.properties].map((name) => ({
-            name,
-            label: name,
-            type: 'string',
-            fieldType: 'text',
-            groupName: 'contactinformation',
-            description: '',
-            options: [],
-          })),
-        });
+        const known = [...standIn.properties];
+        const answer = () =>
+          json(res, 200, {
+            results: known.map((name) => ({
+              name,
+              label: name,
+              type: 'string',
+              fieldType: 'text',
+              groupName: 'contactinformation',
+              description: '',
+              options: [],
+            })),
+          });
+        const hold = propertyReadHold;
+        propertyReadHold = undefined;
+        if (!hold) return answer();
+        hold.arrive();
+        void hold.released.then(answer);
+        return;
       }
       if (req.method === 'POST' && url.pathname === '/crm/v3/properties/contacts/batch/create') {
         const inputs = body.inputs as Array<{ name: string; label: string; type: string; fieldType: string }>;

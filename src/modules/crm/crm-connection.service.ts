@@ -17,6 +17,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
 import { HUBSPOT_SCOPES, type HubSpotOAuth, type HubSpotTokens } from '../../integrations/hubspot/hubspot.client.ts';
 import type { AuditService } from '../audit/index.ts';
+import type { MappingStatus } from './crm-mapping.check.ts';
 import type { MappingEntry } from './crm-mapping.ts';
 
 const STATE_TTL_MS = 10 * 60_000;
@@ -37,7 +38,7 @@ export interface ConnectionRow {
   connected_at: Date | null;
   delete_policy: 'mark' | 'archive';
   property_mapping: MappingEntry[];
-  mapping_status: Array<{ crm_property: string; valid: boolean; error?: string }> | null;
+  mapping_status: MappingStatus[] | null;
   mapping_checked_at: Date | null;
   last_sync_at: Date | null;
   last_error: string | null;

@@ -263,9 +263,7 @@ export class CrmDiagnosticsService {
       );
     }
     const mapping = await this.deps.mapping.stored(organizationId);
-    const verdict = new Map(
-      (row?.mapping_status ?? []).map((entry) => [entry.crm_property, entry as unknown as MappingStatus]),
-    );
+    const verdict = new Map((row?.mapping_status ?? []).map((entry) => [entry.crm_property, entry]));
     return mapping.map((entry) => {
       const last = verdict.get(entry.crm_property);
       if (last) return { ...entry, status: last.status, ...(last.error ? { error: last.error } : {}) };
@@ -281,12 +279,8 @@ export class CrmDiagnosticsService {
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
     const missing = CUSTOM_PROPERTIES.filter((property) => !existing.has(property.name));
     if (missing.length > 0) await call(() => crm.createContactProperties([...missing]));
-    await this.deps.sql.query(
-      `DELETE FROM crm_sync_errors
-        WHERE organization_id = $1 AND type = 'property_mapping' AND property = ANY($2::text[])`,
-      [organizationId, missing.map((p) => p.name)],
-    );
-    await this.checkedMapping(organizationId);
+    // the check clears the property_mapping errors of what is valid now
+    await this.deps.mapping.check(organizationId, crm, call);
     return missing.map((p) => p.name);
   }
 

@@ -1,6 +1,7 @@
 // Checks an organization's property mapping against HubSpot's properties API: before each run (the
 // run leaves out properties HubSpot does not have and reports each as a `property_mapping` error,
 // instead of failing every record), and when a platform admin asks for the mapping.
+import type { Sequelize } from 'sequelize';
 import type { Sql } from '../../shared/sql.ts';
 import type { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
 import type { CrmErrorLog } from './crm-error.log.ts';
@@ -14,7 +15,7 @@ export interface MappingStatus {
 }
 
 export class CrmMappingCheck {
-  constructor(private readonly deps: { sql: Sql; errorLog: CrmErrorLog }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; errorLog: CrmErrorLog }) {}
 
   async stored(organizationId: string): Promise<readonly MappingEntry[]> {
     const row = await this.deps.sql.one<{ property_mapping: MappingEntry[] }>(
@@ -30,6 +31,34 @@ export class CrmMappingCheck {
     crm: HubSpotCrm,
     call: <T>(work: () => Promise<T>) => Promise<T>,
   ): Promise<MappingStatus[]> {
+    return (await this.checkAndStore(organizationId, crm, call, false)).verdict;
+  }
+
+  /** The mapping a run uses and the properties it leaves out, each reported once as an error. */
+  async forRun(
+    organizationId: string,
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+  ): Promise<{ mapping: readonly MappingEntry[]; skip: Set<string> }> {
+    const { verdict } = await this.checkAndStore(organizationId, crm, call, true);
+    return {
+      mapping: verdict.map(({ service_field, crm_property }) => ({ service_field, crm_property })),
+      skip: new Set(verdict.filter((entry) => entry.status === 'invalid').map((e) => e.crm_property)),
+    };
+  }
+
+  /**
+   * Reads HubSpot's properties, then stores the verdict and reconciles the `property_mapping` errors
+   * in one transaction, unless a check that started later has stored its verdict already: a run that
+   * read HubSpot just before "create missing properties" must not bring back the errors it cleared.
+   */
+  private async checkAndStore(
+    organizationId: string,
+    crm: HubSpotCrm,
+    call: <T>(work: () => Promise<T>) => Promise<T>,
+    reportInvalid: boolean,
+  ): Promise<{ verdict: MappingStatus[] }> {
+    const started = await this.deps.sql.one<{ at: Date }>('SELECT clock_timestamp() AS at');
     const mapping = await this.stored(organizationId);
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
     const verdict = mapping.map(
@@ -42,35 +71,35 @@ export class CrmMappingCheck {
               error: `PROPERTY_DOESNT_EXIST: HubSpot has no contact property "${entry.crm_property}"`,
             },
     );
-    await this.deps.sql.query(
-      `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = now() WHERE organization_id = $1`,
-      [organizationId, JSON.stringify(verdict)],
-    );
-    return verdict;
-  }
-
-  /** The mapping a run uses and the properties it leaves out, each reported once as an error. */
-  async forRun(
-    organizationId: string,
-    crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
-  ): Promise<{ mapping: readonly MappingEntry[]; skip: Set<string> }> {
-    const verdict = await this.check(organizationId, crm, call);
     const invalid = verdict.filter((entry) => entry.status === 'invalid');
-    await this.deps.errorLog.record(
-      organizationId,
-      invalid.map((entry) => ({
-        type: 'property_mapping',
-        crmError: 'PROPERTY_DOESNT_EXIST',
-        property: entry.crm_property,
-        recordId: null,
-        httpStatus: null,
-        message: `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: create it (POST /api/crm/properties) or change the mapping`,
-      })),
-    );
-    return {
-      mapping: verdict.map(({ service_field, crm_property }) => ({ service_field, crm_property })),
-      skip: new Set(invalid.map((e) => e.crm_property)),
-    };
+    await this.deps.sequelize.transaction(async (transaction) => {
+      const stored = await this.deps.sql.query(
+        `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = $3
+          WHERE organization_id = $1 AND (mapping_checked_at IS NULL OR mapping_checked_at <= $3)`,
+        [organizationId, JSON.stringify(verdict), started?.at],
+        transaction,
+      );
+      if (stored.rowCount === 0) return;
+      await this.deps.sql.query(
+        `DELETE FROM crm_sync_errors
+          WHERE organization_id = $1 AND type = 'property_mapping' AND NOT (property = ANY($2::text[]))`,
+        [organizationId, invalid.map((entry) => entry.crm_property)],
+        transaction,
+      );
+      if (!reportInvalid) return;
+      await this.deps.errorLog.record(
+        organizationId,
+        invalid.map((entry) => ({
+          type: 'property_mapping',
+          crmError: 'PROPERTY_DOESNT_EXIST',
+          property: entry.crm_property,
+          recordId: null,
+          httpStatus: null,
+          message: `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: create it (POST /api/crm/properties) or change the mapping`,
+        })),
+        transaction,
+      );
+    });
+    return { verdict };
   }
 }

@@ -26,7 +26,7 @@ export const crmModule = defineModule({
     const limits = { burst: burstLimit, daily: dailyLimit };
     const budget = new CrmBudget({ sequelize, sql, limits });
     const errorLog = new CrmErrorLog({ sequelize, sql });
-    const mapping = new CrmMappingCheck({ sql, errorLog });
+    const mapping = new CrmMappingCheck({ sequelize, sql, errorLog });
     let sync: CrmSyncService | undefined;
     const crmConnections = new CrmConnectionService({
       sequelize,
