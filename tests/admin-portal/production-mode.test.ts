@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startChildService, type ChildService } from '../setup/child-service.ts';
-import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
+import { childDatabaseEnv, createTestDatabase, type TestDatabase } from '../setup/database.ts';
 
 describe('Admin Portal in production mode', { timeout: 180_000 }, () => {
   let service: ChildService;
@@ -20,9 +20,8 @@ describe('Admin Portal in production mode', { timeout: 180_000 }, () => {
       NODE_ENV: 'production',
       APP_SECRET: 'production-secret-production-secret-0123',
       SMTP_URL: 'smtp://127.0.0.1:2525', // required in production; nothing is sent in this test
-      DATA_DIR: dataDir,
       ADMIN_JS_TMP_DIR: path.join(dataDir, 'adminjs-bundle'),
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...childDatabaseEnv(database, dataDir),
     });
   });
   after(async () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startChildService, type ChildService } from '../setup/child-service.ts';
-import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
+import { childDatabaseEnv, createTestDatabase, type TestDatabase } from '../setup/database.ts';
 
 // The Docker image's way: the bundle is built once at image build time (admin/build-bundle.ts) and the
 // service, told ADMIN_JS_SKIP_BUNDLE=true, serves it without bundling at start.
@@ -36,10 +36,9 @@ describe('Admin Portal in production mode with a prebuilt bundle', { timeout: 36
         NODE_ENV: 'production',
         APP_SECRET: 'production-secret-production-secret-0123',
         SMTP_URL: 'smtp://127.0.0.1:2525',
-        DATA_DIR: dataDir,
         ADMIN_JS_TMP_DIR: path.join(dataDir, 'bundle'),
         ADMIN_JS_SKIP_BUNDLE: 'true',
-        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+        ...childDatabaseEnv(database, dataDir),
       },
       240_000,
     ); // a loaded machine (the whole suite in parallel) can take minutes to start it

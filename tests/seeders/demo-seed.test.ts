@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startChildService, type ChildService } from '../setup/child-service.ts';
-import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
+import { childDatabaseEnv, createTestDatabase, type TestDatabase } from '../setup/database.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const BANNER = /=== Guildhall demo data created ===/;
@@ -41,11 +41,9 @@ describe('demo data', { timeout: 900_000 }, () => {
     return {
       dir,
       env: {
-        DATA_DIR: path.join(dir, 'data'),
         ADMIN_JS_TMP_DIR: path.join(dir, 'adminjs'),
-        ...(database.databaseUrl
-          ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'demo-seed-secret-demo-seed-secret-012345' }
-          : {}),
+        ...childDatabaseEnv(database, path.join(dir, 'data')),
+        ...(database.databaseUrl ? { APP_SECRET: 'demo-seed-secret-demo-seed-secret-012345' } : {}),
       },
     };
   }

@@ -236,6 +236,18 @@ async function serverTemplate(serverUrl: string): Promise<string> {
 }
 
 /**
+ * A child service's database settings: the server database's URL with `filesDir` as DATA_DIR, or on
+ * PGlite the database's own folder as DATA_DIR (a migrated copy of the template, so the child skips
+ * PGlite's initdb, about 6 s, and the migrations; tests/foundation/process.test.ts keeps one real
+ * first start from nothing).
+ */
+export function childDatabaseEnv(database: TestDatabase, filesDir: string): Record<string, string> {
+  return database.databaseUrl
+    ? { DATABASE_URL: database.databaseUrl, DATA_DIR: filesDir }
+    : { DATA_DIR: database.dataDir };
+}
+
+/**
  * `template: false`: an empty database (the app migrates it), e.g. to start PGlite without pgvector;
  * in memory unless `persistent` (a folder that survives closing the app: restart tests). A database
  * from the template is always a folder, so it survives closing the app too.
