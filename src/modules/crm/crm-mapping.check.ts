@@ -31,7 +31,7 @@ export class CrmMappingCheck {
     crm: HubSpotCrm,
     call: <T>(work: () => Promise<T>) => Promise<T>,
   ): Promise<MappingStatus[]> {
-    return (await this.checkAndStore(organizationId, crm, call, false)).verdict;
+    return this.checkAndStore(organizationId, crm, call, false);
   }
 
   /** The mapping a run uses and the properties it leaves out, each reported once as an error. */
@@ -40,7 +40,7 @@ export class CrmMappingCheck {
     crm: HubSpotCrm,
     call: <T>(work: () => Promise<T>) => Promise<T>,
   ): Promise<{ mapping: readonly MappingEntry[]; skip: Set<string> }> {
-    const { verdict } = await this.checkAndStore(organizationId, crm, call, true);
+    const verdict = await this.checkAndStore(organizationId, crm, call, true);
     return {
       mapping: verdict.map(({ service_field, crm_property }) => ({ service_field, crm_property })),
       skip: new Set(verdict.filter((entry) => entry.status === 'invalid').map((e) => e.crm_property)),
@@ -57,7 +57,7 @@ export class CrmMappingCheck {
     crm: HubSpotCrm,
     call: <T>(work: () => Promise<T>) => Promise<T>,
     reportInvalid: boolean,
-  ): Promise<{ verdict: MappingStatus[] }> {
+  ): Promise<MappingStatus[]> {
     const started = await this.deps.sql.one<{ at: Date }>('SELECT clock_timestamp() AS at');
     const mapping = await this.stored(organizationId);
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
@@ -100,6 +100,6 @@ export class CrmMappingCheck {
         transaction,
       );
     });
-    return { verdict };
+    return verdict;
   }
 }
