@@ -178,10 +178,12 @@ process.once('exit', () => {
   for (const folder of ownFolders) rmSync(folder, { recursive: true, force: true });
 });
 
+const OWNER_PID = new RegExp(`^${PREFIX}(\\d+)-`);
+
 /** Folders of test processes that no longer run (killed before their `after` hooks). */
 function removeOrphans(): void {
   for (const name of readdirSync(base)) {
-    const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+    const pid = Number(OWNER_PID.exec(name)?.[1]);
     if (pid && pid !== process.pid && !alive(pid)) rmSync(path.join(base, name), { recursive: true, force: true });
   }
 }

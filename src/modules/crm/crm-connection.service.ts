@@ -88,7 +88,9 @@ export class CrmConnectionService {
   /** The connection row, or undefined when the organization never connected. */
   row(organizationId: string, transaction?: Transaction): Promise<ConnectionRow | undefined> {
     return this.deps.sql.one<ConnectionRow>(
-      `SELECT *, CASE WHEN daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date THEN daily_used ELSE 0 END AS daily_used_today
+      `SELECT *,
+              CASE WHEN daily_used_on = (clock_timestamp() AT TIME ZONE 'UTC')::date THEN daily_used ELSE 0 END
+                AS daily_used_today
          FROM crm_connections WHERE organization_id = $1`,
       [organizationId],
       transaction,

@@ -58,8 +58,12 @@ export class CrmMappingCheck {
     call: <T>(work: () => Promise<T>) => Promise<T>,
     reportInvalid: boolean,
   ): Promise<MappingStatus[]> {
-    const started = await this.deps.sql.one<{ at: Date }>('SELECT clock_timestamp() AS at');
-    const mapping = await this.stored(organizationId);
+    // the mapping and the check's start in one read; no row: not connected, and nothing is stored
+    const row = await this.deps.sql.one<{ property_mapping: MappingEntry[]; started: Date }>(
+      'SELECT property_mapping, clock_timestamp() AS started FROM crm_connections WHERE organization_id = $1',
+      [organizationId],
+    );
+    const mapping = mappingOf(row?.property_mapping ?? []);
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
     const verdict = mapping.map(
       (entry): MappingStatus =>
@@ -76,7 +80,7 @@ export class CrmMappingCheck {
       const stored = await this.deps.sql.query(
         `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = $3
           WHERE organization_id = $1 AND (mapping_checked_at IS NULL OR mapping_checked_at <= $3)`,
-        [organizationId, JSON.stringify(verdict), started?.at],
+        [organizationId, JSON.stringify(verdict), row?.started ?? null],
         transaction,
       );
       if (stored.rowCount === 0) return;
@@ -95,7 +99,9 @@ export class CrmMappingCheck {
           property: entry.crm_property,
           recordId: null,
           httpStatus: null,
-          message: `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: create it (POST /api/crm/properties) or change the mapping`,
+          message:
+            `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: ` +
+            'create it (POST /api/crm/properties) or change the mapping',
         })),
         transaction,
       );
