@@ -18,11 +18,16 @@ export class CrmMappingCheck {
   constructor(private readonly deps: { sequelize: Sequelize; sql: Sql; errorLog: CrmErrorLog }) {}
 
   async stored(organizationId: string): Promise<readonly MappingEntry[]> {
-    const row = await this.deps.sql.one<{ property_mapping: MappingEntry[] }>(
-      'SELECT property_mapping FROM crm_connections WHERE organization_id = $1',
+    return (await this.read(organizationId)).mapping;
+  }
+
+  /** The stored mapping and the database's time of the read; no row: not connected (no start either). */
+  private async read(organizationId: string): Promise<{ mapping: readonly MappingEntry[]; started: Date | null }> {
+    const row = await this.deps.sql.one<{ property_mapping: MappingEntry[]; started: Date }>(
+      'SELECT property_mapping, clock_timestamp() AS started FROM crm_connections WHERE organization_id = $1',
       [organizationId],
     );
-    return mappingOf(row?.property_mapping ?? []);
+    return { mapping: mappingOf(row?.property_mapping ?? []), started: row?.started ?? null };
   }
 
   /** Checks against HubSpot and stores the verdict (what the diagnostics show without calling HubSpot). */
@@ -58,12 +63,8 @@ export class CrmMappingCheck {
     call: <T>(work: () => Promise<T>) => Promise<T>,
     reportInvalid: boolean,
   ): Promise<MappingStatus[]> {
-    // the mapping and the check's start in one read; no row: not connected, and nothing is stored
-    const row = await this.deps.sql.one<{ property_mapping: MappingEntry[]; started: Date }>(
-      'SELECT property_mapping, clock_timestamp() AS started FROM crm_connections WHERE organization_id = $1',
-      [organizationId],
-    );
-    const mapping = mappingOf(row?.property_mapping ?? []);
+    // the mapping and the check's start in one read
+    const { mapping, started } = await this.read(organizationId);
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
     const verdict = mapping.map(
       (entry): MappingStatus =>
@@ -80,7 +81,7 @@ export class CrmMappingCheck {
       const stored = await this.deps.sql.query(
         `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = $3
           WHERE organization_id = $1 AND (mapping_checked_at IS NULL OR mapping_checked_at <= $3)`,
-        [organizationId, JSON.stringify(verdict), row?.started ?? null],
+        [organizationId, JSON.stringify(verdict), started],
         transaction,
       );
       if (stored.rowCount === 0) return;
