@@ -124,14 +124,16 @@ describe('domain events', () => {
     );
     assert.equal(handled.counter![0]!.organizationId, organizationId);
     assert.deepEqual(handled.counter![0]!.actor, { type: 'user', id: userId });
-    const [receipts] = await t.db.sequelize.query(
-      'SELECT subscriber FROM domain_event_receipts WHERE event_id = $1 ORDER BY subscriber',
-      { bind: [created!.id] },
-    );
-    assert.deepEqual(
-      (receipts as Array<{ subscriber: string }>).map((r) => r.subscriber),
-      ['test.counter', 'test.flaky'],
-    );
+    // the receipt is written when the delivery completes, just after the handler returned
+    const receiptsOf = async () => {
+      const [rows] = await t.db.sequelize.query(
+        'SELECT subscriber FROM domain_event_receipts WHERE event_id = $1 ORDER BY subscriber',
+        { bind: [created!.id] },
+      );
+      return (rows as Array<{ subscriber: string }>).map((r) => r.subscriber);
+    };
+    await eventually(async () => (await receiptsOf()).length === 2, 30_000).catch(() => undefined);
+    assert.deepEqual(await receiptsOf(), ['test.counter', 'test.flaky']);
   });
 
   it('when the same event is delivered to a subscriber twice, then the second delivery does nothing', async () => {
