@@ -4,6 +4,7 @@
 import type { Sequelize } from 'sequelize';
 import type { Sql } from '../../shared/sql.ts';
 import type { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
+import type { Call } from './crm-batches.ts';
 import type { CrmErrorLog } from './crm-error.log.ts';
 import { type MappingEntry, mappingOf, type ServiceField } from './crm-mapping.ts';
 
@@ -31,11 +32,7 @@ export class CrmMappingCheck {
   }
 
   /** Checks against HubSpot and stores the verdict (what the diagnostics show without calling HubSpot). */
-  async check(
-    organizationId: string,
-    crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
-  ): Promise<MappingStatus[]> {
+  async check(organizationId: string, crm: HubSpotCrm, call: Call): Promise<MappingStatus[]> {
     return this.checkAndStore(organizationId, crm, call, false);
   }
 
@@ -43,7 +40,7 @@ export class CrmMappingCheck {
   async forRun(
     organizationId: string,
     crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
+    call: Call,
   ): Promise<{ mapping: readonly MappingEntry[]; skip: Set<string> }> {
     const verdict = await this.checkAndStore(organizationId, crm, call, true);
     return {
@@ -60,10 +57,9 @@ export class CrmMappingCheck {
   private async checkAndStore(
     organizationId: string,
     crm: HubSpotCrm,
-    call: <T>(work: () => Promise<T>) => Promise<T>,
+    call: Call,
     reportInvalid: boolean,
   ): Promise<MappingStatus[]> {
-    // the mapping and the check's start in one read
     const { mapping, started } = await this.read(organizationId);
     const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
     const verdict = mapping.map(
