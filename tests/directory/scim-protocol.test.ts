@@ -51,7 +51,11 @@ describe('SCIM protocol', () => {
     assert.deepEqual([beyond.totalResults, beyond.itemsPerPage], [250, 0]);
     const defaults = expectScim(await scim.get('/Users?startIndex=0'), 200);
     assert.deepEqual([defaults.startIndex, defaults.itemsPerPage], [1, 100]);
-    expectScimError(await scim.get('/Users?count=ten'), 400, 'invalidValue');
+    // each field's message said once: in a detail of its own, or after the catalog's list of fields
+    assert.equal(
+      expectScimError(await scim.get('/Users?count=ten'), 400, 'invalidValue').detail,
+      'count is an integer',
+    );
     const filtered = expectScim(await scim.get(`/Users?${filter('externalId sw "page-24"')}&count=5`), 200);
     assert.deepEqual([filtered.totalResults, filtered.itemsPerPage], [10, 5]);
   });
@@ -113,6 +117,10 @@ describe('SCIM protocol', () => {
       'meta.created gt "yesterday"',
     ])
       expectScimError(await scim.get(`/Users?${filter(bad)}`), 400, 'invalidFilter');
+    assert.equal(
+      expectScimError(await scim.get(`/Users?${filter('userName eq')}`), 400, 'invalidFilter').detail,
+      'Query parameter "filter" ends where a value was expected',
+    );
     expectScimError(await scim.get(`/Groups?${filter('members.display co 1')}`), 400, 'invalidFilter');
   });
 
@@ -170,6 +178,10 @@ describe('SCIM protocol', () => {
     const malformed = await scim.post('/Users', {}).send('{"userName": ');
     expectScimError(malformed, 400, 'invalidSyntax');
     expectScimError(await scim.post('/Users', { name: { givenName: 'No userName' } }), 400, 'invalidValue');
+    assert.equal(
+      expectScimError(await scim.post('/Users', { userName: 123 }), 400, 'invalidValue').detail,
+      'userName is a text',
+    );
     expectScimError(await scim.post('/Groups', { members: [] }), 400, 'invalidValue');
     expectScimError(await scim.get('/Users/not-a-uuid'), 404);
     expectScimError(await scim.get('/Nothing'), 404);

@@ -55,7 +55,11 @@ function scimTypeOf(failure: HttpFailure): string | undefined {
 export function scimError(): ErrorRenderer {
   return (failure, _req, res) => {
     const scimType = scimTypeOf(failure);
-    const fields = failure.fields.map((field) => `${field.field} ${field.message}`).join('; ');
+    // SCIM has no field list: what each field's message adds goes into the detail, said once
+    const fields = failure.fields
+      .filter((field) => !failure.detail.includes(field.message))
+      .map((field) => `${field.field} ${field.message}`)
+      .join('; ');
     sendScim(res.status(failure.status), {
       schemas: [SCIM_ERROR_SCHEMA],
       status: String(failure.status),
