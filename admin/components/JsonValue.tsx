@@ -22,7 +22,14 @@ const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => 
     <ValueGroup label={translateProperty(property.path, property.resourceId)}>
       <pre
         data-testid={`json-${property.path}`}
-        style={{ whiteSpace: 'pre-wrap', fontFamily: 'monospace', background: '#f6f7fb', padding: 12 }}
+        // long unbroken strings (a SAML certificate) wrap inside the box instead of running past the page
+        style={{
+          whiteSpace: 'pre-wrap',
+          overflowWrap: 'anywhere',
+          fontFamily: 'monospace',
+          background: '#f6f7fb',
+          padding: 12,
+        }}
       >
         {value === undefined || value === null ? '—' : JSON.stringify(value, null, 2)}
       </pre>

@@ -32,6 +32,7 @@ export function loadComponents(loader: ComponentLoader) {
     DirectoryValue: loader.add('DirectoryValue', source('DirectoryValue')),
     TextList: loader.add('TextList', source('TextList')),
     TestResult: loader.add('TestResult', source('TestResult')),
+    OptionalValue: loader.add('OptionalValue', source('OptionalValue')),
     // Platform Settings > CRM: each organization's HubSpot status, errors with Retry, mapping and runs
     CrmSync: loader.add('CrmSync', source('CrmSync')),
     // the SSO connections' New SSO connection and Edit form

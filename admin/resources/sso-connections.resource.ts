@@ -21,6 +21,16 @@ import { PORTAL_PROPERTIES } from './portal-properties.ts';
 
 /** Computed for one record from SsoConnectionService.urlsOf, not columns. */
 const GENERATED = ['spEntityId', 'acsUrl', 'metadataUrl', 'redirectUri'] as const;
+type Generated = (typeof GENERATED)[number];
+/**
+ * The addresses the organization's IdP admin is given, by protocol. A brokered connection has none of
+ * its own: the identity service returns people to the redirect URI saved under Integrations.
+ */
+const ADDRESSES_OF: Record<SsoProtocolKind, readonly Generated[]> = {
+  saml: ['spEntityId', 'acsUrl', 'metadataUrl'],
+  oidc: ['redirectUri'],
+  identity_service: [],
+};
 
 /** The form's names, checked here against the service's protocols. */
 const PROTOCOL_LABELS: Record<SsoProtocolKind, string> = PROTOCOL_NAMES;
@@ -61,7 +71,7 @@ export const SSO_CONNECTION_TRANSLATIONS = {
 export class SsoConnectionsResource extends AllowListedResource {
   constructor(
     model: Container['models']['SsoConnection'],
-    private readonly urlsOf: (id: string) => Record<(typeof GENERATED)[number], string>,
+    private readonly urlsOf: (id: string) => Record<Generated, string>,
   ) {
     super(
       model,
@@ -73,7 +83,8 @@ export class SsoConnectionsResource extends AllowListedResource {
     const record = await super.findOne(id);
     if (record) {
       const urls = this.urlsOf(String(record.id()));
-      for (const name of GENERATED) record.params[name] = urls[name];
+      const protocol = record.params.protocol as SsoProtocolKind;
+      for (const name of ADDRESSES_OF[protocol] ?? GENERATED) record.params[name] = urls[name];
     }
     return record;
   }
@@ -286,7 +297,11 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         ...Object.fromEntries(
           GENERATED.map((name) => [
             name,
-            { type: 'string' as const, isVisible: { list: false, filter: false, show: true, edit: false } },
+            {
+              type: 'string' as const,
+              isVisible: { list: false, filter: false, show: true, edit: false },
+              components: { show: components.OptionalValue },
+            },
           ]),
         ),
       },

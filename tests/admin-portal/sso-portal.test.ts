@@ -4,6 +4,7 @@
 // through the real @workos-inc/node client.
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -173,7 +174,10 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
 
   it('when "Test connection" is confirmed, then the service tests it at the identity service and the result shows', async () => {
     await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
-    await page.getByText(`${t.config.baseUrl}/auth/saml/${connection.id}/acs`).waitFor();
+    // no address of its own: the identity service returns people to the redirect URI of Integrations
+    await page.getByText('conn_123').waitFor();
+    for (const label of ['SP entity ID', 'ACS URL', 'SP metadata URL', 'Redirect URI'])
+      assert.equal(await page.getByText(label, { exact: true }).count(), 0, label);
     assert.equal(await page.getByText('secretSealed').count(), 0);
     // the protocol and the default role by their names, not their stored codes
     await page.getByText('Identity service', { exact: true }).waitFor();
@@ -197,6 +201,42 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     assert.equal(await auditCount('sso.connection_tested'), 1);
   });
 
+  it('when a SAML connection is opened, then it shows the entity ID, ACS URL and metadata URL to give the IdP, and no redirect URI', async () => {
+    const saml = await t.container.services.ssoConnections.create(
+      {
+        type: 'user',
+        id: admin.id,
+        organizationId: org.id,
+        role: 'ROLE_CLIENT_ADMIN',
+        mfaVerified: false,
+        requestId: 'sso-portal-saml',
+      },
+      {
+        name: 'Entra ID (SAML)',
+        protocol: 'saml',
+        settings: {
+          idpEntityId: 'https://sts.windows.example.test/okta-guild/',
+          idpSsoUrl: 'https://login.example.test/okta-guild/saml2',
+          idpCertificate: readFileSync(new URL('../sso/fixtures/idp-signing.cert.pem', import.meta.url), 'utf8'),
+        },
+        domains: ['okta-guild.test'],
+      },
+    );
+    await page.goto(`${base}/admin/resources/sso_connections/records/${saml.id}/show`);
+    await page.getByText(`${t.config.baseUrl}/auth/saml/${saml.id}/acs`).waitFor();
+    for (const label of ['SP entity ID', 'ACS URL', 'SP metadata URL'])
+      assert.equal(await page.getByText(label, { exact: true }).count(), 1, label);
+    assert.equal(await page.getByText(`${t.config.baseUrl}/auth/saml/${saml.id}/metadata`).count(), 2);
+    assert.equal(await page.getByText('Redirect URI', { exact: true }).count(), 0);
+    // the certificate, one long string, wraps inside the settings box
+    const panel = await page.locator('[data-testid="json-settings"]').evaluate((pre) => ({
+      scroll: pre.scrollWidth,
+      client: pre.clientWidth,
+    }));
+    assert.ok(panel.scroll <= panel.client, `the settings box overflows: ${JSON.stringify(panel)}`);
+    await shot('connection-saml-show', 1300);
+  });
+
   it('when "Enable" is confirmed after a passed test, then the connection is active and Disable is offered', async () => {
     await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
     await page.click('[data-testid=action-enable]');
@@ -212,6 +252,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
 
   it('when a platform admin creates a brokered connection through "New SSO connection" and edits its name, then both show and the organization has it', async () => {
     const portalOrg = await buildOrganization({ name: 'Portal Guild', plan: 'enterprise' });
+    const createdBefore = await auditCount('sso.connection_created');
     await page.goto(`${base}/admin/resources/sso_connections/actions/newConnection`);
     await page.waitForSelector('[data-testid=sso-connection-form]');
     await page.fill('#organizationId', 'Portal Guild');
@@ -238,7 +279,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     assert.deepEqual(created.settings, { connection: 'conn_portal' });
     assert.deepEqual(created.domains, ['portal.test']);
     assert.equal(created.status, 'draft');
-    assert.equal(await auditCount('sso.connection_created'), 2);
+    assert.equal(await auditCount('sso.connection_created'), createdBefore + 1);
 
     await page.goto(`${base}/admin/resources/sso_connections`);
     const row = page.locator('tbody tr', { hasText: 'Portal brokered' });
