@@ -83,8 +83,7 @@ export class SsoConnectionsResource extends AllowListedResource {
     const record = await super.findOne(id);
     if (record) {
       const urls = this.urlsOf(String(record.id()));
-      const protocol = record.params.protocol as SsoProtocolKind;
-      for (const name of ADDRESSES_OF[protocol] ?? GENERATED) record.params[name] = urls[name];
+      for (const name of ADDRESSES_OF[record.params.protocol as SsoProtocolKind]) record.params[name] = urls[name];
     }
     return record;
   }

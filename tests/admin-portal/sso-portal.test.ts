@@ -4,7 +4,6 @@
 // through the real @workos-inc/node client.
 // test-runner: timeout 300 s (pages rendered in Chromium: minutes on a busy 2-core machine)
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -13,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import type { Organization } from '../../src/modules/organizations/organization.model.ts';
+import type { Actor } from '../../src/shared/access/actor.ts';
 import type { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
@@ -21,6 +21,7 @@ import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { startIdentityServiceStandIn, type IdentityServiceStandIn } from '../support/identity-service-stand-in.ts';
+import { createSamlIdp } from '../sso/fixtures/saml-idp.ts';
 
 // screenshots to look at the pages (PORTAL_SCREENSHOTS names another folder)
 const SHOTS = process.env.PORTAL_SCREENSHOTS ?? tmpdir();
@@ -36,6 +37,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
   let admin: User;
   let org: Organization;
   let connection: SsoConnection;
+  let asClientAdmin: Actor;
 
   // the portal scrolls inside its layout, so a full-page shot is only the viewport: a taller one when asked
   const shot = async (name: string, height = 900) => {
@@ -61,22 +63,20 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     org = await buildOrganization({ name: 'Okta Guild', plan: 'enterprise' });
     // created as the organization's client admin would through the API: the service, in its organization
     const clientAdmin = await buildUser({ organizationId: org.id, role: 'ROLE_CLIENT_ADMIN' });
-    connection = await t.container.services.ssoConnections.create(
-      {
-        type: 'user',
-        id: clientAdmin.id,
-        organizationId: org.id,
-        role: 'ROLE_CLIENT_ADMIN',
-        mfaVerified: false,
-        requestId: 'sso-portal-test',
-      },
-      {
-        name: 'Okta via the identity service',
-        protocol: 'identity_service',
-        settings: { connection: 'conn_123' },
-        domains: ['okta-guild.test'],
-      },
-    );
+    asClientAdmin = {
+      type: 'user',
+      id: clientAdmin.id,
+      organizationId: org.id,
+      role: 'ROLE_CLIENT_ADMIN',
+      mfaVerified: false,
+      requestId: 'sso-portal-test',
+    };
+    connection = await t.container.services.ssoConnections.create(asClientAdmin, {
+      name: 'Okta via the identity service',
+      protocol: 'identity_service',
+      settings: { connection: 'conn_123' },
+      domains: ['okta-guild.test'],
+    });
     assert.equal((await fetch(`${base}/admin/login`)).status, 200); // loads the portal
     await prepareAdminBundle(base);
     browser = await acquireBrowser();
@@ -202,26 +202,13 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
   });
 
   it('when a SAML connection is opened, then it shows the entity ID, ACS URL and metadata URL to give the IdP, and no redirect URI', async () => {
-    const saml = await t.container.services.ssoConnections.create(
-      {
-        type: 'user',
-        id: admin.id,
-        organizationId: org.id,
-        role: 'ROLE_CLIENT_ADMIN',
-        mfaVerified: false,
-        requestId: 'sso-portal-saml',
-      },
-      {
-        name: 'Entra ID (SAML)',
-        protocol: 'saml',
-        settings: {
-          idpEntityId: 'https://sts.windows.example.test/okta-guild/',
-          idpSsoUrl: 'https://login.example.test/okta-guild/saml2',
-          idpCertificate: readFileSync(new URL('../sso/fixtures/idp-signing.cert.pem', import.meta.url), 'utf8'),
-        },
-        domains: ['okta-guild.test'],
-      },
-    );
+    const samlIdp = createSamlIdp();
+    const saml = await t.container.services.ssoConnections.create(asClientAdmin, {
+      name: 'Entra ID (SAML)',
+      protocol: 'saml',
+      settings: { idpEntityId: samlIdp.entityId, idpSsoUrl: samlIdp.ssoUrl, idpCertificate: samlIdp.certificatePem },
+      domains: ['okta-guild.test'],
+    });
     await page.goto(`${base}/admin/resources/sso_connections/records/${saml.id}/show`);
     await page.getByText(`${t.config.baseUrl}/auth/saml/${saml.id}/acs`).waitFor();
     for (const label of ['SP entity ID', 'ACS URL', 'SP metadata URL'])

@@ -74,6 +74,10 @@ export function sendScim(res: Response, body: unknown): void {
   res.send(JSON.stringify(body));
 }
 
+const ERROR_PAGE_STYLE =
+  '<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}' +
+  'code{background:#f3f3f3;padding:0 .25rem}</style>';
+
 /** Browsers on the SSO surface get a page a person can read, with the request id to quote to support. */
 export function htmlErrorPage(): ErrorRenderer {
   return (failure, req, res) => {
@@ -82,10 +86,11 @@ export function htmlErrorPage(): ErrorRenderer {
       .status(failure.status)
       .type('html')
       .send(
-        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>${escapeHtml(failure.title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;line-height:1.5}code{background:#f3f3f3;padding:0 .25rem}</style>
-</head><body><h1>${escapeHtml(failure.title)}</h1><p>${escapeHtml(failure.detail)}</p>
-<p>If this keeps happening, contact your administrator and quote the reference <code>${escapeHtml(requestId)}</code>.</p></body></html>`,
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">' +
+          `<title>${escapeHtml(failure.title)}</title>\n${ERROR_PAGE_STYLE}\n` +
+          `</head><body><h1>${escapeHtml(failure.title)}</h1><p>${escapeHtml(failure.detail)}</p>\n` +
+          '<p>If this keeps happening, contact your administrator and quote the reference ' +
+          `<code>${escapeHtml(requestId)}</code>.</p></body></html>`,
       );
   };
 }
