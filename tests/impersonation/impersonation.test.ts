@@ -76,7 +76,9 @@ describe('Impersonation', () => {
   it('when the admin token is not MFA-verified or the caller is not an admin, then it is refused', async () => {
     const { token } = await buildAdmin(t);
     const member = await buildUser({ organizationId: orgId, role: 'ROLE_MEMBER' });
-    expectProblem(await start(token, member.id), 403, 'mfa_required');
+    const refused = await start(token, member.id);
+    expectProblem(refused, 403, 'mfa_required');
+    assert.match(refused.body.detail, /POST \/api\/auth\/mfa\/verify.*POST \/api\/auth\/mfa\/enrollment/);
     const clientAdmin = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
     const res = await t.http
       .post('/api/auth/login')

@@ -85,6 +85,10 @@ export function assertCan(actor: Actor, permission: Permission): void {
 /** Sensitive operations (impersonation, deletion) need a token whose holder verified a one-time code. */
 export function assertMfa(actor: Actor): void {
   if (actor.type === 'user' && !actor.mfaVerified) {
-    throw new AppError('mfa_required', 'This operation requires a verified MFA step');
+    throw new AppError(
+      'mfa_required',
+      'This operation needs a token verified with a one-time code: log in with "otp", or send a code to ' +
+        'POST /api/auth/mfa/verify (not enrolled yet: POST /api/auth/mfa/enrollment first)',
+    );
   }
 }
