@@ -15,7 +15,7 @@ import { portalRoutes } from './portal.routes.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { dashboardHandler } from './resources/dashboard.handler.ts';
 import { platformResources } from './resources/platform.resources.ts';
-import { libraryResources } from './resources/library.resources.ts';
+import { LIBRARY_TRANSLATIONS, libraryResources } from './resources/library.resources.ts';
 import { usersOptions, USERS_TRANSLATIONS } from './resources/users.options.ts';
 import { UsersResource } from './resources/users.resource.ts';
 import { ORGANIZATION_PROPERTY_LABELS, organizationsOptions } from './resources/organizations.options.ts';
@@ -98,6 +98,8 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       translations: {
         en: {
           labels: { pages: 'Platform Settings' },
+          // every resource's columns, unless its own translations say otherwise
+          properties: { organizationId: 'Organization', createdAt: 'Created', updatedAt: 'Updated' },
           pages: {
             [IDENTITY_SERVICE_PAGE]: 'Integrations',
             [DIRECTORY_SYNC_PAGE]: 'Directory Sync',
@@ -122,6 +124,28 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
                 after: 'After',
               },
             },
+            impersonation_requests: {
+              labels: { impersonation_requests: 'Impersonated requests' },
+              actions: { list: 'Requests made while impersonating', show: 'Impersonated request' },
+              properties: { sessionId: 'Session', adminId: 'Admin', targetUserId: 'Target user' },
+            },
+            webhook_subscriptions: {
+              labels: { webhook_subscriptions: 'Subscriptions' },
+              actions: { list: 'Webhook subscriptions', show: 'Webhook subscription' },
+              properties: { eventTypes: 'Events', disabledReason: 'Why disabled' },
+            },
+            webhook_deliveries: {
+              labels: { webhook_deliveries: 'Deliveries' },
+              actions: { list: 'Webhook deliveries', show: 'Webhook delivery' },
+              properties: {
+                subscriptionId: 'Subscription',
+                attemptCount: 'Attempts',
+                lastStatusCode: 'Last status',
+                nextAttemptAt: 'Next attempt',
+                lastAttemptAt: 'Last attempt',
+              },
+            },
+            ...LIBRARY_TRANSLATIONS,
             mail_outbox: {
               actions: { list: 'Mail outbox', show: 'Outbox message' },
               properties: {

@@ -28,6 +28,40 @@ const deletionService = (container: Container): ResourceDeletion | undefined =>
   (container.services as unknown as { resources?: ResourceDeletion }).resources;
 
 const navigation = { name: 'Library', icon: 'Book' };
+
+/** Page titles and column names (AdminJS would title every list "List"). */
+export const LIBRARY_TRANSLATIONS = {
+  library_resources: {
+    labels: { library_resources: 'Resources' },
+    actions: { list: 'Library resources', show: 'Library resource', deleteResource: 'Delete resource' },
+    properties: {
+      accessLevel: 'Access level',
+      downloadCount: 'Downloads',
+      viewCount: 'Views',
+      publishedAt: 'Published',
+    },
+  },
+  library_versions: {
+    labels: { library_versions: 'Versions' },
+    actions: { list: 'Resource versions', show: 'Resource version' },
+    properties: {
+      resourceId: 'Resource',
+      fileName: 'File name',
+      contentType: 'Content type',
+      sizeBytes: 'Size (bytes)',
+    },
+  },
+  library_categories: {
+    labels: { library_categories: 'Categories' },
+    actions: { list: 'Categories', show: 'Category' },
+    properties: { archivedAt: 'Archived' },
+  },
+  library_storage: {
+    labels: { library_storage: 'Storage' },
+    actions: { list: 'Storage per organization', show: 'Storage' },
+    properties: { organizationName: 'Organization', storageUsed: 'Storage used', storageBytes: 'Bytes' },
+  },
+};
 // AdminJS names the referenced organization through OrganizationsResource.findMany
 const organizationLink = () => ({ type: 'reference' as const, reference: 'organizations' });
 

@@ -83,6 +83,17 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await page.goto(`${base}/admin/resources/library_resources`);
     await page.waitForSelector('tbody tr');
     await shot('library-resources');
+    const headers = (await page.locator('thead tr > *').allInnerTexts()).map((header) => header.trim()).filter(Boolean);
+    assert.deepEqual(headers, [
+      'Name',
+      'Organization',
+      'Type',
+      'Format',
+      'Access level',
+      'Status',
+      'Downloads',
+      'Created',
+    ]);
     const text = await rowsText();
     assert.match(text, /Member guide.*Acme Guild/);
     assert.match(text, /Welcome video.*Acme Guild.*video.*mp4.*public.*published/);
@@ -119,6 +130,11 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await page.goto(`${base}/admin/resources/library_versions`);
     await page.waitForSelector('tbody tr');
     await shot('library-versions');
+    assert.match(await page.locator('h2').first().innerText(), /^Resource versions/);
+    assert.match(
+      (await page.locator('thead').innerText()).replace(/\s+/g, ' '),
+      /Resource Version File name .*Organization/,
+    );
     assert.match(await rowsText(), /file\.pdf/);
     assert.equal(await page.locator('tbody tr').count(), 3);
 

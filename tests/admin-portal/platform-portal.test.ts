@@ -393,6 +393,26 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.ok(!(await page.content()).includes('hunter2-secret'), 'the stored bodies never reach the page');
   });
 
+  it('when every list of the portal is opened, then its title names what it lists (not AdminJS’s bare "List")', async () => {
+    const resources = await page.evaluate(() =>
+      (window as unknown as { REDUX_STATE: { resources: { id: string }[] } }).REDUX_STATE.resources.map(
+        (resource) => resource.id,
+      ),
+    );
+    assert.ok(resources.length >= 16, `the portal lists ${resources.length} resources`);
+    const titles: Record<string, string> = {};
+    for (const id of resources) {
+      await page.goto(`${base}/admin/resources/${id}`);
+      const heading = page.locator('h2').first();
+      await heading.waitFor({ state: 'visible' });
+      titles[id] = (await heading.evaluate((node) => node.firstChild?.textContent ?? '')).trim();
+    }
+    const bare = Object.entries(titles).filter(([, title]) => title === '' || title === 'List');
+    assert.deepEqual(bare, [], 'every list has a title of its own');
+    assert.equal(titles.library_resources, 'Library resources');
+    assert.equal(titles.webhook_deliveries, 'Webhook deliveries');
+  });
+
   it('when an admin logs in for the first time, then the navigation opens on the Platform group with Users first, and a group they open stays open after a reload', async () => {
     const wide = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     await wide.route(offlineOnly, (route) => route.abort());
