@@ -130,10 +130,10 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await page.goto(`${base}/admin/resources/library_versions`);
     await page.waitForSelector('tbody tr');
     await shot('library-versions');
-    assert.match(await page.locator('h2').first().innerText(), /^Resource versions/);
+    assert.match((await page.locator('h2').first().textContent()) ?? '', /^Resource versions/);
     assert.match(
-      (await page.locator('thead').innerText()).replace(/\s+/g, ' '),
-      /Resource Version File name .*Organization/,
+      (await page.locator('thead tr > *').allInnerTexts()).join('|'),
+      /Resource\|Version\|File name\|.*Organization/,
     );
     assert.match(await rowsText(), /file\.pdf/);
     assert.equal(await page.locator('tbody tr').count(), 3);
