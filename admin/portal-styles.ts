@@ -7,10 +7,20 @@
 // wider than the page scrolls sideways rather than squeezing its columns, and cells keep 12 px at
 // their sides instead of the theme's 24 px, so the lists fit a laptop screen. The selectors outweigh the
 // theme's single class (its styles are injected after this sheet).
+//
+// A record page's header puts the title and the action buttons on one row and lets the title shrink
+// to make room, so with four or five actions the buttons were drawn over the title ("Organization",
+// "User details"). The row wraps instead: the title keeps its width and the buttons move below it
+// (the title's bottom margin moves to the row, so a row that does not wrap is as high as before).
 export const PORTAL_STYLESHEET_PATH = '/portal.css';
 
 export const PORTAL_STYLESHEET = `
 table.adminjs_Table td.adminjs_TableCell { word-break: normal; overflow-wrap: break-word; }
 table.adminjs_Table .adminjs_TableCell { padding-left: 12px; padding-right: 12px; }
 section:has(> table.adminjs_Table), div:has(> table.adminjs_Table) { overflow-x: auto; }
+section.adminjs_ActionHeader section.adminjs_Box:has(> section > h2.adminjs_H2) {
+  flex-wrap: wrap; row-gap: 16px; margin-bottom: 32px;
+}
+section.adminjs_ActionHeader section.adminjs_Box:has(> h2.adminjs_H2) { flex: 1 0 auto; }
+section.adminjs_ActionHeader h2.adminjs_H2 { margin-bottom: 0; }
 `;

@@ -99,7 +99,13 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
         en: {
           labels: { pages: 'Platform Settings' },
           // every resource's columns, unless its own translations say otherwise
-          properties: { organizationId: 'Organization', createdAt: 'Created', updatedAt: 'Updated' },
+          properties: {
+            organizationId: 'Organization',
+            createdAt: 'Created',
+            updatedAt: 'Updated',
+            lastUsedAt: 'Last used',
+            revokedAt: 'Revoked',
+          },
           pages: {
             [IDENTITY_SERVICE_PAGE]: 'Integrations',
             [DIRECTORY_SYNC_PAGE]: 'Directory Sync',

@@ -413,6 +413,36 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.equal(titles.webhook_deliveries, 'Webhook deliveries');
   });
 
+  it('when a record page has four or five actions, then its buttons do not cover its title', async () => {
+    // a laptop screen with the sidebar shown (below 1280 px AdminJS hides it and the row fits)
+    await page.setViewportSize({ width: 1366, height: 900 });
+    for (const target of [
+      `/admin/resources/organizations/records/${org.id}/show`,
+      `/admin/resources/users/records/${mary.id}/show`,
+    ]) {
+      await page.goto(`${base}${target}`);
+      const title = page.locator('section.adminjs_ActionHeader h2').first();
+      await title.waitFor({ state: 'visible' });
+      await page.locator('section.adminjs_ActionHeader a[data-testid^="action-"]').first().waitFor();
+      const overlaps = await page.evaluate(() => {
+        const heading = document.querySelector('section.adminjs_ActionHeader h2')!;
+        const range = document.createRange();
+        range.selectNodeContents(heading);
+        const text = range.getBoundingClientRect();
+        return [...document.querySelectorAll('section.adminjs_ActionHeader a[data-testid^="action-"]')]
+          .map((button) => ({ name: button.textContent, box: button.getBoundingClientRect() }))
+          .filter(
+            ({ box }) =>
+              box.left < text.right && text.left < box.right && box.top < text.bottom && text.top < box.bottom,
+          )
+          .map(({ name }) => name);
+      });
+      assert.deepEqual(overlaps, [], `${target}: buttons drawn over the title`);
+    }
+    await shot(page, 'user-show-header');
+    await page.setViewportSize({ width: 1280, height: 720 });
+  });
+
   it('when an admin logs in for the first time, then the navigation opens on the Platform group with Users first, and a group they open stays open after a reload', async () => {
     const wide = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
     await wide.route(offlineOnly, (route) => route.abort());
