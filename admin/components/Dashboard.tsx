@@ -15,6 +15,7 @@ interface Figures {
     id: string;
     occurredAt: string;
     action: string;
+    actorType: string;
     actorId: string | null;
     actorName: string | null;
     targetType: string;
@@ -28,6 +29,8 @@ interface Figures {
 }
 
 const api = new ApiClient();
+/** Where a named actor's page is (the figures name users and API keys). */
+const ACTOR_RESOURCES: Record<string, string> = { user: 'users', api_key: 'api_keys' };
 
 // The navigation opens on the Platform group (Users first) the first time; after that AdminJS keeps
 // the groups the admin opened or closed in localStorage ('sidebarElements'). This runs when the
@@ -205,7 +208,11 @@ const Dashboard: React.FC = () => {
                 </td>
                 <td>
                   {entry.actorId && entry.actorName ? (
-                    <Link href={`${rootPath}/resources/users/records/${entry.actorId}/show`}>{entry.actorName}</Link>
+                    <Link
+                      href={`${rootPath}/resources/${ACTOR_RESOURCES[entry.actorType]}/records/${entry.actorId}/show`}
+                    >
+                      {entry.actorName}
+                    </Link>
                   ) : (
                     (entry.actorId ?? 'system')
                   )}

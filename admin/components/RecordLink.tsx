@@ -12,9 +12,9 @@ const TARGETS: Record<string, string> = {
   api_key: 'api_keys',
   webhook_subscription: 'webhook_subscriptions',
   impersonation_session: 'impersonation_sessions',
+  directory: 'directories',
 };
 const FIXED: Record<string, string> = {
-  actorId: 'users',
   impersonatorId: 'users',
   adminId: 'users',
   targetUserId: 'users',
@@ -31,8 +31,8 @@ const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) =>
   const resource =
     path === 'targetId'
       ? TARGETS[String(record?.params.targetType)]
-      : path === 'actorId' && record?.params.actorType !== 'user'
-        ? undefined
+      : path === 'actorId'
+        ? TARGETS[String(record?.params.actorType)]
         : FIXED[path];
   const content = !id ? (
     <Text>—</Text>

@@ -1,5 +1,6 @@
-// Audit entries in the portal: the allow-listed columns, plus the names of the users and
-// organizations they reference (one query per page), so the page shows names and links, not raw ids.
+// Audit entries in the portal: the allow-listed columns, plus the names of the users, organizations,
+// API keys and directories they reference (one query per page), so the page shows names and links,
+// not raw ids.
 // A `user` filter (any entry the user acted in) narrows by the actor.
 import type { BaseRecord, Filter } from 'adminjs';
 import type { Model, ModelStatic } from 'sequelize';
@@ -9,14 +10,17 @@ import { AllowListedResource } from './allow-listed.resource.ts';
 /** Names computed for the page, never columns: the allow-list names them so the browser may receive them. */
 export const AUDIT_NAMES = ['actorName', 'impersonatorName', 'targetName', 'organizationName'] as const;
 
-/** Where a target type's records live in the portal (a target of another type shows its id). */
-export const TARGET_RESOURCES: Record<string, string> = {
-  user: 'users',
-  organization: 'organizations',
-  api_key: 'api_keys',
-  webhook_subscription: 'webhook_subscriptions',
-  impersonation_session: 'impersonation_sessions',
+/** The kinds of actor and target whose names the page looks up. */
+type NamedKind = 'user' | 'organization' | 'api_key' | 'directory';
+const KIND_LABELS: Record<NamedKind, string> = {
+  user: 'user',
+  organization: 'organization',
+  api_key: 'API key',
+  directory: 'directory',
 };
+const isNamedKind = (kind: unknown): kind is NamedKind => typeof kind === 'string' && kind in KIND_LABELS;
+/** Actors without a row of their own. */
+const ACTOR_LABELS: Record<string, string> = { system: 'System', identity_service: 'Identity service' };
 
 export class AuditEntriesResource extends AllowListedResource {
   constructor(
@@ -54,32 +58,44 @@ export class AuditEntriesResource extends AllowListedResource {
   }
 
   private async named(records: BaseRecord[]): Promise<BaseRecord[]> {
-    const users = new Set<string>();
-    const organizations = new Set<string>();
+    const ids: Record<NamedKind, Set<string>> = {
+      user: new Set(),
+      organization: new Set(),
+      api_key: new Set(),
+      directory: new Set(),
+    };
+    const add = (kind: unknown, id: unknown) => {
+      if (id && isNamedKind(kind)) ids[kind].add(String(id));
+    };
     for (const { params } of records) {
-      if (params.actorType === 'user' && params.actorId) users.add(String(params.actorId));
-      if (params.impersonatorId) users.add(String(params.impersonatorId));
-      if (params.organizationId) organizations.add(String(params.organizationId));
-      if (params.targetId && params.targetType === 'user') users.add(String(params.targetId));
-      if (params.targetId && params.targetType === 'organization') organizations.add(String(params.targetId));
+      add(params.actorType, params.actorId);
+      add('user', params.impersonatorId);
+      add('organization', params.organizationId);
+      add(params.targetType, params.targetId);
     }
-    if (!users.size && !organizations.size) return records;
-    const rows = await this.sql.rows<{ id: string; name: string; kind: 'user' | 'organization' }>(
+    if (Object.values(ids).every((set) => set.size === 0)) return records;
+    const rows = await this.sql.rows<{ id: string; name: string; kind: NamedKind }>(
       `SELECT id::text AS id, first_name || ' ' || last_name AS name, 'user' AS kind FROM users WHERE id::text = ANY($1::text[])
        UNION ALL
-       SELECT id::text, name, 'organization' FROM organizations WHERE id::text = ANY($2::text[])`,
-      [[...users], [...organizations]],
+       SELECT id::text, name, 'organization' FROM organizations WHERE id::text = ANY($2::text[])
+       UNION ALL
+       SELECT id::text, name, 'api_key' FROM api_keys WHERE id::text = ANY($3::text[])
+       UNION ALL
+       SELECT id::text, name, 'directory' FROM directories WHERE id::text = ANY($4::text[])`,
+      [[...ids.user], [...ids.organization], [...ids.api_key], [...ids.directory]],
     );
-    const name = (kind: string, id: unknown) => rows.find((row) => row.kind === kind && row.id === String(id))?.name;
+    const name = (kind: unknown, id: unknown) => {
+      const found = rows.find((row) => row.kind === kind && row.id === String(id))?.name;
+      return found && kind !== 'user' && kind !== 'organization'
+        ? `${found} (${KIND_LABELS[kind as NamedKind]})`
+        : found;
+    };
     for (const { params } of records) {
       const names = {
-        actorName: params.actorType === 'user' ? name('user', params.actorId) : undefined,
+        actorName: name(params.actorType, params.actorId) ?? ACTOR_LABELS[String(params.actorType)],
         impersonatorName: name('user', params.impersonatorId),
         organizationName: name('organization', params.organizationId),
-        targetName:
-          params.targetType === 'user' || params.targetType === 'organization'
-            ? name(params.targetType, params.targetId)
-            : undefined,
+        targetName: name(params.targetType, params.targetId),
       };
       for (const [key, value] of Object.entries(names)) if (value) params[key] = value;
     }

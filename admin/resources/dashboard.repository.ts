@@ -15,6 +15,7 @@ export interface DashboardFigures {
     id: string;
     occurredAt: string;
     action: string;
+    actorType: string;
     actorId: string | null;
     actorName: string | null;
     targetType: string;
@@ -64,11 +65,15 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
     ]),
     sql.rows<DashboardFigures['recentAudit'][number]>(
       // the newest ten by primary key (an index scan backwards), then each actor's name by primary key
-      `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_id AS "actorId",
-              u.first_name || ' ' || u.last_name AS "actorName", a.target_type AS "targetType", a.target_id AS "targetId"
-         FROM (SELECT * FROM audit_log ORDER BY id DESC LIMIT 10) a
+      `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_type AS "actorType",
+              a.actor_id AS "actorId", coalesce(u.first_name || ' ' || u.last_name, k.name || ' (API key)') AS "actorName",
+              a.target_type AS "targetType", a.target_id AS "targetId"
+         FROM (SELECT *, CASE WHEN actor_id ~* '^[0-9a-f-]{36}$' THEN actor_id::uuid END AS actor_uuid
+                 FROM audit_log ORDER BY id DESC LIMIT 10) a
          LEFT JOIN LATERAL (SELECT first_name, last_name FROM users
-                          WHERE id = CASE WHEN a.actor_type = 'user' AND a.actor_id ~* '^[0-9a-f-]{36}$' THEN a.actor_id::uuid END) u ON true
+                             WHERE id = CASE WHEN a.actor_type = 'user' THEN a.actor_uuid END) u ON true
+         LEFT JOIN LATERAL (SELECT name FROM api_keys
+                             WHERE id = CASE WHEN a.actor_type = 'api_key' THEN a.actor_uuid END) k ON true
         ORDER BY a.id DESC`,
     ),
     counted(sql, "SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('failed', 'retry')"),

@@ -21,7 +21,7 @@ export const PORTAL_PROPERTIES = {
   ],
   api_keys: ['id', 'name', 'prefix', 'organizationId', 'createdByUserId', 'createdAt', 'lastUsedAt', 'revokedAt'],
   // before/after are the API's wire shapes of the changed record (never secrets): the point of an audit trail
-  // ...and the names of the users and organizations referenced, computed per page (AUDIT_NAMES)
+  // ...and the names of the users, organizations, API keys and directories referenced, computed per page (AUDIT_NAMES)
   audit_log: [
     'id',
     'occurredAt',

@@ -14,7 +14,7 @@ import { ImpersonationSession } from '../../src/modules/impersonation/impersonat
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { Organization } from '../../src/modules/organizations/organization.model.ts';
 import type { User } from '../../src/modules/users/user.model.ts';
-import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
+import { buildApiKey, buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
@@ -260,6 +260,30 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     const target = page.locator('[data-testid=link-targetId]');
     assert.equal(await target.textContent(), 'Acme Guild');
     assert.ok((await target.getAttribute('href'))!.endsWith(`/admin/resources/organizations/records/${org.id}/show`));
+  });
+
+  it('when an API key acted, then its audit entry and the dashboard name the key and link to its page', async () => {
+    const { apiKey, secret } = await buildApiKey(org.id);
+    await t.http
+      .post('/api/members')
+      .set('Authorization', `Bearer ${secret}`)
+      .send({ firstName: 'Kay', lastName: 'Keyed', email: 'kay@platform.test' })
+      .expect(201);
+    const keyPage = `/admin/resources/api_keys/records/${apiKey.id}/show`;
+    await page.goto(`${base}/admin`);
+    const recent = page.locator('[data-testid=recent-audit]');
+    await recent.locator(`a[href$="${keyPage}"]`).first().waitFor();
+    assert.match((await recent.textContent()) ?? '', /member\.created.*test key \(API key\)/s);
+
+    const [entry] = (await t.db.sequelize.query(
+      `SELECT id::text AS id FROM audit_log WHERE action = 'member.created' AND actor_id = '${apiKey.id}'`,
+      { type: 'SELECT' },
+    )) as Array<{ id: string }>;
+    await page.goto(`${base}/admin/resources/audit_log/records/${entry!.id}/show`);
+    const actor = page.locator('[data-testid=link-actorId]');
+    await actor.waitFor();
+    assert.equal(await actor.textContent(), 'test key (API key)');
+    assert.ok((await actor.getAttribute('href'))!.endsWith(keyPage));
   });
 
   it('when the audit log is filtered by a user, then only the entries that user made are listed, by name', async () => {
