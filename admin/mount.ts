@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RequestHandler } from 'express';
 import type { AppContext as Container } from '../src/app-context.ts';
 import { lazily } from '../src/shared/lazy.ts';
+import { withValidPaging } from './list-paging.ts';
 import { PORTAL_STYLESHEET, PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
 
 export function adminPortal(container: Container, options: { eager: boolean }): RequestHandler {
@@ -26,6 +27,7 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
       res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(PORTAL_STYLESHEET);
       return;
     }
+    req.url = withValidPaging(req.url);
     load().then((router) => router(req, res, next), next);
   };
 }

@@ -5,8 +5,36 @@
 import { Resource } from '@adminjs/sequelize';
 import type { BaseRecord, Filter } from 'adminjs';
 import type { Model, ModelStatic } from 'sequelize';
+import { isUuid } from './ids.ts';
 
 type Attributes = ReturnType<Resource['rawAttributes']>;
+
+const INTEGER = /^-?\d{1,18}$/;
+
+/**
+ * Whether PostgreSQL can compare a column of this type with the value at all. It refuses 'x' for a
+ * uuid, an integer or a date (a query error: the portal answered 500 to an edited URL); such a value
+ * matches no row instead.
+ */
+function comparable(attribute: Attributes[string] | undefined, value: unknown): boolean {
+  const type = attribute?.type as { key?: string; values?: unknown[] } | undefined;
+  switch (type?.key) {
+    case 'UUID':
+      return isUuid(value);
+    case 'INTEGER':
+    case 'BIGINT':
+      return INTEGER.test(String(value));
+    case 'ENUM':
+      return (type.values ?? []).includes(value);
+    case 'DATE':
+    case 'DATEONLY': {
+      const bounds = value !== null && typeof value === 'object' ? Object.values(value) : [value];
+      return bounds.every((bound) => bound === undefined || bound === '' || Number.isFinite(Date.parse(String(bound))));
+    }
+    default:
+      return true;
+  }
+}
 
 export class AllowListedResource extends Resource {
   private readonly allowed: readonly string[];
@@ -27,7 +55,8 @@ export class AllowListedResource extends Resource {
   }
 
   override async count(filter: Filter): Promise<number> {
-    return super.count(this.knownFilters(filter));
+    const known = this.knownFilters(filter);
+    return known ? super.count(known) : 0;
   }
 
   override async find(
@@ -36,23 +65,36 @@ export class AllowListedResource extends Resource {
   ): Promise<BaseRecord[]> {
     const sortBy =
       options.sort?.sortBy && this.allowed.includes(options.sort.sortBy) ? options.sort.sortBy : this.primaryKey();
-    return this.only(await super.find(this.knownFilters(filter), { ...options, sort: { ...options.sort, sortBy } }));
+    const known = this.knownFilters(filter);
+    if (!known) return [];
+    return this.only(await super.find(known, { ...options, sort: { ...options.sort, sortBy } }));
   }
 
   override async findOne(id: string): Promise<BaseRecord | null> {
+    if (!this.isId(id)) return null;
     const record = await super.findOne(id);
     return record && this.only([record])[0]!;
   }
 
   /** Also what AdminJS uses to show a record referenced from another resource. */
   override async findMany(ids: Array<string | number>): Promise<BaseRecord[]> {
-    return this.only(await super.findMany(ids));
+    return this.only(await super.findMany(ids.filter((id) => this.isId(id))));
   }
 
-  /** A filter on a column outside the list would make the adapter fail, or answer questions about it. */
-  private knownFilters(filter: Filter): Filter {
+  private isId(id: unknown): boolean {
+    return comparable(super.rawAttributes()[this.primaryKey()], id);
+  }
+
+  /**
+   * A filter on a column outside the list would make the adapter fail, or answer questions about it:
+   * it is dropped. A value its column cannot hold matches nothing: undefined.
+   */
+  private knownFilters(filter: Filter): Filter | undefined {
+    const attributes = super.rawAttributes();
     for (const [path, entry] of Object.entries(filter?.filters ?? {})) {
-      if (!entry.property || !this.allowed.includes(path.split('.')[0]!)) delete filter.filters[path];
+      const name = path.split('.')[0]!;
+      if (!entry.property || !this.allowed.includes(name)) delete filter.filters[path];
+      else if (!comparable(attributes[name], entry.value)) return undefined;
     }
     return filter;
   }

@@ -5,6 +5,7 @@ import type { AppContext as Container } from '../../src/app-context.ts';
 import { portalActor } from '../portal-actor.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 import { ServiceResource } from './service.resource.ts';
+import { isUuid } from './ids.ts';
 
 const property = (
   path: string,
@@ -85,7 +86,7 @@ export class LibraryStorageResource extends ServiceResource {
 
   override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
     await portalActor(context?.currentAdmin);
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+    if (!isUuid(id)) return null;
     const row = await this.container.sql.one<StorageRow>(`${SELECT} AND o.id = $1 GROUP BY o.id`, [id]);
     return row ? new BaseRecord(this.params(row), this) : null;
   }

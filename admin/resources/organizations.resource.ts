@@ -8,6 +8,7 @@ import type { OrganizationStatus } from '../../src/modules/organizations/organiz
 import type { OrganizationFilter, OrganizationRow } from '../../src/modules/organizations/organization.repository.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import { ServiceResource } from './service.resource.ts';
+import { isUuid } from './ids.ts';
 import { portalActor } from '../portal-actor.ts';
 import { refusalsAsNotices } from '../portal-errors.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
@@ -100,6 +101,7 @@ export class OrganizationsResource extends ServiceResource {
   }
 
   override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
+    if (!isUuid(id)) return null;
     try {
       return new BaseRecord(
         toOrganizationParams(await this.service.get(await portalActor(context?.currentAdmin), id)),

@@ -6,6 +6,7 @@ import type { Role } from '../../src/shared/access/roles.ts';
 import { AppError } from '../../src/shared/errors.ts';
 import type { UserRow } from '../../src/modules/users/user-query.repository.ts';
 import { ServiceResource } from './service.resource.ts';
+import { isUuid } from './ids.ts';
 import { portalActor } from '../portal-actor.ts';
 import { portalUserFilter, portalUserSort } from './users.filter.ts';
 import { userFormRefusals } from './users.refusals.ts';
@@ -69,14 +70,22 @@ const optional = (value: unknown) => (blank(value) ? undefined : String(value));
 const nullable = (value: unknown) => (blank(value) ? null : String(value));
 const yes = (value: unknown) => value === true || value === 'true';
 
+/** An organization filter edited into the URL that is no organization's id matches no user. */
+const namesNoOrganization = (filter: Filter): boolean => {
+  const organizationId = filtersOf(filter).organizationId;
+  return organizationId !== undefined && organizationId !== '' && !isUuid(organizationId);
+};
+
 export class UsersResource extends ServiceResource {
   constructor(container: Container) {
     super(container, 'users', USER_PROPERTIES);
   }
 
   override async count(filter: Filter, context?: ActionContext): Promise<number> {
+    const actor = await portalActor(context?.currentAdmin);
+    if (namesNoOrganization(filter)) return 0;
     const page = await this.container.services.users.list(
-      await portalActor(context?.currentAdmin),
+      actor,
       portalUserFilter(filtersOf(filter)),
       portalUserSort(undefined),
       { page: 1, itemsPerPage: 1 },
@@ -92,6 +101,7 @@ export class UsersResource extends ServiceResource {
     const itemsPerPage = options.limit ?? 25;
     const page = { page: Math.floor((options.offset ?? 0) / itemsPerPage) + 1, itemsPerPage };
     const actor = await portalActor(context?.currentAdmin);
+    if (namesNoOrganization(filter)) return [];
     const result = await this.container.services.users.list(
       actor,
       portalUserFilter(filtersOf(filter)),
@@ -103,6 +113,7 @@ export class UsersResource extends ServiceResource {
 
   override async findOne(id: string, context?: ActionContext): Promise<BaseRecord | null> {
     const actor = await portalActor(context?.currentAdmin);
+    if (!isUuid(id)) return null;
     try {
       const { user } = await this.container.services.users.get(actor, id);
       return new BaseRecord(toUserParams(user), this);
