@@ -15,12 +15,12 @@ import type {
 import type { MappingStatus } from '../../src/modules/crm/crm-mapping.check.ts';
 import type { Actor } from '../../src/shared/access/actor.ts';
 import type { AsJson } from '../../src/shared/as-json.ts';
-import { AppError } from '../../src/shared/errors.ts';
+import { AppError, errors } from '../../src/shared/errors.ts';
 import { portalActor, type PortalAdmin } from '../portal-actor.ts';
+import { isUuid } from './ids.ts';
 
 /** Errors per page on the CRM page. */
 export const CRM_ERRORS_PER_PAGE = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ERROR_TYPES = new Set(['contact_sync', 'company_sync', 'property_mapping', 'auth']);
 
 interface ErrorPage {
@@ -58,10 +58,12 @@ export function crmPortalRoutes(container: Container): Router {
   const router = Router();
 
   /** The actor, and an organization id that can be one (anything else is that organization's 404). */
-  const inputs = async (req: Request) => ({
-    actor: await portalActor(adminOf(req)),
-    organizationId: UUID.test(String(req.params.organizationId)) ? String(req.params.organizationId) : '',
-  });
+  const inputs = async (req: Request) => {
+    const actor = await portalActor(adminOf(req));
+    const organizationId = String(req.params.organizationId);
+    if (!isUuid(organizationId)) throw errors.notFound('Organization', organizationId);
+    return { actor, organizationId };
+  };
   const errorPage = async (actor: Actor, organizationId: string, query: Request['query']): Promise<ErrorPage> => {
     const page = Math.max(1, Number.parseInt(String(query.page ?? '1'), 10) || 1);
     const type = typeof query.type === 'string' && ERROR_TYPES.has(query.type) ? query.type : undefined;

@@ -9,6 +9,7 @@ import {
 } from '../../src/modules/users/user-query.repository.ts';
 import type { UserStatus } from '../../src/modules/users/user.model.ts';
 import type { DateRange } from '../../src/shared/date-range.ts';
+import { isUuid } from './ids.ts';
 
 export type PortalFilters = Record<string, unknown>;
 
@@ -50,6 +51,12 @@ const values = (value: unknown): string[] =>
         .map((v) => v.trim())
         .filter(Boolean) ?? []);
 const STATUSES: UserStatus[] = ['active', 'pending', 'suspended', 'inactive'];
+/** An organization id edited into the URL that is no UUID names no organization: the nil UUID, which none has. */
+const NO_ORGANIZATION = '00000000-0000-0000-0000-000000000000';
+const organizationOf = (value: unknown) => {
+  const id = text(value);
+  return id === undefined || isUuid(id) ? id : NO_ORGANIZATION;
+};
 
 export function portalUserFilter(filters: PortalFilters): UserListFilter {
   const roles = values(filters.roleGroup).flatMap((group) => ROLE_FILTER_GROUPS[group]?.roles ?? []);
@@ -59,7 +66,7 @@ export function portalUserFilter(filters: PortalFilters): UserListFilter {
     email: text(filters.email),
     search: text(filters.q),
     roles: roles.length ? roles : undefined,
-    organizationId: text(filters.organizationId),
+    organizationId: organizationOf(filters.organizationId),
     statuses: statuses.length ? statuses : undefined,
     deleted: filters.deleted === true || filters.deleted === 'true',
     lastLoginAt: range(filters.lastLoginAt),

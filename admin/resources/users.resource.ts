@@ -70,22 +70,14 @@ const optional = (value: unknown) => (blank(value) ? undefined : String(value));
 const nullable = (value: unknown) => (blank(value) ? null : String(value));
 const yes = (value: unknown) => value === true || value === 'true';
 
-/** An organization filter edited into the URL that is no organization's id matches no user. */
-const namesNoOrganization = (filter: Filter): boolean => {
-  const organizationId = filtersOf(filter).organizationId;
-  return organizationId !== undefined && organizationId !== '' && !isUuid(organizationId);
-};
-
 export class UsersResource extends ServiceResource {
   constructor(container: Container) {
     super(container, 'users', USER_PROPERTIES);
   }
 
   override async count(filter: Filter, context?: ActionContext): Promise<number> {
-    const actor = await portalActor(context?.currentAdmin);
-    if (namesNoOrganization(filter)) return 0;
     const page = await this.container.services.users.list(
-      actor,
+      await portalActor(context?.currentAdmin),
       portalUserFilter(filtersOf(filter)),
       portalUserSort(undefined),
       { page: 1, itemsPerPage: 1 },
@@ -101,7 +93,6 @@ export class UsersResource extends ServiceResource {
     const itemsPerPage = options.limit ?? 25;
     const page = { page: Math.floor((options.offset ?? 0) / itemsPerPage) + 1, itemsPerPage };
     const actor = await portalActor(context?.currentAdmin);
-    if (namesNoOrganization(filter)) return [];
     const result = await this.container.services.users.list(
       actor,
       portalUserFilter(filtersOf(filter)),

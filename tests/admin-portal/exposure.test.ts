@@ -143,6 +143,19 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       if (filtered.includes('organizationId') && resource !== 'organizations')
         assert.equal((await list(resource, '?filters.organizationId=x')).body.meta.total, 0, resource);
     }
+    // the portal's own routes: the users export and its count, the CRM page
+    const count = await portal.get('/admin/export/users.count?filters.organizationId=x').expect(200);
+    assert.deepEqual(count.body, { rows: 0 });
+    const csv = await portal.get('/admin/export/users.csv?filters.organizationId=x').expect(200);
+    assert.equal(csv.text.trim().split('\n').length, 1, 'the header row alone');
+    for (const path of ['/admin/crm/x', '/admin/crm/x/errors?page=-1']) {
+      const crm = await portal.get(path).expect(404);
+      assert.equal(crm.body.code, 'not_found', path);
+    }
+    await portal
+      .post('/admin/crm/x/retry')
+      .send({ errorIds: ['a'] })
+      .expect(404);
   });
 
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {
