@@ -28,6 +28,19 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
       return;
     }
     req.url = withValidPaging(req.url);
-    load().then((router) => router(req, res, next), next);
+    // AdminJS parses bodies with formidable, whose JSON parser throws on a malformed body: the
+    // sender's mistake (400), which reached Express's default handler as a 500 with a stack trace.
+    // Formidable then calls on a second time; going on would answer again, which resets the connection.
+    let answered = false;
+    const after = (error?: unknown) => {
+      if (answered) return;
+      if (error instanceof SyntaxError && req.is('application/json') && !res.headersSent) {
+        answered = true;
+        res.status(400).json({ code: 'invalid_json', message: 'The request body is not valid JSON' });
+        return;
+      }
+      next(error);
+    };
+    load().then((router) => router(req, res, after), next);
   };
 }

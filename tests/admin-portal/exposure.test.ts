@@ -158,6 +158,18 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       .expect(404);
   });
 
+  it('when a portal request carries a malformed JSON body, then it is 400 invalid_json and the service goes on', async () => {
+    for (const path of [
+      '/admin/login',
+      '/admin/api/pages/directory-sync',
+      '/admin/api/resources/organizations/actions/new',
+    ]) {
+      const res = await portal.post(path).set('Content-Type', 'application/json').send('{"name": ').expect(400);
+      assert.deepEqual(res.body, { code: 'invalid_json', message: 'The request body is not valid JSON' }, path);
+    }
+    assert.equal((await list('organizations')).status, 200);
+  });
+
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {
     const { body, text } = await list('mail_outbox');
     const welcome = body.records.find(
