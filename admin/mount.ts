@@ -36,7 +36,7 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
       if (answered) return;
       if (error instanceof SyntaxError && req.is('application/json') && !res.headersSent) {
         answered = true;
-        res.status(400).json({ code: 'invalid_json', message: 'The request body is not valid JSON' });
+        res.status(400).json({ code: 'malformed_body', message: 'The request body is not valid JSON' });
         return;
       }
       next(error);

@@ -12,6 +12,8 @@ import { loadContract, type Contract } from './http/openapi.ts';
 import { idempotent } from './http/idempotency.ts';
 import { requestLog } from './http/request-log.ts';
 import { apiSurface } from './http/surfaces/api.surface.ts';
+import { surfaceErrorHandler } from './http/surfaces/failure.ts';
+import { problemJson } from './http/surfaces/renderers.ts';
 import type { SurfaceDeps } from './http/surfaces/credential.ts';
 import { inboundWebhookSurface } from './http/surfaces/inbound-webhook.surface.ts';
 import { scimSurface, type DirectoryTokenVerifier } from './http/surfaces/scim.surface.ts';
@@ -129,5 +131,8 @@ export function createApp(container: AppContext, options: AppOptions = {}): Expr
     inboundWebhookSurface(surfaceDeps, { routes: [...routes.inboundWebhooks, ...(extra.inboundWebhooks ?? [])] }),
   );
   app.use(SURFACE_PREFIXES.api, api);
+  // What failed outside every surface (a path the docs', pages' or portal's router could not
+  // percent-decode) is answered as the API answers, not by Express's page with its stack trace.
+  app.use(surfaceErrorHandler(problemJson(config.baseUrl), logger));
   return app;
 }

@@ -47,9 +47,10 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
   switch (status) {
     case 400: {
       // Express could not percent-decode a path segment (`%E0%A4%A`): not UTF-8, so no id at all
-      if (error instanceof URIError)
-        return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
+      // (the contract's validator says it of the whole path: `api.members.%ZZ`, "malformed uri'")
       const raw = error.errors ?? [];
+      if (error instanceof URIError || raw.some((e) => /^malformed uri/i.test(e.message)))
+        return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
       const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: e.message }));
       const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));
       if (unknownParameter) {

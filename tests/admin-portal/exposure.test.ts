@@ -158,16 +158,24 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
       .expect(404);
   });
 
-  it('when a portal request carries a malformed JSON body, then it is 400 invalid_json and the service goes on', async () => {
+  it('when a portal request carries a malformed JSON body, then it is 400 malformed_body and the service goes on', async () => {
     for (const path of [
       '/admin/login',
       '/admin/api/pages/directory-sync',
       '/admin/api/resources/organizations/actions/new',
     ]) {
       const res = await portal.post(path).set('Content-Type', 'application/json').send('{"name": ').expect(400);
-      assert.deepEqual(res.body, { code: 'invalid_json', message: 'The request body is not valid JSON' }, path);
+      assert.deepEqual(res.body, { code: 'malformed_body', message: 'The request body is not valid JSON' }, path);
     }
     assert.equal((await list('organizations')).status, 200);
+  });
+
+  it('when a portal path is not valid percent-encoding, then it is the API’s 400 problem naming the path', async () => {
+    for (const path of ['/admin/resources/%ZZ', '/admin/api/resources/users/records/%ZZ/show']) {
+      const res = await portal.get(path).expect(400);
+      assert.equal(res.type, 'application/problem+json', path);
+      assert.deepEqual(res.body.errors, [{ field: 'path', message: 'must be valid percent-encoded UTF-8' }], path);
+    }
   });
 
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {

@@ -86,6 +86,15 @@ describe('defects found by the outside probe', () => {
       const notUtf8 = await t.http.delete('/api/uploads/%E0%A4%A').set(bearer(admin)).set(TUS);
       assert.deepEqual(fieldsOf(expectProblem(notUtf8, 400, 'validation_failed')), ['path']);
     });
+
+    it('when any other path is not valid percent-encoding, then it is the same 400 problem, the API’s or not (the portal’s: exposure.test.ts)', async () => {
+      for (const path of ['/api/members/%ZZ', '/errors/%ZZ', '/pages/%ZZ']) {
+        const res = await t.http.get(path).set(bearer(admin));
+        assert.equal(res.type, 'application/problem+json', path);
+        assert.deepEqual(res.body.errors, [{ field: 'path', message: 'must be valid percent-encoded UTF-8' }], path);
+        assert.equal(res.status, 400, path);
+      }
+    });
   });
 
   describe('lone UTF-16 surrogates', () => {
