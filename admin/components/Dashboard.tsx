@@ -4,6 +4,7 @@ import React, { useCallback, useEffect, useState } from 'react';
 import { useSelector } from 'react-redux';
 import { ApiClient } from 'adminjs';
 import { Box, Button, H2, H4, Input, Label, Link, Text } from '@adminjs/design-system';
+import { RESOURCE_OF_KIND } from './record-resources.ts';
 
 interface Figures {
   usersByStatus: Record<string, number>;
@@ -29,8 +30,6 @@ interface Figures {
 }
 
 const api = new ApiClient();
-/** Where a named actor's page is (the figures name users and API keys). */
-const ACTOR_RESOURCES: Record<string, string> = { user: 'users', api_key: 'api_keys' };
 
 // The navigation opens on the Platform group (Users first) the first time; after that AdminJS keeps
 // the groups the admin opened or closed in localStorage ('sidebarElements'). This runs when the
@@ -207,14 +206,14 @@ const Dashboard: React.FC = () => {
                   <Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>{entry.action}</Link>
                 </td>
                 <td>
-                  {entry.actorId && entry.actorName ? (
+                  {entry.actorId && entry.actorName && RESOURCE_OF_KIND[entry.actorType] ? (
                     <Link
-                      href={`${rootPath}/resources/${ACTOR_RESOURCES[entry.actorType]}/records/${entry.actorId}/show`}
+                      href={`${rootPath}/resources/${RESOURCE_OF_KIND[entry.actorType]}/records/${entry.actorId}/show`}
                     >
                       {entry.actorName}
                     </Link>
                   ) : (
-                    (entry.actorId ?? 'system')
+                    (entry.actorName ?? entry.actorId ?? 'system')
                   )}
                 </td>
                 <td>{entry.targetType}</td>

@@ -5,15 +5,8 @@ import React from 'react';
 import { useSelector } from 'react-redux';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { Link, Text, ValueGroup } from '@adminjs/design-system';
+import { RESOURCE_OF_KIND } from './record-resources.ts';
 
-const TARGETS: Record<string, string> = {
-  user: 'users',
-  organization: 'organizations',
-  api_key: 'api_keys',
-  webhook_subscription: 'webhook_subscriptions',
-  impersonation_session: 'impersonation_sessions',
-  directory: 'directories',
-};
 const FIXED: Record<string, string> = {
   impersonatorId: 'users',
   adminId: 'users',
@@ -30,9 +23,9 @@ const RecordLink: React.FC<BasePropertyProps> = ({ property, record, where }) =>
   const name = record?.params[path.replace(/Id$/, 'Name')] as string | undefined;
   const resource =
     path === 'targetId'
-      ? TARGETS[String(record?.params.targetType)]
+      ? RESOURCE_OF_KIND[String(record?.params.targetType)]
       : path === 'actorId'
-        ? TARGETS[String(record?.params.actorType)]
+        ? RESOURCE_OF_KIND[String(record?.params.actorType)]
         : FIXED[path];
   const content = !id ? (
     <Text>—</Text>

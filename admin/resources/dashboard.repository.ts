@@ -3,6 +3,7 @@
 import type { Actor } from '../../src/shared/access/actor.ts';
 import { assertCan } from '../../src/shared/access/policy.ts';
 import type { Clock } from '../../src/shared/clock.ts';
+import { auditNames } from './audit-names.ts';
 import type { Sql } from '../../src/shared/sql.ts';
 
 export interface DashboardFigures {
@@ -37,6 +38,22 @@ async function counted(sql: Sql, text: string, values: unknown[] = []): Promise<
   return (await sql.one<{ n: number }>(text, values))?.n ?? 0;
 }
 
+type AuditEntry = DashboardFigures['recentAudit'][number];
+
+/** The newest ten by primary key (an index scan backwards), each actor named as the audit log names it. */
+async function recentAuditEntries(sql: Sql): Promise<AuditEntry[]> {
+  const entries = await sql.rows<Omit<AuditEntry, 'actorName'>>(
+    `SELECT id::text AS id, occurred_at AS "occurredAt", action, actor_type AS "actorType", actor_id AS "actorId",
+            target_type AS "targetType", target_id AS "targetId"
+       FROM audit_log ORDER BY id DESC LIMIT 10`,
+  );
+  const name = await auditNames(
+    sql,
+    entries.map((entry) => [entry.actorType, entry.actorId]),
+  );
+  return entries.map((entry) => ({ ...entry, actorName: name(entry.actorType, entry.actorId) ?? null }));
+}
+
 export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: Actor): Promise<DashboardFigures> {
   assertCan(actor, 'platform:admin');
   const { sql } = deps;
@@ -63,19 +80,7 @@ export async function dashboardFigures(deps: { sql: Sql; clock: Clock }, actor: 
     counted(sql, 'SELECT count(*)::int AS n FROM impersonation_sessions WHERE ended_at IS NULL AND expires_at > $1', [
       now,
     ]),
-    sql.rows<DashboardFigures['recentAudit'][number]>(
-      // the newest ten by primary key (an index scan backwards), then each actor's name by primary key
-      `SELECT a.id::text AS id, a.occurred_at AS "occurredAt", a.action, a.actor_type AS "actorType",
-              a.actor_id AS "actorId", coalesce(u.first_name || ' ' || u.last_name, k.name || ' (API key)') AS "actorName",
-              a.target_type AS "targetType", a.target_id AS "targetId"
-         FROM (SELECT *, CASE WHEN actor_id ~* '^[0-9a-f-]{36}$' THEN actor_id::uuid END AS actor_uuid
-                 FROM audit_log ORDER BY id DESC LIMIT 10) a
-         LEFT JOIN LATERAL (SELECT first_name, last_name FROM users
-                             WHERE id = CASE WHEN a.actor_type = 'user' THEN a.actor_uuid END) u ON true
-         LEFT JOIN LATERAL (SELECT name FROM api_keys
-                             WHERE id = CASE WHEN a.actor_type = 'api_key' THEN a.actor_uuid END) k ON true
-        ORDER BY a.id DESC`,
-    ),
+    recentAuditEntries(sql),
     counted(sql, "SELECT count(*)::int AS n FROM pgboss.job WHERE state IN ('failed', 'retry')"),
     counted(
       sql,
