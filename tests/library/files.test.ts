@@ -96,7 +96,7 @@ describe('library files: upload, versions, delete, download', () => {
     }
   });
 
-  it('when a file name lies about the content, or the content is of no accepted type, then 415 names the detected type and nothing is kept', async () => {
+  it('when a file name lies about the content, or the content is of no accepted type, then 415 names the detected type (400 for an empty file) and nothing is kept', async () => {
     const before = await storedKeys(t);
     const lying = await upload(await fixture('png'), 'report.pdf');
     const problem = expectProblem(lying, 415, 'unsupported_media_type');
@@ -106,6 +106,8 @@ describe('library files: upload, versions, delete, download', () => {
     assert.match(expectProblem(unknown, 415, 'unsupported_media_type').detectedType, /zip|unknown/);
     const text = await upload(Buffer.from('just some text'), 'notes.txt');
     assert.equal(expectProblem(text, 415, 'unsupported_media_type').detectedType, 'unknown');
+    const empty = expectProblem(await upload(Buffer.alloc(0), 'minutes.pdf'), 400, 'validation_failed');
+    assert.deepEqual(empty.errors, [{ field: 'file', message: 'is empty (0 bytes)' }]);
     const featured = await upload(await fixture('pdf'), 'a.pdf').attach(
       'featuredImage',
       await fixture('mp3'),

@@ -94,19 +94,25 @@ async function sniff(storage: FileStorage, key: string): Promise<{ ext: string; 
 
 /**
  * Decides the format of the staged file; an SVG is sanitised and re-staged under a new temporary key
- * (the old one is deleted). Throws 415 `unsupported_media_type` naming the detected type for anything
- * outside `allowed`, or for a name whose extension says otherwise.
+ * (the old one is deleted). Throws 400 for an empty file, 415 `unsupported_media_type` naming the
+ * detected type for anything outside `allowed`, or for a name whose extension says otherwise.
  */
 export async function inspectStagedFile(
   storage: FileStorage,
   file: StagedFile,
   options: { field: string; allowed: readonly ResourceFormat[]; newTempKey: () => string },
 ): Promise<InspectedFile> {
-  const detected = file.sizeBytes > 0 ? await sniff(storage, file.tempKey) : undefined;
+  // an empty part is a client mistake (a wrong path in `-F file=@…`), not a format: say so
+  if (file.sizeBytes === 0) {
+    throw new AppError('validation_failed', `The ${options.field} is empty`, {
+      errors: [{ field: options.field, message: 'is empty (0 bytes)' }],
+    });
+  }
+  const detected = await sniff(storage, file.tempKey);
   let format: ResourceFormat | undefined = detected ? DETECTED[detected.ext] : undefined;
   let staged = file;
   // SVG is text: file-type finds nothing, or XML when there is a declaration
-  if ((!detected || detected.ext === 'xml') && file.sizeBytes > 0 && file.sizeBytes <= MAX_SVG_BYTES) {
+  if ((!detected || detected.ext === 'xml') && file.sizeBytes <= MAX_SVG_BYTES) {
     const verdict = recogniseSvg(await text(await storage.get(file.tempKey)));
     const clean = verdict.svg ? await sanitiseSvg(verdict.root) : undefined;
     if (clean !== undefined) {
