@@ -5,14 +5,7 @@
 import React from 'react';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
 import { Badge, Box, Text, ValueGroup } from '@adminjs/design-system';
-
-const ROLES: Record<string, string> = {
-  ROLE_CLIENT_ADMIN: 'Client admin',
-  ROLE_CLIENT_USER: 'Client user (staff)',
-  ROLE_MEMBER: 'Member',
-};
-const code = { fontFamily: 'monospace', background: '#f6f7fb', padding: '2px 6px', borderRadius: 4 };
-const cell = { padding: '4px 24px 4px 0', textAlign: 'left' as const };
+import { codeStyle as code, GroupRolesTable, ROLE_NAMES } from './group-roles-table.tsx';
 
 const yes = (value: unknown) => value === true || value === 'true';
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -60,32 +53,10 @@ function shownValue(path: string, value: unknown): React.ReactNode {
           {String(value ?? '')}
         </span>
       );
-    case 'groupRoles': {
-      const rows = Array.isArray(value) ? (value as Array<{ group: string; role: string }>) : [];
-      if (!rows.length) return <Text>No groups mapped: every user gets the default role.</Text>;
-      return (
-        <table data-testid="group-roles">
-          <thead>
-            <tr>
-              <th style={{ ...cell, fontWeight: 500 }}>Directory group</th>
-              <th style={{ ...cell, fontWeight: 500 }}>Role</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.group}>
-                <td style={cell}>
-                  <span style={code}>{row.group}</span>
-                </td>
-                <td style={cell}>{ROLES[row.role] ?? row.role}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      );
-    }
+    case 'groupRoles':
+      return <GroupRolesTable value={value} groupLabel="Directory group" />;
     case 'defaultRole':
-      return ROLES[String(value)] ?? String(value ?? '—');
+      return ROLE_NAMES[String(value)] ?? String(value ?? '—');
     case 'hardDelete':
       return yes(value)
         ? 'Yes: a user deleted in the directory has the account deleted'

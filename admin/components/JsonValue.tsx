@@ -22,7 +22,7 @@ const JsonValue: React.FC<BasePropertyProps> = ({ property, record, where }) => 
     <ValueGroup label={translateProperty(property.path, property.resourceId)}>
       <pre
         data-testid={`json-${property.path}`}
-        // long unbroken strings (a SAML certificate) wrap inside the box instead of running past the page
+        // long unbroken strings (a job error, a token) wrap inside the box instead of running past the page
         style={{
           whiteSpace: 'pre-wrap',
           overflowWrap: 'anywhere',

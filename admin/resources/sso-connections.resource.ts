@@ -250,7 +250,7 @@ export function ssoConnectionResource(container: Container, components: PortalCo
     }
   };
 
-  const json = { type: 'mixed' as const, components: { show: components.JsonValue } };
+  const readable = { type: 'mixed' as const, components: { show: components.SsoValue } };
   return {
     resource: new SsoConnectionsResource(container.models.SsoConnection, (id) => ssoConnections.urlsOf(id)),
     options: {
@@ -280,10 +280,10 @@ export function ssoConnectionResource(container: Container, components: PortalCo
       filterProperties: ['organizationId', 'name', 'protocol', 'status', 'lastTestOk'],
       properties: {
         organizationId: { type: 'reference', reference: 'organizations' },
-        settings: json,
+        settings: readable,
         domains: { components: { list: components.TextList, show: components.TextList } },
         lastTestOk: { components: { list: components.TestResult, show: components.TestResult } },
-        groupRoles: json,
+        groupRoles: readable,
         // shown by their names (labels above), filtered from a list of them
         protocol: { availableValues: PROTOCOLS.map((value) => ({ value, label: value })) },
         defaultRole: { availableValues: SSO_ROLES.map((value) => ({ value, label: value })) },

@@ -201,7 +201,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     assert.equal(await auditCount('sso.connection_tested'), 1);
   });
 
-  it('when a SAML connection is opened, then it shows the entity ID, ACS URL and metadata URL to give the IdP, and no redirect URI', async () => {
+  it('when a SAML connection is opened, then it shows the entity ID, ACS URL and metadata URL to give the IdP, no redirect URI, and its settings each under its name', async () => {
     const samlIdp = createSamlIdp();
     const saml = await t.container.services.ssoConnections.create(asClientAdmin, {
       name: 'Entra ID (SAML)',
@@ -215,12 +215,23 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
       assert.equal(await page.getByText(label, { exact: true }).count(), 1, label);
     assert.equal(await page.getByText(`${t.config.baseUrl}/auth/saml/${saml.id}/metadata`).count(), 2);
     assert.equal(await page.getByText('Redirect URI', { exact: true }).count(), 0);
-    // the certificate, one long string, wraps inside the settings box
-    const panel = await page.locator('[data-testid="json-settings"]').evaluate((pre) => ({
+    // each setting under its name; the certificate as PEM, its lines kept, inside its box
+    const settings = page.locator('[data-testid="sso-settings"]');
+    for (const label of ['IdP entity ID', 'IdP SSO URL', 'IdP certificate'])
+      assert.equal(await settings.getByText(label, { exact: true }).count(), 1, label);
+    assert.equal(await settings.getByText(samlIdp.ssoUrl, { exact: true }).count(), 1);
+    const certificate = await page.locator('[data-testid="sso-certificate"]').evaluate((pre) => ({
+      text: pre.textContent ?? '',
       scroll: pre.scrollWidth,
       client: pre.clientWidth,
     }));
-    assert.ok(panel.scroll <= panel.client, `the settings box overflows: ${JSON.stringify(panel)}`);
+    assert.equal(certificate.text, samlIdp.certificatePem.trim(), 'the PEM as saved, line breaks and all');
+    assert.ok(!certificate.text.includes('\\n'), 'no escaped line breaks');
+    assert.ok(certificate.scroll <= certificate.client, `the certificate overflows: ${JSON.stringify(certificate)}`);
+    assert.equal(
+      await page.locator('[data-testid="group-roles"]').textContent(),
+      'No groups mapped: every user gets the default role.',
+    );
     await shot('connection-saml-show', 1300);
   });
 

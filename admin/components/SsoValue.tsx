@@ -1,0 +1,69 @@
+/// <reference lib="dom" />
+// An SSO connection's settings and group → role mapping as an admin reads them: each setting under its
+// name, the IdP certificate as PEM with its line breaks, the mapping as a table (JSON would show the
+// certificate as one string full of "\n").
+import React from 'react';
+import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
+import { Box, Text, ValueGroup } from '@adminjs/design-system';
+import { codeStyle, GroupRolesTable } from './group-roles-table.tsx';
+
+/** The settings of every protocol (SsoSettings in openapi.yaml), in the order an admin fills them in. */
+const SETTING_NAMES: Record<string, string> = {
+  idpEntityId: 'IdP entity ID',
+  idpSsoUrl: 'IdP SSO URL',
+  idpMetadataUrl: 'IdP metadata URL',
+  idpCertificate: 'IdP certificate',
+  clientId: 'Client ID',
+  discoveryUrl: 'Discovery URL',
+  connection: 'Identity service connection',
+  organization: 'Identity service organization',
+};
+const pem = {
+  ...codeStyle,
+  display: 'block',
+  whiteSpace: 'pre-wrap' as const,
+  overflowWrap: 'anywhere' as const,
+  padding: 12,
+  margin: 0,
+  fontSize: 12,
+};
+
+function Settings({ value }: { value: unknown }) {
+  const settings = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  const names = Object.keys(SETTING_NAMES).filter((name) => typeof settings[name] === 'string' && settings[name]);
+  if (!names.length) return <Text>—</Text>;
+  return (
+    <Box data-testid="sso-settings">
+      {names.map((name) => (
+        <Box key={name} mb="default">
+          <Text fontSize="sm" style={{ color: '#454655' }}>
+            {SETTING_NAMES[name]}
+          </Text>
+          {name === 'idpCertificate' ? (
+            <pre data-testid="sso-certificate" style={pem}>
+              {String(settings[name]).trim()}
+            </pre>
+          ) : (
+            <span style={codeStyle}>{String(settings[name])}</span>
+          )}
+        </Box>
+      ))}
+    </Box>
+  );
+}
+
+const SsoValue: React.FC<BasePropertyProps> = ({ property, record }) => {
+  const { translateProperty } = useTranslation();
+  const value = record ? flat.get(record.params, property.path) : undefined;
+  return (
+    <ValueGroup label={translateProperty(property.path, property.resourceId)}>
+      {property.path === 'settings' ? (
+        <Settings value={value} />
+      ) : (
+        <GroupRolesTable value={value} groupLabel="IdP group" />
+      )}
+    </ValueGroup>
+  );
+};
+
+export default SsoValue;
