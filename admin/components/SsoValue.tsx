@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
-// An SSO connection's settings and group → role mapping as an admin reads them: each setting under its
-// name, the IdP certificate as PEM with its line breaks, the mapping as a table (JSON would show the
-// certificate as one string full of "\n").
+// An SSO connection's status, settings and group → role mapping as an admin reads them: the status as a
+// badge (as a directory's), each setting under its name, the IdP certificate as PEM with its line breaks,
+// the mapping as a table (JSON would show the certificate as one string full of "\n").
 import React from 'react';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
-import { Box, Text, ValueGroup } from '@adminjs/design-system';
+import { Badge, Box, Text, ValueGroup } from '@adminjs/design-system';
 import { codeStyle, GroupRolesTable } from './group-roles-table.tsx';
 
 /** The settings of every protocol (SsoSettings in openapi.yaml), in the order an admin fills them in. */
@@ -52,18 +52,22 @@ function Settings({ value }: { value: unknown }) {
   );
 }
 
-const SsoValue: React.FC<BasePropertyProps> = ({ property, record }) => {
+function shownValue(path: string, value: unknown): React.ReactNode {
+  if (path === 'settings') return <Settings value={value} />;
+  if (path === 'groupRoles') return <GroupRolesTable value={value} groupLabel="IdP group" />;
+  return (
+    <Badge data-testid="sso-status" size="sm" variant={value === 'active' ? 'success' : 'light'}>
+      {String(value ?? '—')}
+    </Badge>
+  );
+}
+
+const SsoValue: React.FC<BasePropertyProps> = ({ property, record, where }) => {
   const { translateProperty } = useTranslation();
   const value = record ? flat.get(record.params, property.path) : undefined;
-  return (
-    <ValueGroup label={translateProperty(property.path, property.resourceId)}>
-      {property.path === 'settings' ? (
-        <Settings value={value} />
-      ) : (
-        <GroupRolesTable value={value} groupLabel="IdP group" />
-      )}
-    </ValueGroup>
-  );
+  const shown = shownValue(property.path, value);
+  if (where === 'list') return <>{shown}</>;
+  return <ValueGroup label={translateProperty(property.path, property.resourceId)}>{shown}</ValueGroup>;
 };
 
 export default SsoValue;

@@ -288,6 +288,7 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         protocol: { availableValues: PROTOCOLS.map((value) => ({ value, label: value })) },
         defaultRole: { availableValues: SSO_ROLES.map((value) => ({ value, label: value })) },
         status: {
+          components: { list: components.SsoValue, show: components.SsoValue },
           description:
             'Connections are created here (New SSO connection) or through the API (/api/sso/connections) by the ' +
             'organization’s admins, then edited, tested, enabled and disabled. Enabling needs a passed test and an ' +

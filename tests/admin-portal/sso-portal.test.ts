@@ -169,6 +169,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
       ((await row.textContent()) ?? '').replace(/\s+/g, ' '),
       /Okta Guild.*Okta via the identity service.*Identity service.*draft.*okta-guild\.test.*not tested/,
     );
+    assert.equal(await row.locator('[data-testid=sso-status]').textContent(), 'draft', 'the status as a badge');
     await shot('connections-list');
   });
 
@@ -246,6 +247,7 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     await page.goto(`${base}/admin/resources/sso_connections/records/${connection.id}/show`);
     await page.locator('[data-testid=action-disable]').waitFor();
     assert.equal(await page.locator('[data-testid=action-enable]').count(), 0);
+    assert.equal(await page.locator('[data-testid=sso-status]').textContent(), 'active');
   });
 
   it('when a platform admin creates a brokered connection through "New SSO connection" and edits its name, then both show and the organization has it', async () => {
