@@ -42,6 +42,9 @@ function bracketed(field: string): string {
     .join('')}`;
 }
 
+// The contract's `pattern: '\S'` (a name or a question that is not only spaces) in words a client can show
+const readable = (message: string) => (message === 'must match pattern "\\S"' ? 'must not be blank' : message);
+
 function fromValidator(error: HttpLikeError): AppError | undefined {
   const status = error.status ?? error.statusCode;
   switch (status) {
@@ -51,7 +54,7 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
       const raw = error.errors ?? [];
       if (error instanceof URIError || raw.some((e) => /^malformed uri/i.test(e.message)))
         return errors.validation([{ field: 'path', message: 'must be valid percent-encoded UTF-8' }]);
-      const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: e.message }));
+      const fieldErrors: FieldError[] = raw.map((e) => ({ field: fieldOf(e.path), message: readable(e.message) }));
       const unknownParameter = fieldErrors.find((e) => /Unknown query parameter/i.test(e.message));
       if (unknownParameter) {
         return new AppError('invalid_filter', `Unknown query parameter "${unknownParameter.field}"`, {

@@ -153,10 +153,10 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.equal(open!.endReason, 'exited');
   });
 
-  it('when a user is created through the portal form, then the API service creates it (welcome e-mail included) and a taken e-mail is refused in the form', async () => {
-    const create = async (email: string) => {
+  it('when a user is created through the portal form, then the API service creates it (welcome e-mail included) and a taken e-mail, a blank name or an address that is no e-mail is refused in the form', async () => {
+    const create = async (email: string, firstName = 'Nina') => {
       await page.goto(`${base}/admin/resources/users/actions/new`);
-      await page.fill('input[name=firstName]', 'Nina');
+      await page.fill('input[name=firstName]', firstName);
       await page.fill('input[name=lastName]', 'New');
       await page.fill('input[name=email]', email);
       await page.locator('[data-css="users-edit-role"] input').first().fill('Member');
@@ -176,6 +176,17 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await create('MARY@portal.test');
     await page.locator('text=E-mail already in use').first().waitFor();
     assert.ok(page.url().endsWith('/admin/resources/users/actions/new'));
+
+    // what the contract refuses, the form refuses too: a blank name, an address that is no e-mail
+    await create('nina.blank@portal.test', '   ');
+    await page.locator('text=must not be blank').first().waitFor();
+    assert.equal(await User.count({ where: { email: 'nina.blank@portal.test' } }), 0);
+    const posted = await page.request.post(`${base}/admin/api/resources/users/actions/new`, {
+      data: { firstName: 'Nina', lastName: 'New', email: 'not-an-email', role: 'ROLE_MEMBER' },
+    });
+    const refused = (await posted.json()) as { record: { errors: Record<string, { message: string }> } };
+    assert.equal(refused.record.errors.email?.message, 'must be an e-mail address');
+    assert.equal(await User.count({ where: { email: 'not-an-email' } }), 0);
   });
 
   it('when the other resources are opened, then each one lists its records', async () => {

@@ -1,6 +1,7 @@
 // What a black-box probe of the running service found (issue 22), each case failing before its fix:
 // integers beyond a column's range, ids that are not UUIDs on the streamed routes, lone UTF-16
-// surrogates, tus creation with upload, tus refusals outside problem+json and undeclared statuses.
+// surrogates, tus creation with upload, tus refusals outside problem+json and undeclared statuses;
+// and (a later probe) names, titles and questions of spaces only.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
@@ -205,6 +206,39 @@ describe('defects found by the outside probe', () => {
     it('when POST /api/resources names an upload that does not exist, then 404 problem+json (declared)', async () => {
       const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'x').field('uploadId', 'nope');
       expectProblem(res, 404, 'not_found');
+    });
+  });
+
+  describe('text that is only spaces', () => {
+    const blank = (res: { body: Record<string, any> }) =>
+      expectProblem(res as never, 400, 'validation_failed').errors.map((e: { field: string; message: string }) => [
+        e.field,
+        e.message,
+      ]);
+
+    it('when a member, an event or a course is named with spaces only, then 400 "must not be blank" and nothing is stored', async () => {
+      const members = await t.http
+        .post('/api/members')
+        .set(bearer(admin))
+        .send({ firstName: '  ', lastName: '\t', email: 'blank@example.org' });
+      assert.deepEqual(blank(members), [
+        ['firstName', 'must not be blank'],
+        ['lastName', 'must not be blank'],
+      ]);
+      const event = await t.http
+        .post('/api/events')
+        .set(bearer(admin))
+        .send({ title: ' ', startsAt: '2027-01-01T10:00:00Z', endsAt: '2027-01-01T12:00:00Z' });
+      assert.deepEqual(blank(event), [['title', 'must not be blank']]);
+      const course = await t.http.post('/api/courses').set(bearer(admin)).send({ title: '   ' });
+      assert.deepEqual(blank(course), [['title', 'must not be blank']]);
+      const listed = await t.http.get('/api/members?email=blank@example.org').set(bearer(admin)).expect(200);
+      assert.equal(listed.body.data.length, 0);
+    });
+
+    it('when the chat is asked a question of spaces only, then 400 instead of an answer to nothing', async () => {
+      const res = await t.http.post('/api/resources/chat').set(bearer(member)).send({ query: '   ' });
+      assert.deepEqual(blank(res), [['query', 'must not be blank']]);
     });
   });
 });

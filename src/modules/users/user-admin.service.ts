@@ -24,6 +24,7 @@ import {
   type UserSort,
 } from './user-query.repository.ts';
 import { toAuditSnapshot, type AssociatedDataDto } from './user.mapper.ts';
+import { checkUserFields } from './user-fields.ts';
 import { User, type UserStatus } from './user.model.ts';
 
 export interface CreateUserInput {
@@ -88,6 +89,7 @@ export class UserAdminService {
 
   async create(actor: Actor, input: CreateUserInput): Promise<UserRow> {
     assertCan(actor, 'users:admin');
+    checkUserFields(input);
     if (input.password && input.generatePassword) {
       throw errors.validation([{ field: 'generatePassword', message: 'cannot be combined with password' }]);
     }
@@ -148,6 +150,7 @@ export class UserAdminService {
 
   async update(actor: Actor, id: string, input: UpdateUserInput): Promise<UserRow> {
     assertCan(actor, 'users:admin');
+    checkUserFields(input);
     await this.withEmailUniqueness(() =>
       this.deps.sequelize.transaction(async (transaction) => {
         const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
