@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 // The Admin Portal in production mode under Express 5: AdminJS bundles the custom components at start
 // into ADMIN_JS_TMP_DIR (not a dot-folder, which Express 5 refuses to serve) and serves them offline.
 import assert from 'node:assert/strict';

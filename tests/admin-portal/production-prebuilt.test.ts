@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 // The Admin Portal in production mode with a prebuilt components bundle (apart from
 // production-mode.test.ts: each file starts a production child service, which takes minutes on a loaded machine).
 import assert from 'node:assert/strict';

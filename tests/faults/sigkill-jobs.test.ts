@@ -1,4 +1,5 @@
 // test-runner: own process (it starts and SIGKILLs child processes of the service)
+// test-runner: timeout 300 s (kills and restarts of child processes: minutes on a loaded 2-core machine)
 // SIGKILL of the worker (src/worker.ts) in the middle of a job, then a restart on the same database:
 // the job resumes where it stopped, nothing is lost, nothing is written twice beyond what was in
 // flight. Here a full CRM "sync now" against the HubSpot stand-in (started in this process, behind a

@@ -1,4 +1,5 @@
 // test-runner: own process (it starts and SIGKILLs child processes of the service)
+// test-runner: timeout 300 s (kills and restarts of child processes: minutes on a loaded 2-core machine)
 // SIGKILL in the middle of work, then a restart: nothing lost, nothing done twice, nothing left
 // behind. Child processes of the service are killed with SIGKILL (no handler sees it) and started
 // again on the same database and folders: the worker (src/worker.ts) during a webhook delivery, the

@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 // APP_SECRET seals stored secrets (webhook signing secrets, TOTP seeds) and signs tokens: a secret
 // that dies with the process would orphan all of them on the next start or on another instance.
 import assert from 'node:assert/strict';

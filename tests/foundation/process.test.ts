@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';

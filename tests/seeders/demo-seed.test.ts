@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 // Demo data: created on a first start in development (the README's quick start, here with a `.env`
 // file) and printed once; never by a production start; `npm run seed:demo` creates it when asked.
 import assert from 'node:assert/strict';

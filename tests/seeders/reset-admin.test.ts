@@ -1,3 +1,4 @@
+// test-runner: timeout 300 s (it starts the service or a CLI as child processes: minutes on a loaded 2-core machine)
 // npm run reset-admin, run as the command it is (a child process) against a test database: embedded
 // PGlite in a data directory, or a server database with DATABASE_URL.
 import assert from 'node:assert/strict';
