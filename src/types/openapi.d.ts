@@ -3840,7 +3840,7 @@ export interface components {
             updatedAt: string | null;
         };
         IdentityServiceSettingsUpdate: {
-            /** @description Begins with sk_. Empty or absent keeps the saved key. */
+            /** @description sk_ followed by at least 8 letters, digits or _ (400 otherwise). Empty or absent keeps the saved key; required on the first save. */
             apiKey?: string;
             clientId?: string;
             /**
@@ -3848,7 +3848,7 @@ export interface components {
              * @description The OAuth callback (this service's `/auth/callback/idp`).
              */
             redirectUri?: string;
-            /** @description Empty or absent keeps the saved secret. */
+            /** @description At least 16 characters (400 otherwise). Empty or absent keeps the saved secret; required on the first save. */
             webhookSecret?: string;
             /** @description The identity service connection used when a login names none. */
             defaultConnection?: string | null;
