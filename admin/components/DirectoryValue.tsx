@@ -5,15 +5,9 @@
 import React from 'react';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
 import { Badge, Box, Text, ValueGroup } from '@adminjs/design-system';
-import { codeStyle as code, GroupRolesTable, ROLE_NAMES } from './group-roles-table.tsx';
+import { codeStyle as code, dateOf, GroupRolesTable, ROLE_NAMES } from './record-values.tsx';
 
 const yes = (value: unknown) => value === true || value === 'true';
-const pad = (n: number) => String(n).padStart(2, '0');
-/** As AdminJS shows the other dates: 2026-01-31 14:05, local time. */
-const dateOf = (value: unknown) => {
-  const date = new Date(String(value));
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
-};
 const HINTS: Record<string, (value: unknown) => string> = {
   tokenPrefix: (value) =>
     value

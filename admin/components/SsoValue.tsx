@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
-// An SSO connection's status, settings and group → role mapping as an admin reads them: the status as a
-// badge (as a directory's), each setting under its name, the IdP certificate as PEM with its line breaks,
-// the mapping as a table (JSON would show the certificate as one string full of "\n").
+// An SSO connection's status, last test, settings and group → role mapping as an admin reads them: the
+// status as a badge (as a directory's), "never" for a connection not tested yet, each setting under its
+// name, the IdP certificate as PEM with its line breaks, the mapping as a table (JSON would show the
+// certificate as one string full of "\n").
 import React from 'react';
 import { flat, useTranslation, type BasePropertyProps } from 'adminjs';
 import { Badge, Box, Text, ValueGroup } from '@adminjs/design-system';
-import { codeStyle, GroupRolesTable } from './group-roles-table.tsx';
+import { codeStyle, dateOf, GroupRolesTable } from './record-values.tsx';
 
 /** The settings of every protocol (SsoSettings in openapi.yaml), in the order an admin fills them in. */
 const SETTING_NAMES: Record<string, string> = {
@@ -55,6 +56,8 @@ function Settings({ value }: { value: unknown }) {
 function shownValue(path: string, value: unknown): React.ReactNode {
   if (path === 'settings') return <Settings value={value} />;
   if (path === 'groupRoles') return <GroupRolesTable value={value} groupLabel="IdP group" />;
+  if (path === 'lastTestedAt') return value ? dateOf(value) : 'never';
+  if (path === 'lastTestDetail') return value ? String(value) : '—';
   return (
     <Badge data-testid="sso-status" size="sm" variant={value === 'active' ? 'success' : 'light'}>
       {String(value ?? '—')}

@@ -283,6 +283,8 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         settings: readable,
         domains: { components: { list: components.TextList, show: components.TextList } },
         lastTestOk: { components: { list: components.TestResult, show: components.TestResult } },
+        lastTestedAt: { components: { show: components.SsoValue } },
+        lastTestDetail: { components: { show: components.SsoValue } },
         groupRoles: readable,
         // shown by their names (labels above), filtered from a list of them
         protocol: { availableValues: PROTOCOLS.map((value) => ({ value, label: value })) },

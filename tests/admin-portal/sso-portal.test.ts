@@ -233,6 +233,14 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
       await page.locator('[data-testid="group-roles"]').textContent(),
       'No groups mapped: every user gets the default role.',
     );
+    // not tested yet: said, instead of two labels over nothing
+    for (const [label, shown] of [
+      ['Last tested', 'never'],
+      ['Last test result', '—'],
+    ]) {
+      const group = page.locator('section', { has: page.getByText(label, { exact: true }) }).last();
+      assert.equal(((await group.textContent()) ?? '').replace(label, '').trim(), shown, label);
+    }
     await shot('connection-saml-show', 1300);
   });
 

@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
-// Group → role as a table (a directory's and an SSO connection's mapping), or a sentence when nothing is
-// mapped. Bundled for the browser: imports React and the design system only.
+// What a directory's and an SSO connection's record pages show alike: group → role as a table (or a
+// sentence when nothing is mapped), dates as AdminJS shows the others, code in a grey box. Bundled for
+// the browser: imports React and the design system only.
 import React from 'react';
 import { Text } from '@adminjs/design-system';
 
@@ -10,6 +11,12 @@ export const ROLE_NAMES: Record<string, string> = {
   ROLE_MEMBER: 'Member',
 };
 export const codeStyle = { fontFamily: 'monospace', background: '#f6f7fb', padding: '2px 6px', borderRadius: 4 };
+const pad = (n: number) => String(n).padStart(2, '0');
+/** As AdminJS shows the other dates: 2026-01-31 14:05, local time. */
+export const dateOf = (value: unknown) => {
+  const date = new Date(String(value));
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+};
 const cell = { padding: '4px 24px 4px 0', textAlign: 'left' as const, verticalAlign: 'top' as const };
 
 export function GroupRolesTable({ value, groupLabel }: { value: unknown; groupLabel: string }) {
