@@ -35,7 +35,7 @@ export function loadComponents(loader: ComponentLoader) {
     OptionalValue: loader.add('OptionalValue', source('OptionalValue')),
     // Platform Settings > CRM: each organization's HubSpot status, errors with Retry, mapping and runs
     CrmSync: loader.add('CrmSync', source('CrmSync')),
-    // the SSO connections' New SSO connection and Edit form, and their settings and group → role
+    // the SSO connections' New SSO connection and Edit form, and their status, last test, settings and group → role
     SsoConnectionForm: loader.add('SsoConnectionForm', source('SsoConnectionForm')),
     SsoValue: loader.add('SsoValue', source('SsoValue')),
     // the users resource: list, forms, badges, dates, filters, permanent delete, activity
