@@ -10,9 +10,11 @@ const source = (name: string) =>
   path.join(here, existsSync(path.join(here, `${name}.tsx`)) ? `${name}.tsx` : `${name}.js`);
 
 export function loadComponents(loader: ComponentLoader) {
-  // login with a one-time code, and the impersonation banner above every page
+  // login with a one-time code, the impersonation banner above every page, and breadcrumbs that name a
+  // resource's own actions as its translations do
   loader.override('Login', source('Login'));
   loader.override('TopBar', source('TopBar'));
+  loader.override('Breadcrumbs', source('Breadcrumbs'));
   return {
     DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
     ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),

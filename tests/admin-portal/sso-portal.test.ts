@@ -263,6 +263,12 @@ describe('Admin Portal SSO pages in a browser', { timeout: 300_000 }, () => {
     const createdBefore = await auditCount('sso.connection_created');
     await page.goto(`${base}/admin/resources/sso_connections/actions/newConnection`);
     await page.waitForSelector('[data-testid=sso-connection-form]');
+    // the breadcrumb names the action as the page does (AdminJS's own said "New Connection")
+    assert.deepEqual(await page.locator('.adminjs_Breadcrumbs a').allTextContents(), [
+      'Dashboard',
+      'SSO connections',
+      'New SSO connection',
+    ]);
     await page.fill('#organizationId', 'Portal Guild');
     await page.getByText('Portal Guild', { exact: true }).click();
     await page.fill('#name', 'Portal brokered');
