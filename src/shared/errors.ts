@@ -198,7 +198,7 @@ export const errorCatalog = {
     status: 409,
     title: 'Source not ingested yet',
     description:
-      'Podcasts and infographics are made from the text ingestion extracts from a resource; this one has none yet (still being ingested, or not a document). Try again once ingestion has finished.',
+      'Podcasts and infographics are made from the text ingestion extracts from a resource; this one has none. The detail says why: its ingestion has not finished (try again later), the resource is a draft (publish it), ingestion found no text or does not read the format (upload a version with text), or ingestion failed (with its reason).',
   },
   retryable_conflict: {
     status: 409,

@@ -2386,8 +2386,9 @@ export interface paths {
          *     offline with two distinct voices (Flite `slt` and `rms`) and encodes an MP3. Follow progress with
          *     `GET /api/resources/{id}/podcast`. Asking again regenerates (a ready, stale or failed podcast);
          *     asking while one is queued or running answers that one. The source must be one the caller may
-         *     open, must have been ingested (409 `source_not_ingested`) and must have fewer pages than
-         *     `GENERATION_MAX_PAGES` (50 by default; 422 `source_too_long`).
+         *     open, must have been ingested (409 `source_not_ingested`, its detail saying why not: ingestion
+         *     not finished, a draft, no text found, or ingestion failed with its reason) and must have fewer
+         *     pages than `GENERATION_MAX_PAGES` (50 by default; 422 `source_too_long`).
          */
         post: operations["generatePodcast"];
         delete?: never;

@@ -261,11 +261,34 @@ describe('podcast generation', () => {
       422,
       'source_too_long',
     );
-    const { resource: empty } = await buildSourceResource(organizationId, { passages: [] });
-    expectProblem(
-      await t.http.post(`/api/resources/${empty.id}/generate-podcast`).set(bearer(admin)),
+    const { resource: empty, version } = await buildSourceResource(organizationId, { passages: [] });
+    const refusal = async () =>
+      expectProblem(
+        await t.http.post(`/api/resources/${empty.id}/generate-podcast`).set(bearer(admin)),
+        409,
+        'source_not_ingested',
+      ).detail as string;
+    assert.match(await refusal(), /ingestion has not finished\. Try again/);
+    // an ingestion that has ended says why, instead of asking to try again
+    const ended = (status: string, lastError: string | null) =>
+      t.container.sql.query(
+        `INSERT INTO resource_ingestions (organization_id, resource_id, version_id, status, last_error, queued_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, now(), now())
+         ON CONFLICT (version_id) DO UPDATE SET status = EXCLUDED.status, last_error = EXCLUDED.last_error`,
+        [organizationId, empty.id, version.id, status, lastError],
+      );
+    await ended('failed', 'Invalid PDF structure');
+    const failed = await refusal();
+    assert.match(failed, /ingestion failed: Invalid PDF structure/);
+    assert.doesNotMatch(failed, /Try again/);
+    await ended('no_text', null);
+    assert.match(await refusal(), /found none in the current version/);
+    const { resource: draft } = await buildSourceResource(organizationId, { passages: [], status: 'draft' });
+    const notPublished = expectProblem(
+      await t.http.post(`/api/resources/${draft.id}/generate-podcast`).set(bearer(admin)),
       409,
       'source_not_ingested',
     );
+    assert.match(notPublished.detail, /a draft is not ingested\. Publish it/);
   });
 });

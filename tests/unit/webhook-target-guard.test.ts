@@ -56,6 +56,13 @@ describe('webhook target guard (SSRF)', () => {
       ['::ffff:0:a00:1', 'private'],
       ['2002:a00:1::1', 'private'],
       ['2002:5db8:d822::1', 'public'],
+      ['::127.0.0.1', 'loopback'],
+      ['::7f00:1', 'loopback'],
+      ['::a9fe:a9fe', 'link-local'],
+      ['0:0:0:0:0:0:a00:1', 'private'],
+      ['::5db8:d822', 'reserved'],
+      ['100::1', 'reserved'],
+      ['4000::1', 'reserved'],
       ['2001:db8::1', 'reserved'],
       ['2001::1', 'reserved'],
       ['fe80::1%eth0', 'link-local'],
@@ -83,6 +90,8 @@ describe('webhook target guard (SSRF)', () => {
     await refused(guard.check('https://mixed.example.com/in'), /loopback/);
     await refused(guard.check('https://127.0.0.1/in'), /loopback/);
     await refused(guard.check('https://[::1]/in'), /loopback/);
+    await refused(guard.check('https://[::127.0.0.1]/in'), /loopback/);
+    await refused(guard.check('https://[::169.254.169.254]/in'), /link-local/);
     await refused(guard.check('https://169.254.169.254/latest/meta-data'), /link-local/);
     await refused(guard.check('https://nowhere.example.com/in'), /does not resolve/);
   });

@@ -269,6 +269,11 @@ describe('webhook deliveries', () => {
     const waiting = await deliveriesOf(token, webhookId);
     assert.equal(waiting[0].status, 'pending');
     const attemptsWhilePaused = waiting[0].attemptCount;
+    // while paused a redelivery is refused, but one of a delivery that does not exist is still 404
+    const redeliver = (id: string) =>
+      t.http.post(`/api/webhooks/${webhookId}/deliveries/${id}/redeliver`).set(bearer(token));
+    expectProblem(await redeliver(waiting[0].id), 409, 'conflict');
+    expectProblem(await redeliver('00000000-0000-4000-8000-000000000000'), 404, 'not_found');
     up = true;
     await t.http.patch(`/api/webhooks/${webhookId}`).set(bearer(token)).send({ status: 'active' }).expect(200);
     const [done] = await eventually(async () => {

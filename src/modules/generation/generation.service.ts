@@ -14,7 +14,7 @@ import type { Sql } from '../../shared/sql.ts';
 import { requireResourceAccess, resolveReader } from '../library/index.ts';
 import type { StoredFile } from '../../http/send-stored-file.ts';
 import { GeneratedContent, type GenerationKind, type StorageKeys } from './generated-content.model.ts';
-import { loadSourceSummary } from './source.repository.ts';
+import { loadSourceSummary, type SourceSummary } from './source.repository.ts';
 
 export const GENERATION_JOBS = { podcast: 'generation.podcast', infographic: 'generation.infographic' } as const;
 
@@ -52,12 +52,8 @@ export class GenerationService {
     const reader = await resolveReader(this.deps.sql, actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'open');
     const source = await loadSourceSummary(this.deps.sql, resourceId);
-    if (!source?.versionId || source.passages === 0) {
-      throw new AppError(
-        'source_not_ingested',
-        `Resource ${resourceId} has no extracted text yet: generation reads the text ingestion extracts. Try again once ingestion has finished.`,
-      );
-    }
+    if (!source?.versionId || source.passages === 0)
+      throw new AppError('source_not_ingested', whyNoText(resourceId, source));
     if (source.pages >= this.deps.maxPages) {
       throw new AppError(
         'source_too_long',
@@ -141,5 +137,22 @@ export class GenerationService {
   private async requireOpen(actor: Actor, resourceId: string): Promise<void> {
     const reader = await resolveReader(this.deps.sql, actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'open');
+  }
+}
+
+/** Why a source has no text to generate from, so that "try again later" is said only when it may help. */
+function whyNoText(resourceId: string, source: SourceSummary | undefined): string {
+  const base = `Resource ${resourceId} has no extracted text: generation reads the text ingestion extracts`;
+  switch (source?.ingestion?.status) {
+    case 'no_text':
+      return `${base}, and its ingestion found none in the current version (an image, or a scan without a text layer). Upload a version with text.`;
+    case 'unsupported':
+      return `${base}, and ingestion does not read this format. Upload a document (PDF, Word, text...).`;
+    case 'failed':
+      return `${base}, and its ingestion failed: ${source.ingestion.lastError ?? 'no reason recorded'}. Upload a readable version, or re-run the ingestion (POST /api/resources/${resourceId}/ingestion).`;
+    default:
+      return source && !source.published && !source.ingestion
+        ? `${base}, and a draft is not ingested. Publish it, then try again once ingestion has finished.`
+        : `${base}, and its ingestion has not finished. Try again once it has (GET /api/resources/${resourceId}/ingestion).`;
   }
 }

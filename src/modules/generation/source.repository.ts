@@ -17,6 +17,9 @@ export interface SourceSummary {
   version: number;
   pages: number;
   passages: number;
+  /** Whether the resource is published (drafts are not ingested), and its current version's ingestion, if any. */
+  published: boolean;
+  ingestion: { status: string; lastError: string | null } | null;
 }
 
 export async function loadSourceSummary(sql: Sql, resourceId: string): Promise<SourceSummary | undefined> {
@@ -28,12 +31,17 @@ export async function loadSourceSummary(sql: Sql, resourceId: string): Promise<S
     version: number;
     pages: number | null;
     passages: string;
+    status: string;
+    ingestion_status: string | null;
+    ingestion_error: string | null;
   }>(
-    `SELECT r.organization_id, r.name, r.description, v.id AS version_id, r.current_version AS version,
+    `SELECT r.organization_id, r.name, r.description, v.id AS version_id, r.current_version AS version, r.status,
             (SELECT max(p.page_number) FROM resource_passages p WHERE p.version_id = v.id) AS pages,
-            (SELECT count(*) FROM resource_passages p WHERE p.version_id = v.id) AS passages
+            (SELECT count(*) FROM resource_passages p WHERE p.version_id = v.id) AS passages,
+            i.status AS ingestion_status, i.last_error AS ingestion_error
        FROM resources r
        LEFT JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
+       LEFT JOIN resource_ingestions i ON i.version_id = v.id
       WHERE r.id = $1::uuid`,
     [resourceId],
   );
@@ -47,6 +55,8 @@ export async function loadSourceSummary(sql: Sql, resourceId: string): Promise<S
     version: row.version,
     pages: row.pages ?? 0,
     passages: Number(row.passages),
+    published: row.status === 'published',
+    ingestion: row.ingestion_status ? { status: row.ingestion_status, lastError: row.ingestion_error } : null,
   };
 }
 

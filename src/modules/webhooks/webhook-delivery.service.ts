@@ -64,15 +64,16 @@ export class WebhookDeliveryService {
   async redeliver(actor: Actor, webhookId: string, deliveryId: string): Promise<DeliveryWithAttempts> {
     const delivery = await this.deps.sequelize.transaction(async (transaction) => {
       const subscription = await this.deps.subscriptions.get(actor, webhookId, transaction);
-      if (subscription.status !== 'active')
-        throw errors.conflict(`The subscription is ${subscription.status}; resume it (status: active) first`);
       const found = await WebhookDelivery.findOne({
         where: { id: deliveryId, subscriptionId: subscription.id },
         include: [withEventType],
         transaction,
         lock: { level: transaction.LOCK.UPDATE, of: WebhookDelivery },
       });
+      // a delivery that does not exist is 404 whatever the subscription's state
       if (!found) throw errors.notFound('Delivery', deliveryId);
+      if (subscription.status !== 'active')
+        throw errors.conflict(`The subscription is ${subscription.status}; resume it (status: active) first`);
       // the deliveries table is the queue: pending and due is all it takes
       await found.update({ status: 'pending', retryStep: 0, nextAttemptAt: this.deps.clock.now() }, { transaction });
       await this.deps.audit.record(

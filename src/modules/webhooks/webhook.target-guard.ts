@@ -32,6 +32,9 @@ const CLASSES: Record<string, AddressClass> = {
   linkLocal: 'link-local',
 };
 
+/** IANA's global unicast block: an IPv6 address ipaddr.js calls `unicast` outside it is unassigned space. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
 /** IPv4 hidden in an IPv6 address (mapped ::ffff:a.b.c.d, translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16). */
 function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   const parts = address.parts;
@@ -63,7 +66,17 @@ export function classifyAddress(address: string): AddressClass {
     if (v4) return classifyAddress(v4.toString());
   }
   if (METADATA.has(parsed.toNormalizedString())) return 'metadata';
-  return CLASSES[parsed.range()] ?? 'reserved';
+  const range = parsed.range();
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST)) {
+    // unassigned space, never a target; the deprecated IPv4-compatible ::a.b.c.d, which some stacks still
+    // route to the IPv4 address, is named by that address's class when it is not public
+    const parts = (parsed as ipaddr.IPv6).parts;
+    const compatible = parts.slice(0, 6).every((part) => part === 0);
+    const v4 = new ipaddr.IPv4([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]);
+    const kind = compatible ? classifyAddress(v4.toString()) : 'reserved';
+    return kind === 'public' ? 'reserved' : kind;
+  }
+  return CLASSES[range] ?? 'reserved';
 }
 
 const unsafe = (detail: string) =>
