@@ -3067,6 +3067,10 @@ export interface components {
             /** Format: date-time */
             publishedAt: string | null;
             tags: string[];
+            /**
+             * @description The resource's categories by position. An archived category keeps its link: managers (client
+             *     admins, platform admins, API keys) still see it here; members, client users and visitors do not.
+             */
             categories: components["schemas"]["ResourceCategoryRef"][];
             /** Format: int32 */
             currentVersion: number;

@@ -156,14 +156,20 @@ describe('resource categories', () => {
     assert.deepEqual(await listNames(admin, '?archived=only'), ['Archive me']);
     assert.equal((await listNames(admin, '?archived=include')).at(-1), 'Archive me');
     expectProblem(await t.http.get('/api/resources/categories?archived=include').set(member), 403, 'forbidden');
-    // the resource keeps its link (history), shown on the resource itself
-    const details = await t.http.get(`/api/resources/${resource.id}`).set(member).expect(200);
+    // the resource keeps its link (history): shown to managers, hidden from members (in the details and the list)
+    const details = await t.http.get(`/api/resources/${resource.id}`).set(admin).expect(200);
     assert.deepEqual(details.body.categories, [{ id, name: 'Archive me' }]);
+    assert.deepEqual((await t.http.get(`/api/resources/${resource.id}`).set(member).expect(200)).body.categories, []);
+    const listed = await t.http.get('/api/resources?itemsPerPage=100').set(member).expect(200);
+    assert.deepEqual(listed.body.data.find((r: { id: string }) => r.id === resource.id).categories, []);
     const again = await t.http.post(`/api/resources/categories/${id}/archive`).set(admin).expect(200);
     assert.equal(again.body.archivedAt, archived.body.archivedAt);
     const back = await t.http.post(`/api/resources/categories/${id}/unarchive`).set(admin).expect(200);
     assert.equal(back.body.archived, false);
     assert.ok((await listNames(member)).includes('Archive me'));
+    assert.deepEqual((await t.http.get(`/api/resources/${resource.id}`).set(member).expect(200)).body.categories, [
+      { id, name: 'Archive me' },
+    ]);
     expectProblem(await t.http.post(`/api/resources/categories/${id}/archive`).set(staff), 403, 'forbidden');
     const actions = await t.container.sql.rows<{ action: string }>(
       'SELECT action FROM audit_log WHERE target_id = $1 ORDER BY id',

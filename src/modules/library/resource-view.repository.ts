@@ -1,5 +1,6 @@
 // Reads resources as the API shows them: the row, its current version, its categories (archived ones
-// included: history stays) and whether the reader may open it, in one query for a page of ids.
+// for managers only: history stays for them, members and staff no longer see an archived category) and
+// whether the reader may open it, in one query for a page of ids.
 import type { Transaction } from 'sequelize';
 import { errors } from '../../shared/errors.ts';
 import { Binds, type Sql } from '../../shared/sql.ts';
@@ -29,6 +30,7 @@ export async function loadResourceViews(
   if (!ids.length) return [];
   const binds = new Binds();
   const idList = binds.add(ids);
+  const active = reader.standing === 'manager' ? '' : ' AND c.archived_at IS NULL';
   const rows = await sql.rows<Row>(
     `SELECT r.id, r.name, r.description, r.type, r.format, r.access_level AS "accessLevel",
             r.price_amount::text AS "priceAmount", r.price_currency AS "priceCurrency", r.status,
@@ -41,7 +43,7 @@ export async function loadResourceViews(
             (${reader.openSql(binds, 'r')}) AS "canOpen",
             COALESCE((SELECT json_agg(json_build_object('id', c.id, 'name', c.name) ORDER BY c.position, c.name)
                         FROM resource_category_links l JOIN resource_categories c ON c.id = l.category_id
-                       WHERE l.resource_id = r.id), '[]'::json) AS categories
+                       WHERE l.resource_id = r.id${active}), '[]'::json) AS categories
        FROM resources r
        JOIN resource_versions v ON v.resource_id = r.id AND v.version = r.current_version
       WHERE r.id = ANY(${idList}::uuid[]) AND ${reader.seeSql(binds, 'r')}`,
