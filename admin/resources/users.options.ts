@@ -234,13 +234,15 @@ export function usersOptions(container: Container, components: PortalComponents)
         isVisible: ({ record }) => !isDeleted(record),
         guard:
           'Send this user an e-mail with a link to choose a new password? Their current password keeps working until they do.',
-        component: false,
+        // a page that asks, then POSTs: a GET (a link from another site, with the admin's cookie) sends nothing
+        component: components.ConfirmAction,
         handler: async (
           request: ActionRequest,
           _response: unknown,
           context: ActionContext,
         ): Promise<ActionResponse> => {
           const record = context.record!.toJSON(context.currentAdmin);
+          if (request.method !== 'post') return { record };
           try {
             const actor = await portalActor(context.currentAdmin);
             const sent = await services.passwords.requestReset(actor, recordId(request));

@@ -129,12 +129,14 @@ export class UsersResource extends ServiceResource {
         phone: nullable(params.phone),
         role: params.role as Role,
         organizationId: nullable(params.organizationId),
-        status: params.status === 'pending' ? 'pending' : 'active',
+        // the service refuses a status a new user cannot start with (inactive, suspended) under the field
+        status: (optional(params.status) ?? 'active') as 'active' | 'pending',
         password: optional(params.password),
         generatePassword: yes(params.generatePassword),
       }),
     );
-    return toUserParams(row);
+    // AdminJS merges what is returned into the submitted form: without this the typed password went back
+    return { ...toUserParams(row), password: null };
   }
 
   override async update(id: string, params: Record<string, unknown>, context?: ActionContext): Promise<ParamsType> {

@@ -11,6 +11,7 @@ import { ImpersonationSession } from '../../src/modules/impersonation/impersonat
 import { totpCode } from '../../src/modules/auth/mfa.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
+import { ROLES } from '../../src/shared/access/roles.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
@@ -187,6 +188,39 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     const refused = (await posted.json()) as { record: { errors: Record<string, { message: string }> } };
     assert.equal(refused.record.errors.email?.message, 'must be an e-mail address');
     assert.equal(await User.count({ where: { email: 'not-an-email' } }), 0);
+    // the rest of the contract's rules: a short password, a long phone, a made-up role (was a 500), a
+    // status a new user cannot start with (was stored as active)
+    const refusals = async (fields: Record<string, string>) => {
+      const answer = await page.request.post(`${base}/admin/api/resources/users/actions/new`, {
+        data: { firstName: 'Nina', lastName: 'New', email: 'nina.rules@portal.test', role: 'ROLE_MEMBER', ...fields },
+      });
+      assert.equal(answer.status(), 200);
+      const { record } = (await answer.json()) as { record: { errors: Record<string, { message: string }> } };
+      return Object.fromEntries(Object.entries(record.errors).map(([field, error]) => [field, error.message]));
+    };
+    const organizationId = mary.organizationId!;
+    assert.deepEqual(await refusals({ organizationId, password: 'abc', phone: '1'.repeat(60), role: 'ROLE_GOD' }), {
+      password: 'must be at least 12 characters',
+      phone: 'must be at most 40 characters',
+      role: `must be one of ${ROLES.join(', ')}`,
+    });
+    assert.deepEqual(await refusals({ organizationId, status: 'suspended' }), {
+      status: 'must be one of active, pending',
+    });
+    assert.equal(await User.count({ where: { email: 'nina.rules@portal.test' } }), 0);
+    // the typed password is not sent back
+    const created = await page.request.post(`${base}/admin/api/resources/users/actions/new`, {
+      data: {
+        firstName: 'Nina',
+        lastName: 'Typed',
+        email: 'nina.typed@portal.test',
+        role: 'ROLE_MEMBER',
+        organizationId,
+        password: 'TypedInitialPw1!',
+      },
+    });
+    assert.doesNotMatch(await created.text(), /TypedInitialPw1!/);
+    assert.ok(await User.findOne({ where: { email: 'nina.typed@portal.test' } }));
   });
 
   it('when the other resources are opened, then each one lists its records', async () => {

@@ -214,8 +214,13 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
 
   it('when a password reset is sent from the user page, then the reset e-mail is queued', async () => {
     await page.goto(`${base}/admin/resources/users/records/${mary.id}/show`);
+    // a GET of the action (a link from another site, with the admin's cookie) sends nothing
+    const viaGet = await page.request.get(`${base}/admin/api/resources/users/records/${mary.id}/resetPassword`);
+    assert.equal(viaGet.status(), 200);
+    assert.equal(await OutboxMessage.count({ where: { userId: mary.id, template: 'password_reset' } }), 0);
     await page.click('[data-testid=action-resetPassword]');
-    await page.getByRole('button', { name: 'Confirm', exact: true }).click();
+    await page.getByText('Their current password keeps working until they do.').waitFor();
+    await page.click('[data-testid=confirm-action]');
     await page.locator('text=Password reset e-mail sent to mary@portal.test').waitFor();
     await shot('password-reset');
     assert.ok(await OutboxMessage.findOne({ where: { userId: mary.id, template: 'password_reset' } }));

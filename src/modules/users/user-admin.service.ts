@@ -89,7 +89,7 @@ export class UserAdminService {
 
   async create(actor: Actor, input: CreateUserInput): Promise<UserRow> {
     assertCan(actor, 'users:admin');
-    checkUserFields(input);
+    checkUserFields(input, 'create');
     if (input.password && input.generatePassword) {
       throw errors.validation([{ field: 'generatePassword', message: 'cannot be combined with password' }]);
     }
@@ -150,7 +150,7 @@ export class UserAdminService {
 
   async update(actor: Actor, id: string, input: UpdateUserInput): Promise<UserRow> {
     assertCan(actor, 'users:admin');
-    checkUserFields(input);
+    checkUserFields(input, 'update');
     await this.withEmailUniqueness(() =>
       this.deps.sequelize.transaction(async (transaction) => {
         const user = await User.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });

@@ -1,29 +1,50 @@
-// The contract's rules for a user's names and e-mail address (UserCreateRequest and UserUpdateRequest in
-// openapi.yaml), checked again by the service: the Admin Portal's forms reach it without the contract's
-// validator, and created users with a blank name or "not-an-email" as their address.
+// The contract's rules for a user's fields (UserCreateRequest and UserUpdateRequest in openapi.yaml),
+// checked again by the service: the Admin Portal's forms reach it without the contract's validator, and
+// created users with a blank name, "not-an-email" as their address, a 3-character password, a 60-digit
+// phone, a made-up role (a 500 from the database) or a suspended status on creation (stored as active).
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { z } from 'zod';
+import { ROLES } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
 
 const name = z.string().trim().min(1, 'must not be blank').max(100, 'must be at most 100 characters');
-const fields = z
-  .object({
-    firstName: name,
-    lastName: name,
-    // the contract validator's own rule (express-openapi-validator runs ajv-formats in full mode)
-    email: z
-      .email({ pattern: fullFormats.email as RegExp, message: 'must be an e-mail address' })
-      .max(320, 'must be at most 320 characters'),
-  })
-  .partial();
+const oneOf = (values: readonly [string, ...string[]]) =>
+  z.enum(values, { message: `must be one of ${values.join(', ')}` });
+const common = {
+  firstName: name,
+  lastName: name,
+  // the contract validator's own rule (express-openapi-validator runs ajv-formats in full mode)
+  email: z
+    .email({ pattern: fullFormats.email as RegExp, message: 'must be an e-mail address' })
+    .max(320, 'must be at most 320 characters'),
+  phone: z.string().max(40, 'must be at most 40 characters').nullable(),
+  role: oneOf(ROLES),
+};
+const FIELDS = {
+  create: z
+    .object({
+      ...common,
+      status: oneOf(['active', 'pending']),
+      password: z.string().min(12, 'must be at least 12 characters').max(1024, 'must be at most 1024 characters'),
+    })
+    .partial(),
+  // pending too: the portal's edit form sends a pending user's status unchanged (the contract refuses it)
+  update: z.object({ ...common, status: oneOf(['active', 'inactive', 'suspended', 'pending']) }).partial(),
+};
+
+interface UserFields {
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string | null;
+  role?: string;
+  status?: string;
+  password?: string;
+}
 
 /** Throws 400 naming each field that breaks a rule; fields left out are not checked (an update). */
-export function checkUserFields(input: { firstName?: string; lastName?: string; email?: string }): void {
-  const result = fields.safeParse({
-    firstName: input.firstName,
-    lastName: input.lastName,
-    email: input.email?.trim(),
-  });
+export function checkUserFields(input: UserFields, operation: 'create' | 'update'): void {
+  const result = FIELDS[operation].safeParse({ ...input, email: input.email?.trim() });
   if (!result.success) {
     throw errors.validation(
       result.error.issues.map((issue) => ({ field: String(issue.path[0]), message: issue.message })),
