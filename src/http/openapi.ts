@@ -136,11 +136,13 @@ export function contractPhases(
     );
   return {
     // the response validator is hooked here, so a 401 or a 429 answered before validation is checked too
-    findOperation: inSequence([
-      ...named('pathParamsMiddleware'),
-      ...named('metadataMiddleware').map(rememberingRouteMatches),
-      ...named('responseMiddleware').map((middleware) => reportingLateErrors(middleware, onResponseDrift)),
-    ]),
+    findOperation: headAsGet(
+      inSequence([
+        ...named('pathParamsMiddleware'),
+        ...named('metadataMiddleware').map(rememberingRouteMatches),
+        ...named('responseMiddleware').map((middleware) => reportingLateErrors(middleware, onResponseDrift)),
+      ]),
+    ),
     // securityMiddleware is a no-op with validateSecurity: false
     validate: inSequence([...named('requestMiddleware'), deprecationHeaders()]),
   };
@@ -232,6 +234,32 @@ function reportingLateErrors(middleware: RequestHandler, onLateError?: LateError
       }
       if (error !== undefined && error !== null) onLateError(error, req, res);
     });
+  };
+}
+
+/**
+ * HEAD is GET without the body (RFC 9110 §9.3.2: a general-purpose server supports both): download
+ * managers and media players ask for a file's size and validators first. The validator knows only the
+ * contract's methods, so the request is looked up as the GET; Express then runs the GET route (it routes
+ * HEAD there itself) and Node sends no body for a HEAD. Reads that count (a resource's views and
+ * downloads) do not count a HEAD.
+ */
+function headAsGet(findOperation: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'HEAD') return findOperation(req, res, next);
+    req.method = 'GET';
+    const asHead = (error?: unknown) => {
+      req.method = 'HEAD';
+      // a path without a GET: the validator's 405 named the method it was asked about
+      if (error instanceof Error && (error as Error & { status?: number }).status === 405)
+        error.message = 'HEAD method not allowed';
+      next(error);
+    };
+    try {
+      findOperation(req, res, asHead);
+    } catch (error) {
+      asHead(error);
+    }
   };
 }
 

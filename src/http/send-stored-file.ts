@@ -1,6 +1,7 @@
 // Streams a stored file as HTTP wants it: Content-Type, RFC 6266 Content-Disposition (with filename*
 // for any name), ETag and Last-Modified with conditional requests (304), Accept-Ranges and one byte
-// range (206, or 416 with `Content-Range: bytes */size`), so a video plays and seeks in a browser.
+// range (206, or 416 with `Content-Range: bytes */size`), so a video plays and seeks in a browser; a
+// HEAD gets the same headers and no body.
 // Used by downloads, old versions, thumbnails and generated media alike; works for any FileStorage.
 import { create as contentDisposition } from 'content-disposition';
 import fresh from 'fresh';
@@ -26,7 +27,7 @@ export interface StoredFile {
 /** What was sent, so a caller can count downloads (a video's many range requests are one download). */
 export interface SendOutcome {
   status: 200 | 206 | 304;
-  /** The response starts at byte 0 (a whole file, or a range from the start). */
+  /** Bytes were sent from byte 0 (a whole file, or a range from the start): not for a HEAD. */
   fromStart: boolean;
 }
 
@@ -75,8 +76,9 @@ export async function sendStoredFile(
   res.status(range ? 206 : 200);
   res.setHeader('Content-Length', String(length));
   if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${file.sizeBytes}`);
-  const outcome: SendOutcome = { status: range ? 206 : 200, fromStart: !range || range.start === 0 };
-  if (req.method === 'HEAD' || length === 0) {
+  const head = req.method === 'HEAD';
+  const outcome: SendOutcome = { status: range ? 206 : 200, fromStart: !head && (!range || range.start === 0) };
+  if (head || length === 0) {
     res.end();
     return outcome;
   }

@@ -373,6 +373,13 @@ describe('library files: upload, versions, delete, download', () => {
     await download(url, member).set('Range', 'bytes=0-').expect(206);
     await download(url, member).set('Range', 'bytes=2000-').expect(206);
     await download(url, member).set('Range', 'bytes=4000-4100').expect(206);
+    // HEAD: the GET's headers, no body, not a download (nor a view of the details)
+    const head = await t.http.head(url).set(bearer(member)).expect(200);
+    assert.equal(head.headers['content-length'], String(video.length));
+    assert.equal(head.headers.etag, whole.headers.etag);
+    assert.equal(head.headers['content-disposition'], whole.headers['content-disposition']);
+    assert.equal(head.text, undefined);
+    await t.http.head(`/api/resources/${id}`).set(bearer(member)).expect(200);
     const counts = async () =>
       (
         await t.container.sql.rows<{ downloads: string; events: string }>(
@@ -385,8 +392,13 @@ describe('library files: upload, versions, delete, download', () => {
     assert.deepEqual(
       await counts(),
       { downloads: '2', events: '2' },
-      'the whole download and the player session starting at 0; 206s past 0 and the 304 are not counted',
+      'the whole download and the player session starting at 0; 206s past 0, the 304 and the HEAD are not counted',
     );
+    const views = await t.container.sql.one<{ count: string }>(
+      "SELECT count(*) FROM resource_usage_events WHERE resource_id = $1 AND kind = 'view'",
+      [id],
+    );
+    assert.equal(views?.count, '0', 'a HEAD of the details is not a view');
   });
 
   it('when the client goes away mid-download, then the stored file is closed and the next download is whole', async () => {

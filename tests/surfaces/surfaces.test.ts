@@ -383,6 +383,40 @@ describe('surfaces: one router, parser, credential and error format per kind of 
     });
   });
 
+  describe('HEAD and Accept on the JSON API', () => {
+    it('when an operation answers GET, then HEAD gets its status and headers without a body; elsewhere 405 names HEAD', async () => {
+      const get = await http_.get('/api/members').set(bearer(token)).expect(200);
+      const head = await http_.head('/api/members').set(bearer(token)).expect(200);
+      assert.equal(head.headers['content-type'], get.headers['content-type']);
+      assert.equal(head.text, undefined);
+      assert.equal(head.headers['ratelimit-policy'], get.headers['ratelimit-policy']);
+      // errors keep their status (the problem's body is not sent)
+      await http_.head('/api/members').expect(401);
+      await http_.head('/api/members/00000000-0000-4000-8000-000000000000').set(bearer(token)).expect(404);
+      const refused = await http_.head('/api/auth/login').expect(405);
+      assert.equal(refused.headers.allow, 'POST');
+    });
+
+    it('when the Accept header names no media type a list produces, then 406; a browser’s Accept gets JSON', async () => {
+      expectProblem(
+        await http_.get('/api/members').set(bearer(token)).set('Accept', 'application/xml'),
+        406,
+        'not_acceptable',
+      );
+      expectProblem(
+        await http_.get('/api/events').set(bearer(token)).set('Accept', 'text/csv;q=0, text/html'),
+        406,
+        'not_acceptable',
+      );
+      const browser = await http_
+        .get('/api/members')
+        .set(bearer(token))
+        .set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8')
+        .expect(200);
+      assert.match(browser.headers['content-type'], /^application\/json/);
+    });
+  });
+
   describe('server-sent events on the JSON API', () => {
     it('when an operation answers text/event-stream, then events stream through the response validator and the idempotency layer', async () => {
       const server = await listen({ ...t, app });

@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { Model } from 'sequelize';
 import { actorOf } from '../../http/context.ts';
 import type { IdempotencyMiddleware } from '../../http/idempotency.ts';
-import { sendPage } from '../../http/respond.ts';
+import { negotiate, sendPage } from '../../http/respond.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
 import type { CrudService } from './crud.service.ts';
 
@@ -15,7 +15,7 @@ export function crudRoutes<M extends Model, Dto extends object, Input extends ob
   const { path, toDto } = service.definition;
   const item = `${path}/:id`;
   router.get(path, async (req, res) => {
-    if (req.accepts(['application/json', 'text/csv']) === 'text/csv') {
+    if (negotiate(req, ['application/json', 'text/csv']) === 'text/csv') {
       const stream = service.csvExport(actorOf(req), req.query);
       res.type('text/csv; charset=utf-8').attachment(`${path.split('/').pop()}.csv`);
       await stream(res);

@@ -55,7 +55,7 @@ export function catalogRoutes(router: Router, { catalog, categories, entitlement
     sendPage(req, res, await catalog.list(actorOf(req), withoutPaging(req.query), pageRequest(req.query)));
   });
   router.get('/api/resources/:id', async (req, res) => {
-    res.json(await catalog.get(actorOf(req), req.params.id as string));
+    res.json(await catalog.get(actorOf(req), req.params.id as string, { countView: req.method !== 'HEAD' }));
   });
 
   router.post('/api/resources/:id/entitlements', async (req, res) => {

@@ -14,6 +14,10 @@ import { parseCatalogQuery } from './catalog.filters.ts';
 import { loadContentMatches, searchResourceIds } from './catalog-search.repository.ts';
 import { toContentMatches } from './content-match.mapper.ts';
 
+/** `countView: false` for a read nobody sees the content of (a HEAD). */
+export interface ResourceRead {
+  countView?: boolean;
+}
 export class ResourceCatalogService {
   constructor(private readonly deps: { sequelize: Sequelize; sql: Sql }) {}
 
@@ -47,14 +51,14 @@ export class ResourceCatalogService {
     );
   }
 
-  async get(actor: Actor, id: string): Promise<ResourceDto> {
-    return this.getFor(await this.reader(actor), id);
+  async get(actor: Actor, id: string, read: ResourceRead = {}): Promise<ResourceDto> {
+    return this.getFor(await this.reader(actor), id, read);
   }
 
-  /** One resource the reader sees (404 otherwise); each read is a recorded view. */
-  async getFor(reader: LibraryReader, id: string): Promise<ResourceDto> {
+  /** One resource the reader sees (404 otherwise); each read is a recorded view, unless it is a HEAD. */
+  async getFor(reader: LibraryReader, id: string, { countView = true }: ResourceRead = {}): Promise<ResourceDto> {
     await requireResourceAccess(this.deps.sql, reader, id, 'see');
-    await recordUsage(this.deps.sql, reader, id, 'view');
+    if (countView) await recordUsage(this.deps.sql, reader, id, 'view');
     const [view] = await loadResourceViews(this.deps.sql, reader, [id]);
     if (!view) throw errors.notFound('resource', id);
     return toResourceDto(view);

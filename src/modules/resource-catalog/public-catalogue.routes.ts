@@ -59,7 +59,7 @@ export function publicCatalogueRoutes(
     sendPage(req, res, await catalog.listFor(await reader(req), withoutPaging(req.query), pageRequest(req.query)));
   });
   router.get(`${PREFIX}/resources/:id`, limited, async (req, res) => {
-    res.json(await catalog.getFor(await reader(req), req.params.id as string));
+    res.json(await catalog.getFor(await reader(req), req.params.id as string, { countView: req.method !== 'HEAD' }));
   });
   // "Public: all visitors": a public resource's file too, as the anonymous visitor opens it
   router.get(`${PREFIX}/resources/:id/download`, limited, async (req, res) => {

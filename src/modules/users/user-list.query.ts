@@ -1,5 +1,6 @@
 // Query string of GET /api/admin/users -> filter and sort (the contract has validated the shapes).
 import type { Request } from 'express';
+import { negotiate } from '../../http/respond.ts';
 import type { Role } from '../../shared/access/roles.ts';
 import { parseDateRange } from '../../shared/date-range.ts';
 import {
@@ -38,5 +39,5 @@ export function userSort(query: Query): UserSort {
 /** `format=csv`, or an Accept header that prefers CSV to JSON. */
 export function wantsCsv(req: Request): boolean {
   if (req.query.format) return req.query.format === 'csv';
-  return req.accepts(['application/json', 'text/csv']) === 'text/csv';
+  return negotiate(req, ['application/json', 'text/csv']) === 'text/csv';
 }
