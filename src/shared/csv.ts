@@ -18,12 +18,15 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
+/** RFC 4180 ends every record, the last included, with CRLF (Excel and strict readers expect it). */
+export const CSV_EOL = '\r\n';
+
 /** A text cell as it goes into any export: neutralised, then quoted as needed. */
 export const csvText = (value: string | null | undefined): string => csvField(neutralise(value ?? ''));
 
 /** One CSV line of any cells: empty for null, JSON for objects, ISO 8601 for dates, text neutralised. */
 export function csvLine(cells: readonly unknown[]): string {
-  return `${cells.map(csvCell).join(',')}\n`;
+  return `${cells.map(csvCell).join(',')}${CSV_EOL}`;
 }
 
 function csvCell(value: unknown): string {
@@ -35,7 +38,7 @@ function csvCell(value: unknown): string {
 
 /** Rows (any object mode value) in, CSV text out: the header line first, then `line(row)` per row. */
 export function csvWriter<R>(header: readonly string[], line: (row: R) => string): Transform {
-  let pending = `${header.map(csvText).join(',')}\n`;
+  let pending = `${header.map(csvText).join(',')}${CSV_EOL}`;
   return new Transform({
     writableObjectMode: true,
     writableHighWaterMark: 1000,

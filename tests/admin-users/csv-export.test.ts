@@ -97,7 +97,7 @@ describe('Users CSV export', () => {
 
   it('when nothing matches, then the export is the header row alone', async () => {
     const res = await exportCsv('?email=nobody-matches-this').expect(200);
-    assert.equal(res.body, 'ID,Name,Email,Role,Organization,Status,Last Login,Created\n');
+    assert.equal(res.body, 'ID,Name,Email,Role,Organization,Status,Last Login,Created\r\n', 'RFC 4180: CRLF');
   });
 
   it('when the list has more rows than a page, then the export holds all of them', async () => {

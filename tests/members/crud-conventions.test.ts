@@ -260,7 +260,7 @@ describe('CRUD conventions (members, events, courses)', () => {
           .expect(200);
         assert.match(res.headers['content-type'], /^text\/csv; charset=utf-8/);
         assert.match(res.headers['content-disposition'], new RegExp(`attachment; filename="?${r.name}.csv"?`));
-        const lines = res.text.trim().split('\n');
+        const lines = res.text.trim().split('\r\n');
         assert.equal(lines[0], r.csvHeader);
         assert.equal(lines.length, 31, 'every page, not just the first');
         for (const id of ids) assert.ok(res.text.includes(id));

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import type { Sequelize } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
-import { csvField, csvWriter, neutralise } from '../../shared/csv.ts';
+import { CSV_EOL, csvField, csvWriter, neutralise } from '../../shared/csv.ts';
 import { Binds } from '../../shared/sql.ts';
 import { ROLE_LABELS, STATUS_LABELS } from './user.labels.ts';
 import type { UserStatus } from './user.model.ts';
@@ -54,7 +54,7 @@ const csvLine = (row: ExportRow): string =>
     STATUS_LABELS[row[5]],
     row[6] ?? '',
     row[7],
-  ].join(',')}\n`;
+  ].join(',')}${CSV_EOL}`;
 
 const csvLines = () => csvWriter<ExportRow>(CSV_COLUMNS, csvLine);
 
