@@ -3,6 +3,7 @@ import type { AuthService } from '../modules/auth/auth.service.ts';
 import type { Organization } from '../modules/organizations/organization.model.ts';
 import { AppError, errors } from '../shared/errors.ts';
 import { isUuid } from '../shared/uuid.ts';
+import type { ErrorRenderer } from './surfaces/failure.ts';
 
 export const ORGANIZATION_HEADER = 'guildhall-organization';
 
@@ -41,5 +42,24 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
       req.context.plan = organization.plan;
     }
     next();
+  };
+}
+
+const REALM = 'Bearer realm="Guildhall"';
+// a bearer credential that was read and refused (RFC 6750 §3.1); any other 401 (a wrong MFA code) is not about it
+const REFUSED_CREDENTIAL = new Set(['unauthenticated', 'token_expired']);
+
+/**
+ * Every 401 of a surface that takes these credentials names the scheme (RFC 9110 §15.5.2: a 401 MUST
+ * send WWW-Authenticate), with `error="invalid_token"` when a bearer credential was sent and refused.
+ * Without one, or with another scheme, the challenge carries no error code (RFC 6750 §3.1).
+ */
+export function withBearerChallenge(render: ErrorRenderer): ErrorRenderer {
+  return (failure, req, res, options) => {
+    if (failure.status === 401 && !res.hasHeader('WWW-Authenticate')) {
+      const refused = REFUSED_CREDENTIAL.has(failure.code) && /^bearer +\S/i.test(req.get('authorization') ?? '');
+      res.setHeader('WWW-Authenticate', refused ? `${REALM}, error="invalid_token"` : REALM);
+    }
+    render(failure, req, res, options);
   };
 }

@@ -19,6 +19,8 @@ interface HttpLikeError {
   errors?: Array<{ path: string; message: string }>;
   headers?: Record<string, string>;
   message?: string;
+  /** body-parser's: the text it could not parse. */
+  body?: unknown;
 }
 
 /** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`. */
@@ -98,17 +100,41 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
     case 413:
       return new AppError('payload_too_large', 'The request body is too large');
     case 415:
-      return new AppError('unsupported_media_type', error.message ?? 'Unsupported media type');
+      // the validator's words for a body without a Content-Type: "unsupported media type undefined"
+      return new AppError(
+        'unsupported_media_type',
+        /^(unsupported media type undefined|media type not specified)$/.test(error.message ?? '')
+          ? 'The request has no Content-Type; send application/json'
+          : (error.message ?? 'Unsupported media type'),
+      );
     default:
       return undefined;
   }
 }
 
+/**
+ * body-parser refuses a top-level `null`, `123`, `"str"` or `true` (strict mode) with the same error as
+ * broken JSON: the text is valid JSON, only not an object. Only text that does not open with `{` or `[`
+ * is parsed again, so a large broken body is not.
+ */
+const isJsonScalar = (body: unknown): boolean => {
+  if (typeof body !== 'string' || !/^[ \t\n\r]*[^ \t\n\r{[]/.test(body)) return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** body-parser's errors carry a `type`. */
 function fromBodyParser(error: HttpLikeError): AppError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
-      return new AppError('malformed_body', 'The request body is not valid JSON');
+      return new AppError(
+        'malformed_body',
+        isJsonScalar(error.body) ? 'The request body must be a JSON object' : 'The request body is not valid JSON',
+      );
     case 'entity.too.large':
       return new AppError('payload_too_large', 'The request body exceeds the allowed size');
     case 'encoding.unsupported':

@@ -1,4 +1,5 @@
 // Bracketed date-range filters (`createdAt[after]=2026-01-01&createdAt[before]=2026-01-31`).
+import { isStorableInstant, OUTSIDE_STORABLE_YEARS } from './date-time.ts';
 import { errors } from './errors.ts';
 
 /** Inclusive bounds. */
@@ -8,6 +9,15 @@ export interface DateRange {
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_PART = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/** The date part names a day of the calendar: `Date` rolls 2026-11-31 over to December 1st. */
+function onTheCalendar(value: string): boolean {
+  const [, year, month, day] = DATE_PART.exec(value) ?? [];
+  if (!year) return true; // not ISO-shaped: the parse below decides
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  return date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+}
 
 function parseBound(value: string, parameter: string, bound: 'after' | 'before'): Date {
   // a bare date means the whole UTC day: from its first millisecond, or up to its last
@@ -15,8 +25,9 @@ function parseBound(value: string, parameter: string, bound: 'after' | 'before')
     ? `${value}T${bound === 'after' ? '00:00:00.000' : '23:59:59.999'}Z`
     : value.replace(' ', 'T');
   const date = new Date(text);
-  if (Number.isNaN(date.getTime()))
+  if (Number.isNaN(date.getTime()) || !onTheCalendar(value))
     throw errors.invalidFilter(`${parameter}[${bound}]`, 'is not a valid date or date-time');
+  if (!isStorableInstant(date)) throw errors.invalidFilter(`${parameter}[${bound}]`, OUTSIDE_STORABLE_YEARS);
   return date;
 }
 

@@ -5295,6 +5295,8 @@ export interface components {
         /** @description Missing, invalid or expired credentials. */
         Unauthorized: {
             headers: {
+                /** @description The RFC 9110 challenge: `Bearer realm="Guildhall"`, with `, error="invalid_token"` (RFC 6750) when a bearer credential was sent and refused. */
+                "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
             content: {

@@ -196,6 +196,17 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
       'createdAt[after]',
     );
     expectProblem(await list('?createdAt[after]=2020-02-01&createdAt[before]=2020-01-01'), 400, 'invalid_filter');
+    // days that are not on the calendar were rolled over (November 31st read as December 1st)
+    for (const day of ['2026-11-31', '2026-02-30', '2026-02-29T10:00:00Z']) {
+      const refused = expectProblem(await list(`?createdAt[before]=${day}`), 400, 'invalid_filter');
+      assert.equal(refused.errors[0].field, 'createdAt[before]', day);
+    }
+    await list('?createdAt[before]=2028-02-29').expect(200);
+    assert.match(
+      expectProblem(await list('?lastLoginAt[after]=9999-12-31T23:59:59-14:00'), 400, 'invalid_filter').errors[0]
+        .message,
+      /between years 1 and 9999/,
+    );
     expectProblem(await list('?colour=red'), 400, 'invalid_filter');
   });
 

@@ -65,9 +65,23 @@ describe('errors are RFC 7807 problem+json', () => {
     expectProblem(res, 415, 'unsupported_media_type');
   });
 
+  it('when the body has no Content-Type, then 415 unsupported_media_type saying what to send', async () => {
+    const res = await t.http.post('/api/auth/login').send(Buffer.from('{"email":"a@example.test","password":"b"}'));
+    assert.equal(res.request.getHeader('Content-Type'), undefined);
+    const body = expectProblem(res, 415, 'unsupported_media_type');
+    assert.equal(body.detail, 'The request has no Content-Type; send application/json');
+  });
+
   it('when the JSON is malformed, then 400 malformed_body', async () => {
     const res = await t.http.post('/api/auth/login').set('Content-Type', 'application/json').send('{"email": ');
-    expectProblem(res, 400, 'malformed_body');
+    assert.equal(expectProblem(res, 400, 'malformed_body').detail, 'The request body is not valid JSON');
+  });
+
+  it('when the body is valid JSON but not an object, then 400 malformed_body says so', async () => {
+    for (const scalar of ['null', '123', '"str"', ' true']) {
+      const res = await t.http.post('/api/auth/login').set('Content-Type', 'application/json').send(scalar);
+      assert.equal(expectProblem(res, 400, 'malformed_body').detail, 'The request body must be a JSON object', scalar);
+    }
   });
 
   it('when the body is larger than 1 MB, then 413 payload_too_large', async () => {

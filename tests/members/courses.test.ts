@@ -94,6 +94,38 @@ describe('courses', () => {
     expectProblem(await t.http.get('/api/courses?credits[gte]=1.5.5').set(bearer(token)), 400, 'invalid_filter');
   });
 
+  it('when a number filter is not a plain decimal, then 400 invalid_filter names the parameter', async () => {
+    for (const [query, parameter] of [
+      ['price[gte]=%20', 'price[gte]'],
+      ['price[gte]=0x10', 'price[gte]'],
+      ['price[lt]=1e2', 'price[lt]'],
+      ['price[lte]=%2012', 'price[lte]'],
+      ['credits[gt]=.5', 'credits[gt]'],
+      ['durationMinutes[gte]=0x10', 'durationMinutes[gte]'],
+      ['durationMinutes[lte]=60.0', 'durationMinutes[lte]'],
+    ] as const) {
+      const problem = expectProblem(
+        await t.http.get(`/api/courses?${query}`).set(bearer(token)),
+        400,
+        'invalid_filter',
+      );
+      assert.equal(problem.errors[0].field, parameter, query);
+    }
+    sameSet(await list('price[gte]=-1&price[lte]=0.00&credits[gte]=1'), [ids.ethics!]);
+    sameSet(await list('durationMinutes[gte]=-5&durationMinutes[lte]=60'), [ids.ethics!]);
+  });
+
+  it('when a time filter lands outside years 1 to 9999 in UTC, then 400 invalid_filter names the parameter', async () => {
+    const problem = expectProblem(
+      await t.http.get('/api/courses?publishedAt[after]=9999-12-31T23:59:59-14:00').set(bearer(token)),
+      400,
+      'invalid_filter',
+    );
+    assert.deepEqual(problem.errors, [
+      { field: 'publishedAt[after]', message: 'must be between years 1 and 9999 (UTC)' },
+    ]);
+  });
+
   it('when filtering publication and creation times, then the date operators apply', async () => {
     sameSet(await list('publishedAt[after]=2025-01-01'), [ids.ethics!, ids.finance!]);
     sameSet(await list('publishedAt[strictly_before]=2025-01-15T00:00:00Z'), [ids.archive!]);

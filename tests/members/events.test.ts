@@ -180,6 +180,89 @@ describe('events', () => {
     );
   });
 
+  it('when an event time lands outside years 1 to 9999 in UTC, then POST and PUT are 400 naming the field', async () => {
+    const body = { title: 'Far', startsAt: '2026-06-01T00:00:00Z', endsAt: '2026-06-01T01:00:00Z' };
+    const existing = await t.http.post('/api/events').set(bearer(token)).send(body).expect(201);
+    for (const [field, value] of [
+      ['startsAt', '0000-06-01T00:00:00Z'], // PostgreSQL has no year 0
+      ['startsAt', '0001-01-01T00:00:00+01:00'], // year 0 once in UTC
+      ['endsAt', '9999-12-31T23:59:59.999999999-14:00'], // year 10000 once in UTC
+    ] as const) {
+      const sent = { ...body, [field]: value, ...(field === 'startsAt' ? { endsAt: '0001-06-01T00:00:00Z' } : {}) };
+      for (const res of [
+        await t.http.post('/api/events').set(bearer(token)).send(sent),
+        await t.http.put(`/api/events/${existing.body.id}`).set(bearer(token)).send(sent),
+      ]) {
+        const problem = expectProblem(res, 400, 'validation_failed');
+        assert.deepEqual(problem.errors, [{ field, message: 'must be between years 1 and 9999 (UTC)' }], value);
+      }
+    }
+    const edges = { ...body, startsAt: '0001-01-01T00:00:00Z', endsAt: '9999-12-31T23:59:59.999Z' };
+    const stored = await t.http.post('/api/events').set(bearer(token)).send(edges).expect(201);
+    assert.equal(stored.body.startsAt, '0001-01-01T00:00:00.000Z');
+    assert.equal(stored.body.endsAt, '9999-12-31T23:59:59.999Z');
+  });
+
+  it('when a time filter lands outside years 1 to 9999 in UTC, then 400 invalid_filter names the parameter', async () => {
+    for (const [query, parameter] of [
+      ['startsAt[before]=9999-12-31T23:59:59-14:00', 'startsAt[before]'],
+      ['endsAt[strictly_after]=0001-01-01T00:00:00%2B01:00', 'endsAt[strictly_after]'],
+      ['startsAt[after]=0000-06-01T00:00:00Z', 'startsAt[after]'],
+    ] as const) {
+      const problem = expectProblem(await t.http.get(`/api/events?${query}`).set(bearer(token)), 400, 'invalid_filter');
+      assert.deepEqual(problem.errors, [{ field: parameter, message: 'must be between years 1 and 9999 (UTC)' }]);
+    }
+    sameSet(await list('startsAt[before]=9999-12-31T23:59:59Z&startsAt[after]=0001-01-01&capacity[gte]=400'), [
+      ids.congress!,
+    ]);
+  });
+
+  it('when a number filter is not a plain decimal, then 400 invalid_filter names the parameter', async () => {
+    for (const [query, parameter] of [
+      ['capacity[gte]=0x10', 'capacity[gte]'],
+      ['capacity[gte]=%20', 'capacity[gte]'],
+      ['capacity[lt]=1e2', 'capacity[lt]'],
+    ] as const) {
+      const problem = expectProblem(await t.http.get(`/api/events?${query}`).set(bearer(token)), 400, 'invalid_filter');
+      assert.equal(problem.errors[0].field, parameter, query);
+    }
+    // paging too: `page=0x2` was page 2
+    for (const query of ['page=0x2', 'itemsPerPage=%2010', 'page=1.0']) {
+      const problem = expectProblem(
+        await t.http.get(`/api/events?${query}`).set(bearer(token)),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(problem.errors, [{ field: query.split('=')[0], message: 'must be a whole number' }], query);
+    }
+  });
+
+  it('when a time zone is sent in another case, then its canonical IANA name is stored', async () => {
+    const times = { startsAt: '2026-06-01T00:00:00Z', endsAt: '2026-06-01T01:00:00Z' };
+    const paris = await t.http
+      .post('/api/events')
+      .set(bearer(token))
+      .send({ title: 'Zone', ...times, timezone: 'europe/paris' })
+      .expect(201);
+    assert.equal(paris.body.timezone, 'Europe/Paris');
+    assert.equal(
+      (await t.http.get(`/api/events/${paris.body.id}`).set(bearer(token)).expect(200)).body.timezone,
+      'Europe/Paris',
+    );
+    const utc = await t.http
+      .put(`/api/events/${paris.body.id}`)
+      .set(bearer(token))
+      .send({ title: 'Zone', ...times, timezone: 'utc' })
+      .expect(200);
+    assert.equal(utc.body.timezone, 'UTC');
+    const kolkata = await t.http
+      .put(`/api/events/${paris.body.id}`)
+      .set(bearer(token))
+      .send({ title: 'Zone', ...times, timezone: 'Asia/Kolkata' })
+      .expect(200);
+    assert.equal(kolkata.body.timezone, 'Asia/Kolkata', 'a current name is not swapped for the alias ICU knows');
+  });
+
   it('when an event is published or cancelled with PUT, then its status changes and times keep their instant', async () => {
     const created = await t.http
       .post('/api/events')

@@ -152,6 +152,21 @@ describe('members', () => {
     sameSet(await list('updatedAt[after]=2025-01-01&updatedAt[before]=2025-12-31'), [ids.osmith!]);
   });
 
+  it('when a timestamp filter lands outside years 1 to 9999 in UTC, then 400 invalid_filter names the parameter', async () => {
+    for (const [query, parameter] of [
+      ['createdAt[after]=9999-12-31T23:59:59-14:00', 'createdAt[after]'],
+      ['updatedAt[before]=0001-01-01T00:30:00%2B01:00', 'updatedAt[before]'],
+    ] as const) {
+      const problem = expectProblem(
+        await t.http.get(`/api/members?${query}`).set(bearer(token)),
+        400,
+        'invalid_filter',
+      );
+      assert.deepEqual(problem.errors, [{ field: parameter, message: 'must be between years 1 and 9999 (UTC)' }]);
+    }
+    sameSet(await list('createdAt[strictly_before]=0001-01-01T00:00:01Z'), []);
+  });
+
   it('when sorting by any sortable field, then the order follows it in both directions', async () => {
     const seeded = (query: string) => list(`createdAt[before]=2024-12-31&${query}`); // only the four seeded members
     assert.deepEqual(await seeded('order[lastName]=asc'), [ids.osmith, ids.underscore, ids.smith, ids.smithers]);
@@ -251,6 +266,7 @@ describe('members', () => {
       { status: 'dormant' },
       { tier: 'gold' },
       { joinedAt: '2024-02-30' },
+      { renewalDate: '0000-01-01' }, // PostgreSQL has no year 0
       { phone: 'call me' },
       { customFields: [] },
     ]) {

@@ -1,7 +1,8 @@
 // What a black-box probe of the running service found (issue 22), each case failing before its fix:
 // integers beyond a column's range, ids that are not UUIDs on the streamed routes, lone UTF-16
 // surrogates, tus creation with upload, tus refusals outside problem+json and undeclared statuses;
-// and (a later probe) names, titles and questions of spaces only.
+// and (later probes) names, titles and questions of spaces only; JSON bodies nested thousands deep,
+// numbers JSON.parse cannot hold exactly, bytes that are not UTF-8; 401s without a challenge.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
@@ -206,6 +207,86 @@ describe('defects found by the outside probe', () => {
     it('when POST /api/resources names an upload that does not exist, then 404 problem+json (declared)', async () => {
       const res = await t.http.post('/api/resources').set(bearer(admin)).field('name', 'x').field('uploadId', 'nope');
       expectProblem(res, 404, 'not_found');
+    });
+  });
+
+  describe('JSON bodies the API cannot hold as sent', () => {
+    const json = (method: 'post' | 'put', path: string, body: string | Buffer) =>
+      t.http[method](path).set(bearer(admin)).set('Content-Type', 'application/json').send(body);
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const member = (email: string, customFields: string) =>
+      `{"firstName":"A","lastName":"B","email":"${email}","customFields":${customFields}}`;
+
+    it('when a body nests deeper than 32 levels, then create and update refuse it with 400 naming where, and nothing changes', async () => {
+      // the body is level 1, customFields 2, x 3: the 33rd level is x's 30th nested array
+      const where = [`customFields.x${'[0]'.repeat(30)}`];
+      const created = expectProblem(
+        await json('post', '/api/members', member('d5@example.test', `{"x":${nested(5000)}}`)),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(fieldsOf(created), where);
+      assert.match(created.errors[0].message, /deeper than 32 levels/);
+      const ok = await json('post', '/api/members', member('d6@example.test', `{"x":${nested(30)}}`)).expect(201);
+      const updated = await json(
+        'put',
+        `/api/members/${ok.body.id}`,
+        member('d6@example.test', `{"x":${nested(6000)}}`),
+      );
+      assert.deepEqual(fieldsOf(expectProblem(updated, 400, 'validation_failed')), where);
+      const stored = await t.http.get(`/api/members/${ok.body.id}`).set(bearer(admin)).expect(200);
+      assert.equal(JSON.stringify(stored.body.customFields), `{"x":${nested(30)}}`);
+    });
+
+    it('when a number is beyond what JSON.parse holds exactly, then 400 naming it instead of a changed value', async () => {
+      for (const [literal, field] of [
+        ['{"id":12345678901234567890}', 'customFields.id'],
+        ['{"n":1e400}', 'customFields.n'],
+        ['{"a":[1,{"m":-1e400}]}', 'customFields.a[1].m'],
+        ['{"big":-9007199254740993}', 'customFields.big'],
+      ]) {
+        const res = await json('post', '/api/members', member('n1@example.test', literal));
+        const problem = expectProblem(res, 400, 'validation_failed');
+        assert.deepEqual(fieldsOf(problem), [field], literal);
+        assert.match(problem.errors[0].message, /send it as a string/, literal);
+      }
+      // the largest safe integers, fractions and exponents are stored as sent
+      const fine =
+        '{"max":9007199254740991,"min":-9007199254740991,"pi":3.14,"avogadro":6.02e23,"id":"12345678901234567890"}';
+      const res = await json('post', '/api/members', member('n2@example.test', fine)).expect(201);
+      assert.deepEqual(res.body.customFields, JSON.parse(fine));
+    });
+
+    it('when a JSON body is not valid UTF-8, then 400 malformed_body instead of storing U+FFFD', async () => {
+      const bytes = Buffer.concat([
+        Buffer.from('{"firstName":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('","lastName":"B","email":"u8@example.test"}'),
+      ]);
+      // sent as they are (superagent would write a Buffer as JSON)
+      const res = await json('post', '/api/members', bytes).serialize((raw) => raw);
+      assert.equal(expectProblem(res, 400, 'malformed_body').detail, 'The request body is not valid UTF-8');
+      const listed = await t.http.get('/api/members?email=u8@example.test').set(bearer(admin)).expect(200);
+      assert.equal(listed.body.data.length, 0);
+    });
+  });
+
+  describe('401 challenges', () => {
+    it('when the JSON API answers 401, then WWW-Authenticate names the Bearer scheme, and invalid_token when one was refused', async () => {
+      const missing = await t.http.get('/api/members');
+      expectProblem(missing, 401, 'unauthenticated');
+      assert.equal(missing.headers['www-authenticate'], 'Bearer realm="Guildhall"');
+      const refused = await t.http.get('/api/members').set('Authorization', 'Bearer not-a-credential');
+      expectProblem(refused, 401, 'unauthenticated');
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="Guildhall", error="invalid_token"');
+      const basic = await t.http.get('/api/members').set('Authorization', 'Basic dXNlcjpwYXNz');
+      expectProblem(basic, 401, 'unauthenticated');
+      assert.equal(basic.headers['www-authenticate'], 'Bearer realm="Guildhall"');
+      const login = await t.http
+        .post('/api/auth/login')
+        .send({ email: 'nobody@example.test', password: 'wrong-password' });
+      assert.equal(login.status, 401);
+      assert.equal(login.headers['www-authenticate'], 'Bearer realm="Guildhall"');
     });
   });
 

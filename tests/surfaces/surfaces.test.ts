@@ -171,6 +171,7 @@ describe('surfaces: one router, parser, credential and error format per kind of 
           assert.equal(res.status, status);
           assert.equal(JSON.parse(res.body).code, code);
           assert.match(res.headers['content-type']!, /problem\+json/);
+          if (status === 401) assert.equal(res.headers['www-authenticate'], 'Bearer realm="Guildhall"');
           client.socket.destroy();
         }
         assert.equal(quotaChecks.at(-1), 8000);

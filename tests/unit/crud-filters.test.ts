@@ -137,6 +137,38 @@ describe('list filters (parsing)', () => {
     refuses({ status: Array(101).fill('active') }, 'status', /at most 100/);
   });
 
+  it('when a number is not written as a plain decimal, then the parameter is named', () => {
+    for (const text of ['0x10', '1e2', ' 12', '12 ', '+5', '.5', 'Infinity']) {
+      refuses({ price: { gte: text } }, 'price[gte]', /number/);
+      refuses({ capacity: { lt: text } }, 'capacity[lt]', /integer/);
+    }
+    refuses({ capacity: { lt: '60.0' } }, 'capacity[lt]', /integer/);
+    refuses({ price: { between: '0x10..20' } }, 'price[between]', /number/);
+    assert.deepEqual(parse({ price: { gte: '-0.5' }, capacity: { between: '-3..7' } }).conditions, [
+      { field: 'price', kind: 'compare', op: 'gte', value: -0.5 },
+      { field: 'capacity', kind: 'between', low: -3, high: 7 },
+    ]);
+  });
+
+  it('when a date or date-time lands outside years 1 to 9999 in UTC, then the parameter is named', () => {
+    const years = /between years 1 and 9999 \(UTC\)/;
+    refuses({ createdAt: { before: '9999-12-31T23:59:59-14:00' } }, 'createdAt[before]', years);
+    refuses({ createdAt: { after: '0001-01-01T00:00:00+01:00' } }, 'createdAt[after]', years);
+    refuses({ createdAt: { after: '0000-06-01' } }, 'createdAt[after]', years);
+    refuses({ joinedAt: { after: '0000-06-01' } }, 'joinedAt[after]', /YYYY-MM-DD/);
+    assert.deepEqual(
+      parse({
+        createdAt: { after: '0001-01-01', before: '9999-12-31T23:59:59.999Z' },
+        joinedAt: { after: '0050-03-01' },
+      }).conditions,
+      [
+        { field: 'createdAt', kind: 'compare', op: 'gte', value: '0001-01-01T00:00:00.000Z' },
+        { field: 'createdAt', kind: 'compare', op: 'lte', value: '9999-12-31T23:59:59.999Z' },
+        { field: 'joinedAt', kind: 'compare', op: 'gte', value: '0050-03-01' },
+      ],
+    );
+  });
+
   it('when the order is malformed, then order[field] is named', () => {
     refuses({ order: { phone: 'asc' } }, 'order[phone]', /sortable fields: lastName, joinedAt, createdAt, capacity/);
     refuses({ order: { lastName: 'up' } }, 'order[lastName]', /asc or desc/);

@@ -1,8 +1,10 @@
 // The JSON API: problem+json errors, the contract validating every request (and every response in
 // tests). Order: find the operation -> credential (401 before any input is examined) -> limits ->
-// query shape and NULs in the URL -> body guards -> JSON parser (NULs and lone surrogates refused) -> contract validation
-// -> the routes.
+// query shape and NULs in the URL -> body guards -> JSON parser (bytes that are not UTF-8, NULs, lone
+// surrogates, numbers JSON.parse changed and nesting past 32 levels refused) -> contract validation
+// -> the routes. Every 401 carries a WWW-Authenticate challenge.
 import express, { Router, type RequestHandler } from 'express';
+import { withBearerChallenge } from '../authenticate.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
@@ -22,7 +24,7 @@ export interface ApiSurfaceOptions {
 
 export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOptions): Router {
   const { config, logger } = deps;
-  const render = problemJson(config.baseUrl);
+  const render = withBearerChallenge(problemJson(config.baseUrl));
   const onError = surfaceErrorHandler(render, logger);
   // a response that drifted from the contract (tests validate responses) is a 500, never a hang
   const contractCheck = contractPhases(contract, config.validateResponses, (error, req, res) =>

@@ -4,6 +4,7 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import type { Actor } from '../../shared/access/actor.ts';
 import { AppError } from '../../shared/errors.ts';
+import { withBearerChallenge } from '../authenticate.ts';
 import { hasBody } from '../body-guards.ts';
 import { actorOf } from '../context.ts';
 import type { IdempotencyStore } from '../../modules/idempotency/idempotency.store.ts';
@@ -41,7 +42,7 @@ const declaredBytesOf = (req: Request) =>
  */
 export function uploadSurface(deps: SurfaceDeps, { routes, idempotency, quota }: UploadSurfaceOptions): Router {
   const { config, logger } = deps;
-  const render = problemJson(config.baseUrl);
+  const render = withBearerChallenge(problemJson(config.baseUrl));
   const surface = Router();
   const chain = (maxBytes: number): RequestHandler[] => [
     apiCredential(deps),

@@ -2,6 +2,7 @@
 // Pure: every refusal names the parameter (`createdAt[after]`, `order[lastName]`), so a client
 // sees exactly what to fix. The contract (openapi.yaml) checks most of this first; this is the
 // source of truth for callers that do not come through HTTP.
+import { isStorableInstant, OUTSIDE_STORABLE_YEARS } from '../../shared/date-time.ts';
 import { errors } from '../../shared/errors.ts';
 import type { FieldSpec, SortDirection, SortTerm, ValueType } from './crud.definition.ts';
 import { isUuid } from '../../shared/uuid.ts';
@@ -32,24 +33,32 @@ export const DATE_OPERATORS: Readonly<Record<string, CompareOp>> = {
 };
 export const RANGE_OPERATORS = ['gt', 'gte', 'lt', 'lte', 'between'] as const;
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 const INTEGER = /^-?\d{1,10}$/;
 // integer fields are PostgreSQL `integer` columns: a bound they cannot hold fails in the database
 const INT32 = { min: -2_147_483_648, max: 2_147_483_647 };
 const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
 
+/** A YYYY-MM-DD day that exists on the calendar, whatever its year (0000 to 9999). */
+function dayOf(text: string): Date | undefined {
+  if (!DATE.test(text)) return undefined;
+  // parsed as ISO text: Date.UTC would read years 0 to 99 as 1900 to 1999
+  const date = new Date(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text) ? date : undefined;
+}
+
+/** A day on the calendar that PostgreSQL and the contract can carry (years 1 to 9999). */
 export function isCalendarDate(text: string): boolean {
-  const match = DATE.exec(text);
-  if (!match) return false;
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])));
-  return date.toISOString().slice(0, 10) === text;
+  const day = dayOf(text);
+  return day !== undefined && isStorableInstant(day);
 }
 
 /** One value of a field, checked and normalised; throws invalid_filter naming `parameter`. */
 export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Scalar {
   if (typeof raw === 'number' && (spec.type === 'integer' || spec.type === 'decimal')) raw = String(raw);
   if (typeof raw !== 'string') throw errors.invalidFilter(parameter, 'must be a single value');
+  const sent = raw;
   const text = raw.trim();
   if (text === '') throw errors.invalidFilter(parameter, 'must not be empty');
   const checks: Record<ValueType, () => Scalar | undefined> = {
@@ -58,14 +67,18 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
     uuid: () => (isUuid(text) ? text.toLowerCase() : undefined),
     date: () => (isCalendarDate(text) ? text : undefined),
     datetime: () => {
-      if (isCalendarDate(text)) return `${text}T00:00:00.000Z`;
-      if (!DATE_TIME.test(text) || !isCalendarDate(text.slice(0, 10))) return undefined;
-      const time = Date.parse(text);
-      return Number.isNaN(time) ? undefined : new Date(time).toISOString();
+      const day = dayOf(text.slice(0, 10));
+      if (!day || (text.length > 10 && !DATE_TIME.test(text))) return undefined;
+      const instant = text.length > 10 ? new Date(text) : day;
+      if (Number.isNaN(instant.getTime())) return undefined;
+      // an offset can carry a valid day out of range: 9999-12-31T23:59:59-14:00 is year 10000 in UTC
+      if (!isStorableInstant(instant)) throw errors.invalidFilter(parameter, OUTSIDE_STORABLE_YEARS);
+      return instant.toISOString();
     },
+    // numbers are checked as sent, untrimmed: Number() would also take ' 12', '0x10' and '1e2'
     integer: () =>
-      INTEGER.test(text) && Number(text) >= INT32.min && Number(text) <= INT32.max ? Number(text) : undefined,
-    decimal: () => (DECIMAL.test(text) ? Number(text) : undefined),
+      INTEGER.test(sent) && Number(sent) >= INT32.min && Number(sent) <= INT32.max ? Number(sent) : undefined,
+    decimal: () => (DECIMAL.test(sent) ? Number(sent) : undefined),
   };
   const value = checks[spec.type]();
   if (value === undefined) throw errors.invalidFilter(parameter, `is not a valid ${describe(spec.type)}`);

@@ -1,3 +1,4 @@
+import { isStorableInstant, OUTSIDE_STORABLE_YEARS } from '../../shared/date-time.ts';
 import { errors } from '../../shared/errors.ts';
 import { defineResource } from '../crud/index.ts';
 import { toEventDto, type EventDto, type EventInput } from './event.mapper.ts';
@@ -5,13 +6,27 @@ import { Event } from './event.model.ts';
 
 export const EVENT_STATUSES = ['draft', 'published', 'cancelled'] as const;
 
-function isTimeZone(name: string): boolean {
+/**
+ * The IANA spelling of a time zone name (`europe/paris` -> `Europe/Paris`, `utc` -> `UTC`), or
+ * undefined when there is no such zone. Intl matches names in any case but IANA names are
+ * case-sensitive, so what is stored and read back is the IANA spelling.
+ */
+function canonicalTimeZone(name: string): string | undefined {
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+  // Node 20's ICU answers an alias with its target (Asia/Kolkata -> Asia/Calcutta, Etc/UTC -> UTC):
+  // only the spelling is corrected, a zone the client named is never renamed
+  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
+}
+
+/** A date-time the contract accepted, as stored: refused when PostgreSQL or the contract cannot carry it. */
+function instantProblem(field: 'startsAt' | 'endsAt', date: Date): Array<{ field: string; message: string }> {
+  if (Number.isNaN(date.getTime())) return [{ field, message: 'is not a valid date-time' }];
+  return isStorableInstant(date) ? [] : [{ field, message: OUTSIDE_STORABLE_YEARS }];
 }
 
 export const eventResource = defineResource<Event, EventDto, EventInput>({
@@ -35,14 +50,12 @@ export const eventResource = defineResource<Event, EventDto, EventInput>({
   toAttributes(input) {
     const startsAt = new Date(input.startsAt);
     const endsAt = new Date(input.endsAt);
-    const timezone = input.timezone ?? 'UTC';
+    const timezone = canonicalTimeZone(input.timezone ?? 'UTC');
     const problems = [
-      ...(Number.isNaN(startsAt.getTime()) ? [{ field: 'startsAt', message: 'is not a valid date-time' }] : []),
-      ...(Number.isNaN(endsAt.getTime()) ? [{ field: 'endsAt', message: 'is not a valid date-time' }] : []),
+      ...instantProblem('startsAt', startsAt),
+      ...instantProblem('endsAt', endsAt),
       ...(endsAt < startsAt ? [{ field: 'endsAt', message: 'must not be before startsAt' }] : []),
-      ...(isTimeZone(timezone)
-        ? []
-        : [{ field: 'timezone', message: 'is not an IANA time zone name (e.g. Europe/Paris)' }]),
+      ...(timezone ? [] : [{ field: 'timezone', message: 'is not an IANA time zone name (e.g. Europe/Paris)' }]),
     ];
     if (problems.length) throw errors.validation(problems);
     return {
