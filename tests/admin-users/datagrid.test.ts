@@ -107,6 +107,9 @@ describe('Admin users datagrid (GET /api/admin/users)', () => {
       'edsger@other.test',
     ]);
     assert.deepEqual(emails(await list('?name=%25').expect(200)), [], '% is a literal character, not a wildcard');
+    // `+` may go unencoded (the contract's allowReserved): form decoding's space is read back as `+`
+    await buildUser({ email: 'grace+tag@grid.test' });
+    assert.deepEqual(emails(await list('?email=grace+tag').expect(200)), ['grace+tag@grid.test']);
   });
 
   it('when filtering by role, organization and status, then only exact matches are listed', async () => {

@@ -86,6 +86,11 @@ describe('members', () => {
     sameSet(await list('email=anna.smith@EXAMPLE.test'), [ids.smith!]);
     sameSet(await list('email[]=anna.smith@example.test&email[]=BOB@example.test'), [ids.smith!, ids.smithers!]);
     sameSet(await list('email=nobody@example.test'), []);
+    // the contract lets `+` go unencoded (allowReserved): form decoding's space is read back as `+`
+    const tagged = await buildMember(organizationId, { email: 'ann+tag@example.test' });
+    sameSet(await list('email=ann+tag@example.test'), [tagged.id]);
+    sameSet(await list('email=ann%2Btag@example.test'), [tagged.id]);
+    await t.http.delete(`/api/members/${tagged.id}`).set(bearer(token)).expect(204);
   });
 
   it('when filtering by status, tier or membership type, then one value or several select exactly', async () => {

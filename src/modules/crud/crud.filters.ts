@@ -3,6 +3,7 @@
 // sees exactly what to fix. The contract (openapi.yaml) checks most of this first; this is the
 // source of truth for callers that do not come through HTTP.
 import { isStorableInstant, OUTSIDE_STORABLE_YEARS } from '../../shared/date-time.ts';
+import { plusInEmail } from '../../shared/query-plus.ts';
 import { errors } from '../../shared/errors.ts';
 import type { FieldSpec, SortDirection, SortTerm, ValueType } from './crud.definition.ts';
 import { isUuid } from '../../shared/uuid.ts';
@@ -63,7 +64,7 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
   if (text === '') throw errors.invalidFilter(parameter, 'must not be empty');
   const checks: Record<ValueType, () => Scalar | undefined> = {
     string: () => (text.length <= 200 ? text : undefined),
-    email: () => (text.length <= 320 ? text : undefined),
+    email: () => (text.length <= 320 ? plusInEmail(text) : undefined),
     uuid: () => (isUuid(text) ? text.toLowerCase() : undefined),
     date: () => (isCalendarDate(text) ? text : undefined),
     datetime: () => {

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { negotiate } from '../../http/respond.ts';
 import type { Role } from '../../shared/access/roles.ts';
 import { parseDateRange } from '../../shared/date-range.ts';
+import { plusInEmail } from '../../shared/query-plus.ts';
 import {
   DEFAULT_USER_SORT,
   USER_SORT_KEYS,
@@ -20,7 +21,7 @@ const list = <T>(value: unknown): T[] | undefined =>
 export function userListFilter(query: Query): UserListFilter {
   return {
     name: query.name as string | undefined,
-    email: query.email as string | undefined,
+    email: query.email === undefined ? undefined : plusInEmail(query.email as string),
     roles: list<Role>(query.role),
     statuses: list<UserStatus>(query.status),
     organizationId: query.organizationId as string | undefined,
