@@ -144,7 +144,7 @@ async function run(): Promise<void> {
         transaction,
       );
     });
-    await container.limiter.reset(`login:${user.email.toLowerCase()}`, config.loginThrottle.windowSeconds);
+    await container.services.auth.liftLoginThrottle(user.email);
 
     const mfaLine = values['reset-mfa']
       ? `MFA     : cleared${mfaWasEnabled ? '' : ' (was not enabled)'}; enrol again with POST /api/auth/mfa/enrollment`

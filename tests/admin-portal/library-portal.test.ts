@@ -155,6 +155,7 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
 
   it('when the portal API is asked to edit or delete a library record directly, then nothing changes', async () => {
     const agent = supertest.agent(t.app);
+    t.clock.advance(30_000); // the before hook's code is spent: a TOTP code is accepted once
     await agent
       .post('/admin/login')
       .type('form')

@@ -138,6 +138,7 @@ describe('login, tokens and MFA', () => {
     assert.equal(verified.body.user.mfaEnabled, true);
 
     expectProblem(await t.http.post('/api/auth/mfa/enrollment').set(bearer(token)), 409, 'mfa_already_enabled');
+    t.clock.advance(30_000); // a code is accepted once: the next one
     const login = await t.http
       .post('/api/auth/login')
       .send({ email: user.email, password: PASSWORD, otp: totpCode(enrolment.body.secret, t.clock.now()) })
@@ -145,6 +146,7 @@ describe('login, tokens and MFA', () => {
     assert.equal(login.body.mfaVerified, true);
     assert.deepEqual(decodeJwt(login.body.accessToken).amr, ['pwd', 'otp']);
     // a token from before the enrolment (password only) is still stepped up by /mfa/verify
+    t.clock.advance(30_000);
     const steppedUp = await t.http
       .post('/api/auth/mfa/verify')
       .set(bearer(token))

@@ -9,7 +9,7 @@ import { TokenService } from './token.service.ts';
 export const authModule = defineModule({
   name: 'auth',
   uses: [auditModule, apiKeysModule],
-  services: ({ platform: { config, clock, limiter, sql, deriveKey }, uses: { audit, apiKeys } }) => {
+  services: ({ platform: { config, clock, sql, deriveKey }, uses: { audit, apiKeys } }) => {
     const tokens = new TokenService(deriveKey('jwt'), clock, config.jwtTtlSeconds);
     const auth = new AuthService({
       config,
@@ -17,7 +17,6 @@ export const authModule = defineModule({
       tokens,
       apiKeys,
       audit,
-      limiter,
       secretsKey: deriveKey('secrets'),
       sql,
     });

@@ -6,13 +6,13 @@ import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
 import { decrypt, encrypt, verifyPassword } from '../../shared/crypto.ts';
 import { AppError, errors } from '../../shared/errors.ts';
-import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import type { ApiKeyService } from '../api-keys/index.ts';
 import type { AuditService } from '../audit/index.ts';
 import { Organization } from '../organizations/index.ts';
 import { User } from '../users/index.ts';
 import { BriefCache } from '../../shared/brief-cache.ts';
-import { newTotpSecret, otpauthUri, verifyTotp } from './mfa.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { newTotpSecret, otpauthUri, totpStep } from './mfa.ts';
 import type { IssuedToken, TokenClaims, TokenService } from './token.service.ts';
 
 export interface Authenticated {
@@ -41,12 +41,18 @@ interface AuthUserRow {
 const suspended = () =>
   new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
+const invalidCode = () => new AppError('invalid_mfa_code', 'The one-time code is not valid');
+
+/** One count of failures per account, whichever step they were made at (login or MFA step-up). */
+const throttleKeyOf = (email: string) => `login:${email.toLowerCase()}`;
+
 /** A rule another module adds to password logins (SSO's "require SSO"); throws to refuse. */
 export type PasswordLoginCheck = (user: User) => Promise<void>;
 
 export class AuthService {
   private readonly userCache = new BriefCache<AuthUserRow>();
   private readonly passwordLoginChecks: PasswordLoginCheck[] = [];
+  private readonly throttle: LoginThrottle;
   private impersonationGuard: ImpersonationGuard = async () => {
     throw errors.unauthenticated('Impersonation is not available');
   };
@@ -58,11 +64,13 @@ export class AuthService {
       tokens: TokenService;
       apiKeys: ApiKeyService;
       audit: AuditService;
-      limiter: RateLimiter;
       secretsKey: Buffer;
       sql: Sql;
     },
-  ) {}
+  ) {
+    const { maxFailures, windowSeconds } = deps.config.loginThrottle;
+    this.throttle = new LoginThrottle({ sql: deps.sql, clock: deps.clock, maxFailures, windowSeconds });
+  }
 
   setImpersonationGuard(guard: ImpersonationGuard): void {
     this.impersonationGuard = guard;
@@ -73,18 +81,16 @@ export class AuthService {
   }
 
   async login(input: { email: string; password: string; otp?: string }): Promise<Session> {
-    const { limiter, config, clock } = this.deps;
-    const throttleKey = `login:${input.email.toLowerCase()}`;
-    const { maxFailures, windowSeconds } = config.loginThrottle;
-    const state = await limiter.check(throttleKey, maxFailures, windowSeconds);
-    if (!state.allowed) throw errors.tooManyRequests('login_throttled', state.resetSeconds);
+    const { clock } = this.deps;
+    const throttleKey = throttleKeyOf(input.email);
+    await this.ensureNotThrottled(throttleKey);
 
     const user = await User.findOne({
       where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), input.email.toLowerCase()),
     });
     const passwordOk = await verifyPassword(input.password, user?.passwordHash);
     if (!user || !passwordOk) {
-      await limiter.consume(throttleKey, maxFailures, windowSeconds);
+      await this.throttle.fail(throttleKey);
       throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
     }
     if (user.status !== 'active')
@@ -98,9 +104,9 @@ export class AuthService {
 
     let mfaVerified = false;
     if (input.otp !== undefined) {
-      if (!user.mfaEnabledAt || !user.mfaSecret || !verifyTotp(this.secretOf(user), input.otp, clock.now())) {
-        await limiter.consume(throttleKey, maxFailures, windowSeconds);
-        throw new AppError('invalid_mfa_code', 'The one-time code is not valid');
+      if (!user.mfaEnabledAt || !(await this.acceptCode(user, input.otp))) {
+        await this.throttle.fail(throttleKey);
+        throw invalidCode();
       }
       mfaVerified = true;
     } else if (user.mfaEnabledAt) {
@@ -109,7 +115,7 @@ export class AuthService {
       const detail = 'Enter the one-time code from your authenticator app (MFA is enabled: the login needs `otp`)';
       throw new AppError('invalid_mfa_code', detail);
     }
-    await limiter.reset(throttleKey, windowSeconds);
+    await this.throttle.lift(throttleKey);
     await user.update({ lastLoginAt: clock.now() });
     return this.sessionFor(user, mfaVerified);
   }
@@ -195,9 +201,15 @@ export class AuthService {
     const user = await this.currentUser(actor);
     if (actor.impersonation) throw errors.forbidden('MFA cannot be verified while impersonating');
     if (!user.mfaSecret) throw errors.conflict('MFA is not enrolled; start with POST /api/auth/mfa/enrollment');
-    if (!verifyTotp(this.secretOf(user), code, this.deps.clock.now())) {
-      throw new AppError('invalid_mfa_code', 'The one-time code is not valid');
+    // Six digits are guessable: wrong codes here count with the failed logins of the same account,
+    // or a holder of a password-only token (or the portal session) could try codes without limit.
+    const throttleKey = throttleKeyOf(user.email);
+    await this.ensureNotThrottled(throttleKey);
+    if (!(await this.acceptCode(user, code))) {
+      await this.throttle.fail(throttleKey);
+      throw invalidCode();
     }
+    await this.throttle.lift(throttleKey);
     if (!user.mfaEnabledAt) {
       await user.update({ mfaEnabledAt: this.deps.clock.now() });
       await this.deps.audit.record(actor, { action: 'user.mfa_enabled', targetType: 'user', targetId: user.id });
@@ -213,6 +225,34 @@ export class AuthService {
       amr: mfaVerified ? ['pwd', 'otp'] : ['pwd'],
     });
     return { ...issued, user, mfaVerified };
+  }
+
+  /** Lifts the login throttle of an e-mail (an operator who reset the account's password). */
+  async liftLoginThrottle(email: string): Promise<void> {
+    await this.throttle.lift(throttleKeyOf(email));
+  }
+
+  private async ensureNotThrottled(throttleKey: string): Promise<void> {
+    const retryAfter = await this.throttle.retryAfter(throttleKey);
+    if (retryAfter > 0) throw errors.tooManyRequests('login_throttled', retryAfter);
+  }
+
+  /**
+   * Whether the code is valid and newer than the last one accepted for the user, recording its time
+   * step if so. RFC 6238 §5.2: a code seen once (over a shoulder, by a phishing proxy) must not open a
+   * second session. One conditional upsert, so two requests racing with the same code cannot both win.
+   */
+  private async acceptCode(user: User, code: string): Promise<boolean> {
+    if (!user.mfaSecret) return false;
+    const step = totpStep(this.secretOf(user), code, this.deps.clock.now());
+    if (step === null) return false;
+    const accepted = await this.deps.sql.one<{ step: string }>(
+      `INSERT INTO totp_last_steps (user_id, step) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET step = EXCLUDED.step WHERE totp_last_steps.step < EXCLUDED.step
+       RETURNING step`,
+      [user.id, step],
+    );
+    return accepted !== undefined;
   }
 
   private secretOf(user: User): string {
