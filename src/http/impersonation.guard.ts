@@ -8,6 +8,7 @@ export type RequestRecorder = (entry: ImpersonatedRequest) => Promise<void>;
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const MAX_PATH = 2000;
+const START_SESSION = /^\/api\/admin\/users\/[^/]+\/impersonate$/;
 
 /**
  * For requests made with an impersonation token: a read-only session refuses every write, whatever
@@ -37,7 +38,9 @@ export function impersonationGuard(record: RequestRecorder, clock: Clock, logger
       );
     });
     const endsSession = req.method === 'DELETE' && req.path === '/api/admin/impersonate';
-    if (session.mode === 'read_only' && !READS.has(req.method) && !endsSession) {
+    // starting another is refused by the impersonation service as 409 already_impersonating, whatever the mode
+    const startsSession = req.method === 'POST' && START_SESSION.test(req.path);
+    if (session.mode === 'read_only' && !READS.has(req.method) && !endsSession && !startsSession) {
       throw new AppError(
         'read_only_impersonation',
         'This impersonation session is read-only; start one with mode act_as_user to make changes',

@@ -4058,8 +4058,11 @@ export interface components {
              * @description For an expired session, its expiry.
              */
             endedAt: string | null;
-            /** @enum {string|null} */
-            endReason: "exited" | "expired" | null;
+            /**
+             * @description `exited`: the admin ended it; `expired`: its time ran out; `revoked`: the admin or the target no longer satisfies the rules it started under (the target promoted, deleted or deactivated, the admin demoted, the organization suspended).
+             * @enum {string|null}
+             */
+            endReason: "exited" | "expired" | "revoked" | null;
             /** Format: int32 */
             durationSeconds: number | null;
             /**

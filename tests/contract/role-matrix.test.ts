@@ -56,12 +56,16 @@ const TENANT_CALLERS: Caller[] = [
   'platform_admin',
 ];
 
+/** Whoever impersonates cannot start another, in either mode: the contract's 409, before any other check. */
+const START_IMPERSONATION = '/api/admin/users/{id}/impersonate';
+
 /** Kinds whose credential the surface does not take at all: refused with 401 rather than 403. */
 function refusalStatus(template: string, caller: Caller): number {
   if (caller === 'anonymous' || (BROKEN_CREDENTIALS as readonly string[]).includes(caller)) return 401;
   if (template.startsWith('/scim/')) return 401; // only a directory's SCIM token
   if (caller === 'directory') return 401; // a SCIM token is nothing outside /scim
   if (template === '/webhooks/idp') return 401; // the identity service's signature only
+  if (template === START_IMPERSONATION && caller === 'impersonation') return 409;
   return 403;
 }
 
@@ -82,6 +86,7 @@ const ACCESS_CODES = new Set([
 ]);
 
 function refusedForAccess(template: string, res: { status: number; body: any }): boolean {
+  if (template === START_IMPERSONATION && res.status === 409) return res.body?.code === 'already_impersonating';
   if (res.status !== 401 && res.status !== 403) return false;
   return template.startsWith('/scim/') || ACCESS_CODES.has(res.body?.code);
 }

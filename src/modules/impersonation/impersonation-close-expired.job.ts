@@ -8,7 +8,10 @@ declare module '../../jobs/job.ts' {
   }
 }
 
-/** Expiry ends a session too: this records the end of sessions nobody exited. */
+/**
+ * Expiry ends a session too: this records the end of sessions nobody exited, and ends those whose
+ * parties stopped meeting the start rules through a change the model hooks did not see.
+ */
 export const impersonationCloseExpiredJob = defineJob({
   name: 'impersonation.close-expired',
   payload: payloadOf<object>(),
@@ -19,5 +22,7 @@ export const impersonationCloseExpiredJob = defineJob({
     async (_data, { logger }) => {
       const closed = await impersonation.closeExpired();
       if (closed) logger.info({ closed }, 'closed expired impersonation sessions');
+      const revoked = await impersonation.endRevokedSessions();
+      if (revoked) logger.info({ revoked }, 'ended impersonation sessions whose admin or target changed');
     },
 });

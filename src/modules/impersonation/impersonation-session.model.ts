@@ -8,7 +8,7 @@ import {
 } from 'sequelize';
 import type { ImpersonationMode } from '../../shared/access/actor.ts';
 
-export type ImpersonationEndReason = 'exited' | 'expired';
+export type ImpersonationEndReason = 'exited' | 'expired' | 'revoked';
 
 export class ImpersonationSession extends Model<
   InferAttributes<ImpersonationSession>,

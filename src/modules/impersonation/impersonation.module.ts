@@ -3,6 +3,7 @@ import { auditModule } from '../audit/index.ts';
 import { authModule } from '../auth/index.ts';
 import { mailModule } from '../mail/index.ts';
 import { impersonationCloseExpiredJob } from './impersonation-close-expired.job.ts';
+import { endSessionsOnSuspension, endSessionsOnUserChange } from './impersonation-revocation.ts';
 import { ImpersonationRequest } from './impersonation-request.model.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';
 import { impersonationRoutes } from './impersonation.routes.ts';
@@ -16,6 +17,8 @@ export const impersonationModule = defineModule({
     const impersonation = new ImpersonationService({ sequelize: db.sequelize, clock, tokens, audit, mail, config });
     // an impersonation token is refused once its session ended: auth asks this module at every request
     auth.setImpersonationGuard((claims) => impersonation.assertTokenUsable(claims));
+    // and a session ends when a change to its admin or target breaks the start rules
+    endSessionsOnUserChange(impersonation);
     return { impersonation };
   },
   routes: {
@@ -24,6 +27,7 @@ export const impersonationModule = defineModule({
       (router) =>
         impersonationRoutes(router, services.impersonation),
   },
+  subscribers: ({ services }) => [endSessionsOnSuspension(services.impersonation)],
   jobs: [impersonationCloseExpiredJob],
   handlers: ({ services }) => [bindJob(impersonationCloseExpiredJob, services.impersonation)],
   errors: [

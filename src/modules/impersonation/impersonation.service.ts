@@ -11,18 +11,39 @@ import { offsetOf, pageOf, type Page, type PageRequest } from '../../shared/pagi
 import type { AuditService } from '../audit/index.ts';
 import type { IssuedToken, TokenClaims, TokenService } from '../auth/index.ts';
 import type { MailService } from '../mail/index.ts';
+import { Organization } from '../organizations/index.ts';
 import { findUserRow } from '../users/index.ts';
 import { ImpersonationSession } from './impersonation-session.model.ts';
 import { toImpersonationSessionDto, type ImpersonationSessionDto } from './impersonation.mapper.ts';
 import {
   closeExpiredSessions,
-  findSessionWithAdmin,
+  endSessions,
+  findOpenSessionsWithParties,
+  findSessionWithParties,
   recordRequest,
   requestCounts,
   type ImpersonatedRequest,
+  type SessionWithParties,
 } from './impersonation.repository.ts';
 
 const HOUR_MS = 3600_000;
+
+/**
+ * Why a session may not go on (null: it may). The start rules, applied to the parties as they are now:
+ * checked only at the start, a member promoted to platform admin mid-session would lend the admin's
+ * token their new rights, and a demoted admin's session would come back with their role.
+ */
+export function revocationOf({ admin, target }: Pick<SessionWithParties, 'admin' | 'target'>): string | null {
+  if (!admin || admin.status !== 'active' || admin.role !== 'ROLE_PLATFORM_ADMIN')
+    return 'the administrator is no longer an active platform admin';
+  if (!target) return 'the user was deleted';
+  const rank = PRIVILEGE[target.role as keyof typeof PRIVILEGE] ?? Number.POSITIVE_INFINITY;
+  if (rank >= PRIVILEGE[admin.role as keyof typeof PRIVILEGE])
+    return `the user is now ${target.role}, of equal or higher privilege`;
+  if (target.status !== 'active') return `the user is ${target.status}`;
+  if (target.organizationSuspended) return "the user's organization is suspended";
+  return null;
+}
 
 export interface StartedImpersonation {
   token: IssuedToken;
@@ -82,7 +103,15 @@ export class ImpersonationService {
       }
       if (target.status !== 'active')
         throw errors.unprocessable(`${target.email} is ${target.status}; only active users can be impersonated`);
+      // the token would answer 403 organization_suspended to every request, ending the session included
+      const organization = target.organizationId
+        ? await Organization.findByPk(target.organizationId, { attributes: ['status'], transaction })
+        : null;
+      if (organization?.status === 'suspended')
+        throw errors.unprocessable(`${target.email} cannot be impersonated: their organization is suspended`);
       await this.closeExpired({ adminId: actor.id }, transaction);
+      // a change that bypassed the model hooks (a directory's SQL) must not hold the admin's one open session
+      await this.endRevokedSessions({ userId: actor.id }, transaction);
       if (await ImpersonationSession.count({ where: { adminId: actor.id, endedAt: { [Op.is]: null } }, transaction })) {
         throw new AppError(
           'already_impersonating',
@@ -197,6 +226,33 @@ export class ImpersonationService {
     };
   }
 
+  /**
+   * Ends the open sessions whose admin or target no longer meets the start rules, recording why. The
+   * model hooks call it in the transaction of the user or organization change; the minute job and the
+   * start call it too, for changes made without the models.
+   */
+  async endRevokedSessions(
+    where: { userId?: string; organizationId?: string } = {},
+    transaction?: Transaction,
+  ): Promise<number> {
+    const open = await findOpenSessionsWithParties(this.deps.sequelize, where, transaction);
+    const revoked = new Map<string, string>();
+    for (const found of open) {
+      const cause = revocationOf(found);
+      if (cause) revoked.set(found.session.id, cause);
+    }
+    return this.endBecause(revoked, transaction);
+  }
+
+  /** Ends sessions for the given causes (by session id), each with its audit entry, in one transaction. */
+  private async endBecause(causes: Map<string, string>, transaction?: Transaction): Promise<number> {
+    if (causes.size === 0) return 0;
+    if (!transaction) return this.deps.sequelize.transaction((own) => this.endBecause(causes, own));
+    const closed = await endSessions([...causes.keys()], this.deps.clock.now(), transaction);
+    for (const session of closed) await this.auditEnd(session, undefined, transaction, causes.get(session.id));
+    return closed.length;
+  }
+
   /** Closes sessions past their expiry and records their end (the sweep job, and before starts and ends). */
   async closeExpired(where: { adminId?: string } = {}, transaction?: Transaction): Promise<number> {
     const closed = await closeExpiredSessions(this.deps.clock.now(), where, transaction);
@@ -208,6 +264,7 @@ export class ImpersonationService {
     session: ImpersonationSession,
     requestId: string | undefined,
     transaction?: Transaction,
+    revokedBecause?: string,
   ): Promise<void> {
     const counts = await requestCounts(this.deps.sequelize, [session.id], transaction);
     const dto = toImpersonationSessionDto(session, counts.get(session.id) ?? 0, this.deps.clock.now());
@@ -231,23 +288,31 @@ export class ImpersonationService {
           endedAt: dto.endedAt,
           durationSeconds: dto.durationSeconds,
           requestCount: dto.requestCount,
+          ...(revokedBecause ? { revokedBecause } : {}),
         },
       },
       transaction,
     );
   }
 
-  /** The AuthService's guard: an impersonation token works only while its session is open. */
+  /**
+   * The AuthService's guard: an impersonation token works only while its session is open and its
+   * parties still meet the start rules; one read by primary keys a request.
+   */
   async assertTokenUsable(claims: TokenClaims): Promise<void> {
-    const found = claims.sid ? await findSessionWithAdmin(this.deps.sequelize, claims.sid) : null;
+    const found = claims.sid ? await findSessionWithParties(this.deps.sequelize, claims.sid) : null;
     if (!found || found.session.adminId !== claims.act?.sub || found.session.targetUserId !== claims.sub) {
       throw errors.unauthenticated('The impersonation token does not match a session');
     }
     if (found.session.endedAt) throw errors.unauthenticated('The impersonation session has ended');
     if (found.session.expiresAt.getTime() <= this.deps.clock.now().getTime())
       throw new AppError('token_expired', 'The impersonation session has expired');
-    if (found.admin?.status !== 'active' || found.admin.role !== 'ROLE_PLATFORM_ADMIN') {
-      throw errors.unauthenticated('The impersonating administrator may no longer impersonate');
+    const cause = revocationOf(found);
+    if (cause) {
+      // a safety net for changes the model hooks did not see: the session ends for good, so the
+      // token stays refused even if the change is undone
+      await this.endBecause(new Map([[found.session.id, cause]]));
+      throw errors.unauthenticated(`The impersonation session has ended: ${cause}`);
     }
   }
 
@@ -262,7 +327,7 @@ export class ImpersonationService {
     const open = { endedAt: { [Op.is]: null } };
     const byStatus = {
       active: { ...open, expiresAt: { [Op.gt]: now } },
-      ended: { endReason: 'exited' },
+      ended: { endReason: ['exited', 'revoked'] },
       expired: { [Op.or]: [{ endReason: 'expired' }, { ...open, expiresAt: { [Op.lte]: now } }] },
     };
     const { rows, count } = await ImpersonationSession.findAndCountAll({
