@@ -4107,7 +4107,10 @@ export interface components {
          * @enum {string}
          */
         Plan: "standard" | "professional" | "enterprise";
-        /** @enum {string} */
+        /**
+         * @description Which environment an organization is meant for. Each environment is its own deployment (production at the base URL with `gh_live_` keys, the sandbox at its own URL with `gh_test_` keys); on an organization this is a label to filter and report on: it changes neither its API keys' prefix nor what they may do.
+         * @enum {string}
+         */
         Environment: "production" | "sandbox";
         /**
          * @description `suspended`: the organization's users and API keys are refused (403 `organization_suspended`).
