@@ -142,17 +142,27 @@ export class GenerationService {
 
 /** Why a source has no text to generate from, so that "try again later" is said only when it may help. */
 function whyNoText(resourceId: string, source: SourceSummary | undefined): string {
+  const ingestion = `/api/resources/${resourceId}/ingestion`;
+  const [why, remedy] = ((): [string, string] => {
+    switch (source?.ingestion?.status) {
+      case 'no_text':
+        return [
+          'its ingestion found none in the current version (an image, or a scan without a text layer)',
+          'Upload a version with text.',
+        ];
+      case 'unsupported':
+        return ['ingestion does not read this format', 'Upload a document (PDF, Word, text...).'];
+      case 'failed':
+        return [
+          `its ingestion failed: ${source.ingestion.lastError ?? 'no reason recorded'}`,
+          `Upload a readable version, or re-run the ingestion (POST ${ingestion}).`,
+        ];
+      default:
+        return source && !source.published && !source.ingestion
+          ? ['a draft is not ingested', 'Publish it, then try again once ingestion has finished.']
+          : ['its ingestion has not finished', `Try again once it has (GET ${ingestion}).`];
+    }
+  })();
   const base = `Resource ${resourceId} has no extracted text: generation reads the text ingestion extracts`;
-  switch (source?.ingestion?.status) {
-    case 'no_text':
-      return `${base}, and its ingestion found none in the current version (an image, or a scan without a text layer). Upload a version with text.`;
-    case 'unsupported':
-      return `${base}, and ingestion does not read this format. Upload a document (PDF, Word, text...).`;
-    case 'failed':
-      return `${base}, and its ingestion failed: ${source.ingestion.lastError ?? 'no reason recorded'}. Upload a readable version, or re-run the ingestion (POST /api/resources/${resourceId}/ingestion).`;
-    default:
-      return source && !source.published && !source.ingestion
-        ? `${base}, and a draft is not ingested. Publish it, then try again once ingestion has finished.`
-        : `${base}, and its ingestion has not finished. Try again once it has (GET /api/resources/${resourceId}/ingestion).`;
-  }
+  return `${base}, and ${why}. ${remedy}`;
 }
