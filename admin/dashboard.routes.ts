@@ -15,8 +15,15 @@ const codeOf = (req: Request) =>
 export function dashboardRoutes(container: Container): Router {
   const { auth } = container.services;
   const router = Router();
+  // the API's refusal in the dashboard's shape, with its headers (a throttled code's Retry-After)
   const refusal = (error: unknown) =>
-    error instanceof AppError ? { status: error.status, body: { code: error.code, message: error.message } } : null;
+    error instanceof AppError
+      ? {
+          status: error.status,
+          headers: error.extras.headers ?? {},
+          body: { code: error.code, message: error.message },
+        }
+      : null;
 
   router.post('/mfa/enrollment', async (req, res) => {
     try {
@@ -25,7 +32,7 @@ export function dashboardRoutes(container: Container): Router {
     } catch (error) {
       const known = refusal(error);
       if (!known) throw error;
-      res.status(known.status).json(known.body);
+      res.status(known.status).set(known.headers).json(known.body);
     }
   });
 
@@ -36,7 +43,7 @@ export function dashboardRoutes(container: Container): Router {
     } catch (error) {
       const known = refusal(error);
       if (!known) throw error;
-      res.status(known.status).json(known.body);
+      res.status(known.status).set(known.headers).json(known.body);
       return;
     }
     // the code just checked is a second factor for this session too

@@ -90,7 +90,8 @@ const MfaCard: React.FC<{ enabled: boolean; rootPath: string; onEnabled: () => v
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body ?? {}),
     });
-    return { ok: res.ok, body: (await res.json().catch(() => ({}))) as Record<string, string> };
+    const answer = (await res.json().catch(() => ({}))) as Record<string, string>;
+    return { ok: res.ok, body: answer, retryAfter: Number(res.headers.get('retry-after') ?? 0) };
   };
   const start = async () => {
     const res = await post('/mfa/enrollment');
@@ -100,6 +101,8 @@ const MfaCard: React.FC<{ enabled: boolean; rootPath: string; onEnabled: () => v
   const verify = async () => {
     const res = await post('/mfa/verify', { code });
     if (res.ok) onEnabled();
+    else if (res.retryAfter > 0)
+      setMessage(`Too many wrong codes: try again in ${Math.ceil(res.retryAfter / 60)} minute(s).`);
     else setMessage(res.body.message ?? 'The code was not accepted');
   };
   if (enabled) return <Text data-testid="mfa-state">MFA is enabled for your account.</Text>;

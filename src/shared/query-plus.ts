@@ -1,4 +1,4 @@
-// Query values where a `+` is a `+`.
+// Query values where a `+` is a `+` (e-mail filters here; date-time offsets in src/http/query-parser.ts).
 
 /**
  * The contract lets `+` go unencoded in query values (`allowReserved`, so that `@` may too), but form

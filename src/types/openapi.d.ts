@@ -3969,7 +3969,7 @@ export interface components {
             confirmPrivilegeChange?: boolean;
         };
         AssociatedData: {
-            /** @description e.g. `api_keys`, `audit_entries`, `impersonation_sessions`. */
+            /** @description e.g. `api_keys`, `audit_entries`, `impersonation_sessions`, `member_records`. */
             type: string;
             description: string;
             /** Format: int64 */

@@ -137,6 +137,31 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await other.close();
   });
 
+  it('when wrong codes at the dashboard reach the login limit, then it answers 429 with Retry-After and says when to try again', async () => {
+    const greta = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', firstName: 'Greta', lastName: 'Guess' });
+    const other = await browser.newContext();
+    await other.route(offlineOnly, (route) => route.abort());
+    const visitor = await other.newPage();
+    await login(visitor, greta.email, '');
+    await visitor.click('[data-testid=mfa-enrol]');
+    const secret = await visitor.inputValue('[data-testid=mfa-secret]');
+    const valid = [-1, 0, 1].map((step) => totpCode(secret, new Date(t.clock.now().getTime() + step * 30_000)));
+    const wrong = ['000000', '111111', '222222'].find((code) => !valid.includes(code))!;
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const res = await visitor.request.post(`${base}/admin/mfa/verify`, { data: { code: wrong } });
+      statuses.push(res.status());
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401], 'each wrong code is refused (LOGIN_MAX_FAILURES is 5)');
+    const throttled = await visitor.request.post(`${base}/admin/mfa/verify`, { data: { code: valid[1] } });
+    assert.equal(throttled.status(), 429);
+    assert.ok(Number(throttled.headers()['retry-after']) > 0, 'Retry-After says when');
+    await visitor.fill('[data-testid=mfa-code]', valid[1]!);
+    await visitor.click('[data-testid=mfa-verify]');
+    await visitor.waitForSelector('[data-testid=mfa-message]:has-text("try again in 15 minute")');
+    await other.close();
+  });
+
   it('when the organizations list is opened, then each organization shows its plan, status and counts of users, members and API keys', async () => {
     await page.goto(`${base}/admin/resources/organizations`);
     await page.waitForSelector('tbody tr');

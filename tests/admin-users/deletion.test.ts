@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiKey } from '../../src/modules/api-keys/api-key.model.ts';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
+import { Member } from '../../src/modules/members/member.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildApiKey, buildOrganization, buildUser, PASSWORD, tokenFor } from '../factories/index.ts';
 import { buildAdmin } from '../factories/mfa.ts';
+import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -86,6 +88,23 @@ describe('Admin users: soft delete and permanent delete', () => {
     assert.equal(res.body.transferredTo, heir.id);
     assert.ok(res.body.warnings.some((w: string) => w.includes(`transferred to user ${heir.id}`)));
     assert.equal((await ApiKey.findByPk(apiKey.id))?.createdByUserId, heir.id);
+  });
+
+  it('when a user whose account is linked to a member record is deleted, then the record is named among the associated data and stays linked until a purge', async () => {
+    const user = await buildUser({ organizationId: orgId });
+    const member = await buildMember(orgId, { userId: user.id, email: user.email });
+    const res = await softDelete(user.id).expect(200);
+    const records = res.body.associatedData.find((d: { type: string }) => d.type === 'member_records');
+    assert.deepEqual(records, {
+      type: 'member_records',
+      description: records.description,
+      count: 1,
+      transferable: false,
+    });
+    assert.ok(res.body.warnings.some((w: string) => /^1 × Member record linked to this account/.test(w)));
+    assert.equal((await Member.findByPk(member.id))?.userId, user.id, 'a soft deletion keeps the link');
+    await purge(user.id, `?confirm=${user.email}`).expect(204);
+    assert.equal((await Member.findByPk(member.id))?.userId, null, 'a purge unlinks the record and keeps it');
   });
 
   it('when the user does not exist, then it is 404', async () => {

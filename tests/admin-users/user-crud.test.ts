@@ -167,7 +167,7 @@ describe('Admin users: create, read, update', () => {
     assert.equal(res.body.email, user.email);
     assert.deepEqual(
       res.body.associatedData.map((d: { type: string }) => d.type),
-      ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'chat_conversations'],
+      ['api_keys', 'resources', 'audit_entries', 'impersonation_sessions', 'member_records', 'chat_conversations'],
     );
     expectProblem(
       await t.http.get('/api/admin/users/00000000-0000-4000-8000-000000000000').set(bearer(token)),

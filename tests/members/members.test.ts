@@ -154,6 +154,11 @@ describe('members', () => {
       ids.smithers!,
       ids.osmith!,
     ]);
+    // an offset's `+` sent unencoded (curl, a hand-written URL) arrives as a space: read back as `+`
+    sameSet(await list('createdAt[after]=2024-02-01&createdAt[strictly_before]=2024-03-10T12:00:01+02:00'), [
+      ids.smithers!,
+      ids.osmith!,
+    ]);
     sameSet(await list('updatedAt[after]=2025-01-01&updatedAt[before]=2025-12-31'), [ids.osmith!]);
   });
 

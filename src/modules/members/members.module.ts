@@ -28,5 +28,15 @@ export const membersModule = defineModule({
         crudRoutes(router, services.members, idempotency),
   },
   events: memberEvents,
+  // the member record stays, linked, when its account is deleted: history of the person, not the user's to give away
+  ownedUserData: [
+    {
+      type: 'member_records',
+      description: 'Member record linked to this account (kept; a permanent deletion unlinks it)',
+      table: 'members',
+      column: 'user_id',
+      transferable: false,
+    },
+  ],
   permissions: ['members:read', 'members:write'],
 });
