@@ -59,15 +59,18 @@ const organizationOf = (value: unknown) => {
 };
 
 export function portalUserFilter(filters: PortalFilters): UserListFilter {
-  const roles = values(filters.roleGroup).flatMap((group) => ROLE_FILTER_GROUPS[group]?.roles ?? []);
-  const statuses = values(filters.status).filter((s): s is UserStatus => STATUSES.includes(s as UserStatus));
+  // a value that names no group or status (edited into the URL) leaves an empty list: it matches nothing
+  const groups = values(filters.roleGroup);
+  const roles = groups.flatMap((group) => ROLE_FILTER_GROUPS[group]?.roles ?? []);
+  const statusValues = values(filters.status);
+  const statuses = statusValues.filter((s): s is UserStatus => STATUSES.includes(s as UserStatus));
   return {
     name: text(filters.name),
     email: text(filters.email),
     search: text(filters.q),
-    roles: roles.length ? roles : undefined,
+    roles: groups.length ? roles : undefined,
     organizationId: organizationOf(filters.organizationId),
-    statuses: statuses.length ? statuses : undefined,
+    statuses: statusValues.length ? statuses : undefined,
     deleted: filters.deleted === true || filters.deleted === 'true',
     lastLoginAt: range(filters.lastLoginAt),
     createdAt: range(filters.createdAt),

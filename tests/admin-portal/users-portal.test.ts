@@ -358,6 +358,12 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.ok(chosen.includes('Pending') && chosen.includes('Suspended'), chosen);
     await shot('multi-filter');
 
+    // a value edited into the URL that names no status or role matches nothing, as at the API
+    for (const filter of ['filters.status=archived', 'filters.roleGroup=superuser']) {
+      await page.goto(`${base}/admin/resources/users?${filter}`);
+      await page.locator('[data-testid=no-users-match]').waitFor();
+    }
+
     await page.goto(`${base}/admin/resources/users?filters.q=nobody-by-this-name`);
     await page.locator('[data-testid=no-users-match]').waitFor();
     await page.locator('text=No users match these filters').waitFor();

@@ -79,8 +79,9 @@ export function whereOf(scope: UserScope, filter: UserListFilter, binds: Binds):
     const pattern = binds.add(containing(filter.search));
     clauses.push(`((u.first_name || ' ' || u.last_name) ILIKE ${pattern} OR u.email ILIKE ${pattern})`);
   }
-  if (filter.roles?.length) clauses.push(`u.role = ANY(${binds.add(filter.roles)}::text[])`);
-  if (filter.statuses?.length) clauses.push(`u.status = ANY(${binds.add(filter.statuses)}::text[])`);
+  // an empty list is a filter that names nothing and matches nothing
+  if (filter.roles) clauses.push(`u.role = ANY(${binds.add(filter.roles)}::text[])`);
+  if (filter.statuses) clauses.push(`u.status = ANY(${binds.add(filter.statuses)}::text[])`);
   if (filter.organizationId) clauses.push(`u.organization_id = ${binds.add(filter.organizationId)}`);
   for (const [column, range] of [
     ['u.last_login_at', filter.lastLoginAt],
