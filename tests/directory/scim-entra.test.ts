@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
+import { Member } from '../../src/modules/members/member.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, tokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -109,6 +110,24 @@ describe('SCIM as Entra ID sends it', () => {
     expectScimError(await scim.delete(`/Users/${created.id}`), 404);
     const audit = await AuditEntry.findAll({ where: { targetId: account.id } });
     assert.ok(audit.some((entry) => entry.action === 'directory.user_deactivated'));
+  });
+
+  it('when the directory sets hardDelete and Entra deletes a person, then the account is deleted and its member record cancelled', async () => {
+    const hard = await addDirectory(t, { name: 'Entra (hard delete)', hardDelete: true });
+    const client = scimClient(t, hard.token);
+    const created = expectScim(await client.post('/Users', entraUser('entra-hard.example')), 201);
+    const account = (await User.findOne({ where: { email: created.userName.toLowerCase() } }))!;
+    const member = await Member.findOne({ where: { organizationId: hard.organizationId, userId: account.id } });
+    assert.equal(member?.status, 'active', 'provisioning linked a member record');
+
+    assert.equal((await client.delete(`/Users/${created.id}`)).status, 204);
+    expectScimError(await client.get(`/Users/${created.id}`), 404);
+    assert.equal(await User.findByPk(account.id), null, 'the account is deleted');
+    assert.ok((await User.findByPk(account.id, { paranoid: false }))?.deletedAt, 'soft-deleted: its history stays');
+    await member!.reload();
+    assert.equal(member!.status, 'cancelled');
+    const audit = await AuditEntry.findAll({ where: { targetId: account.id } });
+    assert.ok(audit.some((entry) => entry.action === 'directory.user_deleted'));
   });
 
   it('when Entra disables a person, then the token they already hold is refused at once', async () => {

@@ -310,12 +310,16 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
         ? await User.findByPk(current.userId, { transaction, lock: transaction.LOCK.UPDATE })
         : null;
       if (!user) return;
+      await user.update(
+        { status: 'inactive', ...(directory.hardDelete ? { directoryId: null } : {}) },
+        { transaction },
+      );
+      // before the deletion: the member record's link must name a live user of the organization
+      await this.deps.memberAccounts.link(user, { create: false, status: 'cancelled' }, transaction);
       if (directory.hardDelete) {
-        await user.update({ status: 'inactive', directoryId: null }, { transaction });
         await user.destroy({ transaction });
         await this.record(directory, 'directory.user_deleted', user.id, { userName: current.userName }, transaction);
       } else {
-        await user.update({ status: 'inactive' }, { transaction });
         await this.record(
           directory,
           'directory.user_deactivated',
@@ -324,7 +328,6 @@ export class DirectoryUserProvisioning extends DirectoryUserAccounts {
           transaction,
         );
       }
-      await this.deps.memberAccounts.link(user, { create: false, status: 'cancelled' }, transaction);
     });
   }
 }
