@@ -246,4 +246,17 @@ describe('identity-service events (POST /webhooks/idp → idp.event job)', () =>
     await send('connection.activated', { ...event, state: 'active' });
     assert.equal((await SsoConnection.findByPk(created.body.id))?.status, 'active');
   });
+
+  it('when a connection is activated at the identity service, then a draft naming it (untested, without a domain) stays a draft', async () => {
+    const draft = await t.http
+      .post('/api/sso/connections')
+      .set(bearer(adminTokenA))
+      .send({ name: 'Okta draft', protocol: 'identity_service', settings: { connection: 'conn_drafted' } })
+      .expect(201);
+    const event = { object: 'connection', id: 'conn_drafted', organization_id: 'org_standin' };
+    await send('connection.activated', { ...event, state: 'active' });
+    assert.equal((await SsoConnection.findByPk(draft.body.id))?.status, 'draft');
+    await send('connection.deactivated', { ...event, state: 'inactive' });
+    assert.equal((await SsoConnection.findByPk(draft.body.id))?.status, 'draft', 'nor does a deactivation move it');
+  });
 });

@@ -222,18 +222,28 @@ export class SsoConnectionService {
   }
 
   /**
-   * The identity service's connection.activated / deactivated (its inbound webhook): every brokered
-   * connection of ours naming that connection follows. Returns how many changed.
+   * The identity service's connection.activated / deactivated (its inbound webhook): the brokered
+   * connections of ours naming that connection follow, within our own lifecycle: a deactivation turns
+   * active ones off; an activation turns back on inactive ones that still pass the enable gate (a
+   * passed test, a domain). A draft stays a draft: only its organization's admin enables it.
+   * Returns how many changed.
    */
   async followIdentityService(actor: Actor, externalConnectionId: string, active: boolean): Promise<number> {
     const connections = await SsoConnection.findAll({
-      where: { protocol: 'identity_service', settings: { connection: externalConnectionId } },
+      where: {
+        protocol: 'identity_service',
+        settings: { connection: externalConnectionId },
+        status: active ? 'inactive' : 'active',
+      },
     });
     let changed = 0;
     for (const connection of connections) {
-      const target = active ? 'active' : 'inactive';
-      if (connection.status === target) continue;
-      await this.setStatus({ ...actor, organizationId: connection.organizationId }, connection, target);
+      if (active && (connection.lastTestOk !== true || connection.domains.length === 0)) continue;
+      await this.setStatus(
+        { ...actor, organizationId: connection.organizationId },
+        connection,
+        active ? 'active' : 'inactive',
+      );
       changed++;
     }
     return changed;
