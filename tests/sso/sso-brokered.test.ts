@@ -8,6 +8,7 @@ import { Member } from '../../src/modules/members/member.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
+import { addDirectory, expectScim, scimClient } from '../directory/fixtures/scim-client.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type IdentityServiceStandIn, startIdentityServiceStandIn } from '../support/identity-service-stand-in.ts';
@@ -229,6 +230,36 @@ describe('SSO through the identity service', () => {
     const record = await Member.findOne({ where: { userId: noah.id } });
     assert.equal(record?.status, 'active');
     assert.equal(record?.organizationId, organizationId);
+  });
+
+  it('when a person a directory provisioned signs in, then the directory keeps their name, job and role', async () => {
+    const directory = await addDirectory(t, { organizationId });
+    const scim = scimClient(t, directory.token);
+    expectScim(
+      await scim.post('/Users', {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: 'dora@assoc.test',
+        name: { givenName: 'Dora', familyName: 'Directory' },
+        emails: [{ primary: true, value: 'dora@assoc.test' }],
+      }),
+      201,
+    );
+    const before = (await User.findOne({ where: { email: 'dora@assoc.test' } }))!;
+    idp.nextLogin(
+      { email: 'dora@assoc.test', first_name: 'Evil', last_name: 'Name', groups: ['guildhall admins'] },
+      { connection: 'conn_okta' },
+    );
+    const signedIn = await signIn(`connection=${connectionId}`);
+    assert.equal(signedIn.status, 302, signedIn.text);
+    const session = await exchange(signedIn.location!).expect(200);
+    assert.equal(session.body.user.id, before.id);
+    const after = (await User.findByPk(before.id))!;
+    assert.deepEqual(
+      [after.firstName, after.lastName, after.role],
+      ['Dora', 'Directory', before.role],
+      'the sign-in changed none of what the directory manages',
+    );
+    assert.ok(after.lastLoginAt, 'the sign-in itself is recorded');
   });
 
   it('when the profile is outside the organization, then nobody is signed in or taken over', async () => {

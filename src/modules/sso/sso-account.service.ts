@@ -119,8 +119,12 @@ export class SsoAccountService {
     };
     if (existing) {
       const before = { role: existing.role, firstName: existing.firstName, lastName: existing.lastName };
-      const role = this.nextRole(connection, profile, existing.role, existing.directoryId !== null);
-      await existing.update({ ...attributes, role }, { transaction });
+      const directoryManaged = existing.directoryId !== null;
+      const role = this.nextRole(connection, profile, existing.role, directoryManaged);
+      // a directory (SCIM) is the source of its people's profile: the sign-in records only itself
+      const { firstName, lastName, department, jobTitle, ...signIn } = attributes;
+      const profileFields = directoryManaged ? {} : { firstName, lastName, department, jobTitle };
+      await existing.update({ ...signIn, ...profileFields, role }, { transaction });
       if (role !== before.role || existing.firstName !== before.firstName || existing.lastName !== before.lastName)
         await audit.record(
           actorForUser(existing),
