@@ -115,8 +115,19 @@ describe('SCIM protocol', () => {
       '(userName eq "x"',
       'userName eq "x" and',
       'meta.created gt "yesterday"',
+      // escapes spelling what PostgreSQL cannot compare (they were a 500)
+      'userName eq "\\u0000"',
+      'userName co "a\\ud800"',
     ])
       expectScimError(await scim.get(`/Users?${filter(bad)}`), 400, 'invalidFilter');
+    expectScimError(await scim.get(`/Groups?${filter('displayName eq "\\u0000"')}`), 400, 'invalidFilter');
+  });
+
+  it('when a client asks for /Me or /Bulk, then 501 says this server does not offer them (RFC 7644 §3.11, §3.7)', async () => {
+    expectScimError(await scim.get('/Me'), 501);
+    expectScimError(await scim.patch('/Me', { schemas: [], Operations: [] }), 501);
+    expectScimError(await scim.post('/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'] }), 501);
+    expectScimError(await scim.get('/Nothing'), 404);
     assert.equal(
       expectScimError(await scim.get(`/Users?${filter('userName eq')}`), 400, 'invalidFilter').detail,
       'Query parameter "filter" ends where a value was expected',

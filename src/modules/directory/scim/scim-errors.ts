@@ -1,7 +1,8 @@
 // The SCIM answers the shared error catalog has no code for: RFC 7644's noTarget and invalidPath
-// (400s of PATCH) and 412 for a failed If-Match. The surface's renderer keeps the common ones
-// (invalidFilter, invalidValue, uniqueness, mutability, invalidSyntax, 404, 429) from AppError codes;
-// these render here in the same body, so a client sees one format.
+// (400s of PATCH), 412 for a failed If-Match and 501 for what the server does not offer (/Me, /Bulk).
+// The surface's renderer keeps the common ones (invalidFilter, invalidValue, uniqueness, mutability,
+// invalidSyntax, 404, 429) from AppError codes; these render here in the same body, so a client sees
+// one format.
 import type { NextFunction, Request, Response } from 'express';
 import { SCIM_ERROR_SCHEMA, sendScim } from '../../../http/surfaces/renderers.ts';
 import { AppError } from '../../../shared/errors.ts';
@@ -30,6 +31,7 @@ export const scimErrors = {
     new AppError('read_only_field', `${attribute} is read-only`, {
       errors: [{ field: attribute, message: 'is read-only' }],
     }),
+  notImplemented: (detail: string) => new ScimError(501, undefined, detail),
   preconditionFailed: () => new ScimError(412, undefined, 'The resource changed: its ETag no longer matches If-Match'),
 };
 

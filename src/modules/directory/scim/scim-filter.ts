@@ -41,11 +41,16 @@ function tokenize(input: string): Token[] {
       while (j < input.length && input[j] !== '"') j += input[j] === '\\' ? 2 : 1;
       if (j >= input.length) throw new FilterSyntaxError('has an unterminated string');
       const text = input.slice(i, j + 1);
+      let value: string;
       try {
-        tokens.push({ type: 'string', text, value: JSON.parse(text) as string });
+        value = JSON.parse(text) as string;
       } catch {
         throw new FilterSyntaxError(`has an invalid string ${text}`);
       }
+      // escapes can spell what PostgreSQL cannot compare with stored text ("\u0000", a lone "\ud800")
+      if (value.includes('\u0000') || !value.isWellFormed())
+        throw new FilterSyntaxError(`has a string with a NUL character or a lone surrogate: ${text}`);
+      tokens.push({ type: 'string', text, value });
       i = j + 1;
     } else {
       let j = i;

@@ -7,7 +7,7 @@ import type { Sql } from '../../../shared/sql.ts';
 import type { DirectoryProvisioning } from '../directory-provisioning.service.ts';
 import type { DirectoryService } from '../directory.service.ts';
 import { scimDiscoveryRoutes } from './scim-discovery.ts';
-import { scimErrorHandler } from './scim-errors.ts';
+import { scimErrorHandler, scimErrors } from './scim-errors.ts';
 import { scimGroupRoutes } from './scim-groups.routes.ts';
 import { scimRateLimit } from './scim-rate-limit.ts';
 import { ScimRepository } from './scim-repository.ts';
@@ -34,5 +34,9 @@ export function scimRoutes(router: Router, deps: ScimRouteDeps): void {
   scimUserRoutes(router, context);
   scimGroupRoutes(router, context);
   scimDiscoveryRoutes(router, deps.baseUrl);
+  // RFC 7644 §3.11 (/Me) and §3.7 (bulk, which ServiceProviderConfig says is not supported): 501
+  router.all(['/Me', '/Me/*rest', '/Bulk'], (req) => {
+    throw scimErrors.notImplemented(`${req.path.startsWith('/Me') ? '/Me' : '/Bulk'} is not supported by this server`);
+  });
   router.use(scimErrorHandler);
 }
