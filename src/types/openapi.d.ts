@@ -272,7 +272,8 @@ export interface paths {
          *     checked on save: a SAML certificate must parse and be valid today (or `idpMetadataUrl` is fetched
          *     through the SSRF guard and fills the IdP fields); an OIDC discovery document must fetch and name its
          *     endpoints, and `clientSecret` is required (write-only, sealed at rest). A new connection is `draft`:
-         *     test it, then enable it. An e-mail domain belongs to one organization (409 `sso_domain_taken`).
+         *     test it, then enable it. An e-mail domain belongs to one organization (409 `sso_domain_taken`), and so
+         *     does an identity-service connection id (`settings.connection`; 409 `conflict`).
          */
         post: operations["createSsoConnection"];
         delete?: never;

@@ -149,6 +149,35 @@ describe('SSO through the identity service', () => {
     assert.equal((events as Array<{ data: { id: string } }>)[0]?.data.id, connectionId);
   });
 
+  it('when another organization names the same identity-service connection, then it is 409 and nothing is saved', async () => {
+    const other = await buildOrganization();
+    const otherAdmin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: other.id }));
+    const taken = expectProblem(
+      await t.http
+        .post('/api/sso/connections')
+        .set(bearer(otherAdmin))
+        .send({ name: 'Not ours', protocol: 'identity_service', settings: { connection: 'conn_okta' } }),
+      409,
+      'conflict',
+    );
+    assert.deepEqual(taken.errors, [{ field: 'settings.connection', message: 'is used by another organization' }]);
+    const own = await t.http
+      .post('/api/sso/connections')
+      .set(bearer(otherAdmin))
+      .send({ name: 'Ours', protocol: 'identity_service', settings: { connection: 'conn_theirs' } })
+      .expect(201);
+    expectProblem(
+      await t.http
+        .patch(`/api/sso/connections/${own.body.id}`)
+        .set(bearer(otherAdmin))
+        .send({ settings: { connection: 'conn_okta' } }),
+      409,
+      'conflict',
+    );
+    const kept = await t.http.post(`/api/auth/sso/connections/${own.body.id}`).set(bearer(otherAdmin)).expect(200);
+    assert.equal(kept.body.settings.connection, 'conn_theirs');
+  });
+
   it('when a person signs in through the identity service, then the key stays on the backend and the browser gets a one-time code, not a token', async () => {
     idp.nextLogin(
       {

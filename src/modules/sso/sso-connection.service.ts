@@ -119,6 +119,7 @@ export class SsoConnectionService {
     const domains = normaliseDomains(input.domains ?? []);
     return this.deps.sequelize.transaction(async (transaction) => {
       await this.assertDomainsFree(organizationId, domains, transaction);
+      await this.assertBrokeredConnectionFree(organizationId, input.protocol, settings, transaction);
       const connection = await SsoConnection.create(
         {
           organizationId,
@@ -153,6 +154,14 @@ export class SsoConnectionService {
     const domains = changes.domains ? normaliseDomains(changes.domains) : connection.domains;
     return this.deps.sequelize.transaction(async (transaction) => {
       await this.assertDomainsFree(connection.organizationId, domains, transaction, connection.id);
+      if (settingsChanged)
+        await this.assertBrokeredConnectionFree(
+          connection.organizationId,
+          connection.protocol,
+          settings,
+          transaction,
+          connection.id,
+        );
       if (connection.status === 'active' && domains.length === 0)
         throw errors.validation([{ field: 'domains', message: 'an active connection needs at least one domain' }]);
       await connection.update(
@@ -306,6 +315,34 @@ export class SsoConnectionService {
     if (taken.length > 0)
       throw new AppError('sso_domain_taken', `${taken[0]!.d} is already claimed by another organization`, {
         errors: [{ field: 'domains', message: `${taken[0]!.d} is claimed by another organization` }],
+      });
+  }
+
+  /**
+   * A connection at the identity service belongs to one organization, as a domain does: its events
+   * (connection.activated / deactivated) and sign-ins must not reach another organization's
+   * connection that names it too.
+   */
+  private async assertBrokeredConnectionFree(
+    organizationId: string,
+    protocol: string,
+    settings: object,
+    transaction: Transaction,
+    except?: string,
+  ): Promise<void> {
+    const external = (settings as { connection?: unknown }).connection;
+    if (protocol !== 'identity_service' || typeof external !== 'string') return;
+    const taken = await this.deps.sql.rows<{ id: string }>(
+      `SELECT id FROM sso_connections
+        WHERE protocol = 'identity_service' AND settings->>'connection' = $1 AND organization_id <> $2
+          AND ($3::uuid IS NULL OR id <> $3::uuid)
+        LIMIT 1`,
+      [external, organizationId, except ?? null],
+      transaction,
+    );
+    if (taken.length > 0)
+      throw new AppError('conflict', `The identity service's connection ${external} belongs to another organization`, {
+        errors: [{ field: 'settings.connection', message: 'is used by another organization' }],
       });
   }
 
