@@ -144,7 +144,7 @@ export function contractPhases(
       ]),
     ),
     // securityMiddleware is a no-op with validateSecurity: false
-    validate: inSequence([...named('requestMiddleware'), deprecationHeaders()]),
+    validate: inSequence([...named('requestMiddleware').map(namingTheMethod), deprecationHeaders()]),
   };
 }
 
@@ -277,6 +277,17 @@ function reportingLateErrors(middleware: RequestHandler, onLateError?: LateError
       if (error !== undefined && error !== null) onLateError(error, req, res);
     });
   };
+}
+
+/**
+ * A refusal of the request's inputs carries its method: the query of a read is filters and sorts
+ * (`invalid_filter`), that of a write is its options (`transferTo`, `confirm`: `validation_failed`).
+ */
+function namingTheMethod(middleware: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    middleware(req, res, (error?: unknown) =>
+      next(error instanceof Error ? Object.assign(error, { method: req.method }) : error),
+    );
 }
 
 /**

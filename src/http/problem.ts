@@ -21,6 +21,8 @@ interface HttpLikeError {
   message?: string;
   /** body-parser's: the text it could not parse. */
   body?: unknown;
+  /** The contract validator's refusals: the request's method (src/http/openapi.ts). */
+  method?: string;
 }
 
 /** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`. */
@@ -63,8 +65,9 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
           errors: fieldErrors,
         });
       }
-      // filters and sorts (everything in the query but paging) name the parameter as sent: createdAt[after]
-      if (raw.length && raw.every((e) => QUERY_PATH.test(e.path) && !PAGING.has(fieldOf(e.path)))) {
+      // filters and sorts (everything in a read's query but paging) name the parameter as sent: createdAt[after]
+      const read = error.method === undefined || error.method === 'GET' || error.method === 'HEAD';
+      if (read && raw.length && raw.every((e) => QUERY_PATH.test(e.path) && !PAGING.has(fieldOf(e.path)))) {
         const filterErrors = raw.map((e) => ({
           field: bracketed(fieldOf(e.path)),
           message: /additional properties/.test(e.message)

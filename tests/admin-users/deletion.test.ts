@@ -82,6 +82,12 @@ describe('Admin users: soft delete and permanent delete', () => {
     const outsider = await buildUser();
     const { apiKey } = await buildApiKey(orgId);
     await apiKey.update({ createdByUserId: leaving.id });
+    // a write's query holds options, not filters: a malformed one is validation_failed naming it
+    const malformed = expectProblem(await softDelete(leaving.id, '?transferTo=abc'), 400, 'validation_failed');
+    assert.deepEqual(
+      malformed.errors.map((e: { field: string }) => e.field),
+      ['transferTo'],
+    );
     expectProblem(await softDelete(leaving.id, `?transferTo=${outsider.id}`), 422, 'unprocessable');
     expectProblem(await softDelete(leaving.id, `?transferTo=${leaving.id}`), 422, 'unprocessable');
     const res = await softDelete(leaving.id, `?transferTo=${heir.id}`).expect(200);
