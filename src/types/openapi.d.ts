@@ -2671,14 +2671,15 @@ export interface paths {
          * @description Answers from the passages of the resources the asker may open (the library's access policy
          *     decides before any model runs). With Claude configured the answer is written by Claude from
          *     those passages only, each claim cited (`mode: ai`); when Claude is not configured, times out,
-         *     is overloaded or fails, the answer is extracted from the best passages (`mode: search`,
-         *     `fallbackReason` says why when Claude was configured). `confidence` comes from retrieval
+         *     is overloaded, fails or answers without citing a passage it was sent (`malformed`), the answer
+         *     is extracted from the best passages (`mode: search`, `fallbackReason` says why when Claude was
+         *     configured). `confidence` comes from retrieval
          *     evidence in both modes; when nothing relevant is found the answer says the library has no
          *     answer, with low confidence and no sources. `keywordOnly` is true when the database has no
          *     pgvector (or the embedder failed): retrieval was full-text only.
          *
          *     With `Accept: text/event-stream` the answer is streamed as server-sent events: `token`
-         *     (`{"text"}`, repeated), `reset` (`{"reason"}`: Claude failed mid-answer, discard the tokens so
+         *     (`{"text"}`, repeated), `reset` (`{"reason"}`: Claude failed or cited nothing, discard the tokens so
          *     far; the search-mode answer follows), `answer` (the whole ChatResponse, sources included),
          *     then `done`. An error before the first event is a problem+json response; after it, an
          *     `error` event (`{"code","detail"}`) ends the stream.

@@ -80,6 +80,31 @@ describe('library chat, with Claude (stand-in)', () => {
     assert.equal(res.body.sources.length, 1);
   });
 
+  for (const [name, cite] of [
+    ['cites nothing', []],
+    ['cites only an index it was never sent', [57]],
+  ] as const) {
+    it(`when Claude ${name}, then the answer comes in search mode (malformed), streamed or not`, async () => {
+      const reply = { parts: [{ text: 'The dues are refundable on Sundays.', cite: [...cite] }] };
+      standIn.behave({ kind: 'reply', reply });
+      const res = await ask('member', { query: 'How long do I have to ask for a refund of my dues?' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.mode, res.body.fallbackReason], ['search', 'malformed']);
+      assert.doesNotMatch(res.body.answer, /Sundays/);
+      assert.match(res.body.answer, /30 days/);
+      assert.equal(res.body.sources[0].pageNumber, 2);
+
+      standIn.behave({ kind: 'reply', reply });
+      const events = parseEvents(
+        (await stream('member', { query: 'How long do I have to ask for a refund of my dues?' })).body as string,
+      );
+      assert.equal(events.find((e) => e.event === 'reset')?.data.reason, 'malformed');
+      const answer = events.find((e) => e.event === 'answer')!.data;
+      assert.deepEqual([answer.mode, answer.fallbackReason], ['search', 'malformed']);
+      assert.doesNotMatch(answer.answer as string, /Sundays/);
+    });
+  }
+
   it('when nothing relevant is retrieved, then the model is not asked and the answer says the library has no answer', async () => {
     const res = await ask('member', { query: 'What is the best recipe for sourdough bread with rye flour?' });
     assert.match(res.body.answer, /library has no answer/);

@@ -54,12 +54,17 @@ export async function answerWithModel(
     answer = await client.answer(request);
   }
   const cited = answer.cited.map((index) => passages[index]!).filter(Boolean);
+  // an answer that cites nothing it was sent rests on nothing the library says: search mode answers
+  // instead (as for an OpenAI-compatible model), the streamed tokens voided first
+  if (!cited.length) {
+    if (sink && answer.text) sink.reset('malformed');
+    throw new AnthropicUnavailable('malformed', 'The chat model cited no search result it was sent');
+  }
   return {
     answer: answer.text,
     sources: cited.map((passage) => toSource(passage)),
     suggestedQuestions: suggestQuestions(query, passages),
-    // an answer that cites nothing rests on nothing the library says
-    confidence: cited.length ? evidence.confidence : Math.min(evidence.confidence, 0.3),
+    confidence: evidence.confidence,
     mode: 'ai',
     keywordOnly: false,
     fallbackReason: null,
