@@ -132,6 +132,21 @@ describe('library chat, search mode', () => {
     assert.ok(events.findIndex((e) => e.event === 'answer') > events.findLastIndex((e) => e.event === 'token'));
   });
 
+  it('when Accept weighs the stream down or names neither format, then JSON, or 406', async () => {
+    const query = { query: 'When does conference registration open?' };
+    for (const accept of [
+      'application/json, text/event-stream;q=0',
+      'text/event-stream;q=0.5, application/json',
+      '*/*',
+    ]) {
+      const res = await ask('member', query).set('Accept', accept);
+      assert.equal(res.status, 200, accept);
+      assert.match(res.headers['content-type'] ?? '', /^application\/json/, accept);
+      assert.match(res.body.answer, /first of June/);
+    }
+    expectProblem(await ask('member', query).set('Accept', 'text/html'), 406, 'not_acceptable');
+  });
+
   it('when a conversation id is not the asker’s, then 404 (a stream too, before any event)', async () => {
     const mine = await ask('member', { query: 'What are the annual dues for students?' });
     expectProblem(

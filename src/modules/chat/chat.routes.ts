@@ -1,13 +1,15 @@
 import type { Request, Response, Router } from 'express';
 import { actorOf } from '../../http/context.ts';
-import { sendPage } from '../../http/respond.ts';
+import { negotiate, sendPage } from '../../http/respond.ts';
 import { AppError } from '../../shared/errors.ts';
 import { mapPage, pageRequest } from '../../shared/pagination.ts';
 import { toChatConversationDto, toChatResponseDto, toChatTurnDto, toContentGapDto } from './chat.mapper.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { ChatInput, ChatService } from './chat.service.ts';
 
-const wantsStream = (req: Request) => (req.get('accept') ?? '').includes('text/event-stream');
+/** Accept decides, q-values included (`text/event-stream;q=0` refuses a stream); neither offered is 406. */
+const wantsStream = (req: Request) =>
+  negotiate(req, ['application/json', 'text/event-stream'] as const) === 'text/event-stream';
 
 /**
  * Server-sent events: headers go out with the first event, so a refusal before it (access, an unknown
