@@ -149,6 +149,7 @@ export function contractPhases(
 }
 
 type OperationSchema = {
+  'x-guildhall-access'?: string[];
   security?: Array<Record<string, unknown>>;
   parameters?: Array<ParameterObject | { $ref: string }>;
 };
@@ -159,6 +160,20 @@ type ParameterObject = {
   schema?: { type?: string | string[]; items?: unknown };
 };
 const operationOf = (req: Request) => (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
+
+/**
+ * Runs `handlers` except for the operations whose `x-guildhall-access` is `[any]` (health and
+ * readiness): they read no credential, so one sent is neither checked nor counted against an
+ * organization's limit (a monitor that forwards a tenant's token must not see an outage when that
+ * tenant is over quota).
+ */
+export function exceptCredentialFree(handlers: RequestHandler[]): RequestHandler[] {
+  return handlers.map(
+    (handler): RequestHandler =>
+      (req, res, next) =>
+        operationOf(req)?.['x-guildhall-access']?.includes('any') ? next() : handler(req, res, next),
+  );
+}
 
 /**
  * After the operation is found and the credential read: an operation whose security requirements

@@ -54,7 +54,7 @@ describe('API keys', () => {
   it('when a key is revoked, then it is refused with 401 and stays listed as revoked', async () => {
     const created = await t.http.post('/api/api-keys').set(bearer(adminToken)).send({ name: 'to revoke' }).expect(201);
     await t.http.delete(`/api/api-keys/${created.body.id}`).set(bearer(adminToken)).expect(204);
-    expectProblem(await t.http.get('/health').set(bearer(created.body.key)), 401, 'unauthenticated');
+    expectProblem(await t.http.get('/api/members').set(bearer(created.body.key)), 401, 'unauthenticated');
     const list = await t.http.get('/api/api-keys').set(bearer(adminToken)).expect(200);
     assert.ok(list.body.data.find((k: { id: string }) => k.id === created.body.id).revokedAt);
     // revoking again is a no-op

@@ -72,7 +72,9 @@ export function multiInstanceRateLimitTests(counters: 'PostgreSQL' | 'Redis'): v
     });
 
     async function call(instance: Instance, secret: string) {
-      const res = await fetch(`${instance.url}/health`, { headers: { Authorization: `Bearer ${secret}` } });
+      const res = await fetch(`${instance.url}/api/members?itemsPerPage=1`, {
+        headers: { Authorization: `Bearer ${secret}` },
+      });
       const text = await res.text();
       if (res.status >= 500) console.error(text);
       return {

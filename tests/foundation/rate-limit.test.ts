@@ -65,9 +65,15 @@ describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 
     const { organization, token } = await orgWithToken('standard');
     const { secret } = await buildApiKey(organization.id);
     await t.http.get('/api/api-keys').set(bearer(token)).expect(200);
-    await t.http.get('/health').set(bearer(secret)).expect(200);
+    await t.http.get('/api/members').set(bearer(secret)).expect(200);
     await t.http.get('/api/api-keys').set(bearer(token)).expect(200);
-    expectProblem(await t.http.get('/health').set(bearer(secret)), 429, 'rate_limited');
+    expectProblem(await t.http.get('/api/members').set(bearer(secret)), 429, 'rate_limited');
+    // health and readiness take no credential: one sent is neither checked nor counted, even over quota
+    for (const probe of ['/health', '/ready']) {
+      const res = await t.http.get(probe).set(bearer(secret)).expect(200);
+      assert.equal(res.headers['x-ratelimit-remaining'], undefined, probe);
+      await t.http.get(probe).set(bearer('not-a-credential')).expect(200);
+    }
     const other = await orgWithToken('standard');
     await t.http.get('/api/api-keys').set(bearer(other.token)).expect(200);
   });

@@ -8,7 +8,13 @@ import { withBearerChallenge } from '../authenticate.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
-import { contractPhases, rejectMisshapenQuery, requireCredential, type Contract } from '../openapi.ts';
+import {
+  contractPhases,
+  exceptCredentialFree,
+  rejectMisshapenQuery,
+  requireCredential,
+  type Contract,
+} from '../openapi.ts';
 import { routeNotFound } from '../problem.ts';
 import { afterCredential, apiCredential, type SurfaceDeps } from './credential.ts';
 import { mostSpecificFirst, routeTable, sequence } from '../dispatch.ts';
@@ -41,9 +47,7 @@ export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOp
   surface.use(
     sequence([
       contractCheck.findOperation,
-      apiCredential(deps),
-      requireCredential(contract),
-      ...afterCredential(deps),
+      ...exceptCredentialFree([apiCredential(deps), requireCredential(contract), ...afterCredential(deps)]),
       rejectMisshapenQuery(contract),
       rejectNulInUrl,
       bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }),
