@@ -8412,6 +8412,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11979,6 +11980,22 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
+            /** @description One byte range of the SVG (`Content-Range`). */
+            206: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
             /** @description Not modified. */
             304: {
                 headers: {
@@ -12011,6 +12028,22 @@ export interface operations {
         responses: {
             /** @description The PNG. */
             200: {
+                headers: {
+                    ETag: components["headers"]["GeneratedFileETag"];
+                    "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description One byte range of the PNG (`Content-Range`). */
+            206: {
                 headers: {
                     ETag: components["headers"]["GeneratedFileETag"];
                     "Accept-Ranges": components["headers"]["GeneratedFileAcceptRanges"];

@@ -99,6 +99,21 @@ describe('infographic generation', () => {
       .set(bearer(admin))
       .set('If-None-Match', png.headers.etag!)
       .expect(304);
+    // byte ranges, as the contract declares them (Accept-Ranges: bytes)
+    for (const [format, whole] of [
+      ['svg', Buffer.from(text)],
+      ['png', png.body as Buffer],
+    ] as const) {
+      const part = await t.http
+        .get(`/api/resources/${resource.id}/infographic.${format}`)
+        .set(bearer(admin))
+        .set('Range', 'bytes=0-9')
+        .buffer(true)
+        .parse(binaryBody)
+        .expect(206);
+      assert.equal(part.headers['content-range'], `bytes 0-9/${whole.length}`);
+      assert.deepEqual(part.body, whole.subarray(0, 10));
+    }
   });
 
   it('when the source gets a new version, then the infographic is stale until regenerated from the new text', async () => {
