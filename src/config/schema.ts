@@ -175,6 +175,7 @@ function toConfig(v: Variables) {
     }),
     crm: {
       apiUrl: v.HUBSPOT_API_URL,
+      timeoutMs: v.HUBSPOT_TIMEOUT_MS,
       authorizeUrl: v.HUBSPOT_AUTHORIZE_URL,
       // the app of the environment this deployment serves; null: connecting is refused with a clear error
       app: crmApp(

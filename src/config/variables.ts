@@ -240,6 +240,10 @@ const crm = {
     absoluteUrl().prefault('https://api.hubapi.com'),
     "HubSpot's API (the CRM): the OAuth token exchange and the CRM objects. https in production.",
   ),
+  HUBSPOT_TIMEOUT_MS: described(
+    integer(100, 600_000).prefault('30000'),
+    'How long a HubSpot call may take before it fails (a sync run is then retried later; a diagnostic answers 503).',
+  ),
   HUBSPOT_AUTHORIZE_URL: described(
     absoluteUrl().prefault('https://app.hubspot.com/oauth/authorize'),
     "HubSpot's authorization page, where a client admin approves the connection.",

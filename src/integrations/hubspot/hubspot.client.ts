@@ -4,6 +4,12 @@
 // Every failure becomes a HubSpotError that says what HubSpot said: status, category, Retry-After.
 import { Client } from '@hubspot/api-client';
 
+/** Where HubSpot answers, and how long a call may take before it fails. */
+export interface HubSpotEndpoint {
+  url: string;
+  timeoutMs: number;
+}
+
 /** The scopes we ask for, as HubSpot names them today. */
 export const HUBSPOT_SCOPES = [
   'crm.objects.contacts.read',
@@ -85,7 +91,11 @@ export class HubSpotError extends Error {
 
   /** The token is expired, revoked or lacks a scope: only the admin reconnecting helps. */
   get unauthorized(): boolean {
-    return this.status === 401 || (this.status === 400 && this.category === 'invalid_grant');
+    return (
+      this.status === 401 ||
+      (this.status === 400 && this.category === 'invalid_grant') ||
+      (this.status === 403 && this.category === 'MISSING_SCOPES')
+    );
   }
 }
 
@@ -155,11 +165,26 @@ export function toHubSpotError(error: unknown): HubSpotError {
   return new HubSpotError(0, 'NETWORK', error instanceof Error ? error.message : String(error));
 }
 
-async function call<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * One call, bounded by the endpoint's timeout: the client has none (its node-fetch is given no
+ * signal, and its middleware, where an agent with a socket timeout would go, is not applied to
+ * calls), so a call HubSpot never answered held the sync worker, every organization's, until the
+ * job expired. An abandoned call's socket closes when HubSpot answers or drops it.
+ */
+async function call<T>(endpoint: HubSpotEndpoint, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new HubSpotError(0, 'TIMEOUT', `HubSpot did not answer within ${endpoint.timeoutMs} ms`)),
+      endpoint.timeoutMs,
+    );
+  });
   try {
-    return await work();
+    return await Promise.race([work(), timedOut]);
   } catch (error) {
     throw toHubSpotError(error);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -173,14 +198,14 @@ export class HubSpotOAuth {
   private readonly client: Client;
 
   constructor(
-    private readonly apiUrl: string,
+    private readonly endpoint: HubSpotEndpoint,
     private readonly app: HubSpotApp,
   ) {
-    this.client = new Client({ basePath: apiUrl });
+    this.client = new Client({ basePath: endpoint.url });
   }
 
   exchangeCode(code: string, redirectUri: string): Promise<HubSpotTokens> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const tokens = await this.client.oauth.tokensApi.create(
         'authorization_code',
         code,
@@ -193,7 +218,7 @@ export class HubSpotOAuth {
   }
 
   refresh(refreshToken: string): Promise<HubSpotTokens> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const tokens = await this.client.oauth.tokensApi.create(
         'refresh_token',
         undefined,
@@ -211,18 +236,18 @@ export class HubSpotOAuth {
   }
 
   portalOf(accessToken: string): Promise<HubSpotPortal> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const info = await this.client.oauth.accessTokensApi.get(accessToken);
       return { hubId: String(info.hubId), portalName: info.hubDomain ?? String(info.hubId), scopes: info.scopes };
     });
   }
 
   revoke(refreshToken: string): Promise<void> {
-    return call(() => this.client.oauth.refreshTokensApi.archive(refreshToken));
+    return call(this.endpoint, () => this.client.oauth.refreshTokensApi.archive(refreshToken));
   }
 
   get baseUrl(): string {
-    return this.apiUrl;
+    return this.endpoint.url;
   }
 }
 
@@ -230,19 +255,22 @@ export class HubSpotOAuth {
 export class HubSpotCrm {
   private readonly client: Client;
 
-  constructor(apiUrl: string, accessToken: string) {
-    this.client = new Client({ basePath: apiUrl, accessToken });
+  constructor(
+    private readonly endpoint: HubSpotEndpoint,
+    accessToken: string,
+  ) {
+    this.client = new Client({ basePath: endpoint.url, accessToken });
   }
 
   contactProperties(): Promise<HubSpotProperty[]> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const page = await this.client.crm.properties.coreApi.getAll('contacts');
       return page.results.map((property) => ({ name: property.name, label: property.label, type: property.type }));
     });
   }
 
   createContactProperties(properties: PropertyToCreate[]): Promise<void> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       await this.client.crm.properties.batchApi.create('contacts', {
         inputs: properties.map((property) => ({
           ...property,
@@ -258,7 +286,7 @@ export class HubSpotCrm {
 
   /** Creates or updates contacts by e-mail; a 207 names the records HubSpot refused. */
   upsertContacts(contacts: ContactUpsert[]): Promise<UpsertResult> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const answer = await this.client.crm.contacts.batchApi.upsert({
         inputs: contacts.map((contact) => ({ id: contact.email, idProperty: 'email', properties: contact.properties })),
       });
@@ -280,12 +308,14 @@ export class HubSpotCrm {
   }
 
   archiveContacts(contactIds: string[]): Promise<void> {
-    return call(() => this.client.crm.contacts.batchApi.archive({ inputs: contactIds.map((id) => ({ id })) }));
+    return call(this.endpoint, () =>
+      this.client.crm.contacts.batchApi.archive({ inputs: contactIds.map((id) => ({ id })) }),
+    );
   }
 
   /** Creates companies by name; answers their ids in the same order. */
   createCompanies(names: string[]): Promise<Array<{ name: string; id: string }>> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       const answer = await this.client.crm.companies.batchApi.create({
         inputs: names.map((name) => ({ properties: { name }, associations: [] })),
       });
@@ -294,7 +324,7 @@ export class HubSpotCrm {
   }
 
   associateContactsWithCompanies(pairs: Array<{ contactId: string; companyId: string }>): Promise<void> {
-    return call(async () => {
+    return call(this.endpoint, async () => {
       await this.client.crm.associations.v4.batchApi.createDefault('contacts', 'companies', {
         inputs: pairs.map((pair) => ({ _from: { id: pair.contactId }, to: { id: pair.companyId } })),
       });

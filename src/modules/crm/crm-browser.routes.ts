@@ -32,7 +32,8 @@ export function crmBrowserRoutes(router: Router, connections: CrmConnectionServi
   // the page reads only a known outcome from its address, never a message: nobody can make it say anything else
   router.get('/crm/result', (req, res) => {
     const result = String(req.query.result) as CallbackResult;
-    const message = RESULT_MESSAGES[result] ?? RESULT_MESSAGES.failed;
+    // an own key only: `toString` is on every object (it was a 500)
+    const message = Object.hasOwn(RESULT_MESSAGES, result) ? RESULT_MESSAGES[result] : RESULT_MESSAGES.failed;
     const connected = result === 'connected';
     res
       .status(200)

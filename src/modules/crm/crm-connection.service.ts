@@ -18,7 +18,7 @@ import type { Sql } from '../../shared/sql.ts';
 import { HUBSPOT_SCOPES, type HubSpotOAuth, type HubSpotTokens } from '../../integrations/hubspot/hubspot.client.ts';
 import type { AuditService } from '../audit/index.ts';
 import type { MappingStatus } from './crm-mapping.check.ts';
-import type { MappingEntry } from './crm-mapping.ts';
+import { type MappingEntry, mappingProblems } from './crm-mapping.ts';
 
 const STATE_TTL_MS = 10 * 60_000;
 /** Refreshed this long before HubSpot's expiry (its access tokens live 30 minutes). */
@@ -275,6 +275,8 @@ export class CrmConnectionService {
     const organizationId = organizationOf(actor);
     const row = await this.row(organizationId);
     if (!row) throw new AppError('crm_not_connected', 'Connect HubSpot before changing its settings');
+    const problems = mappingProblems(input.propertyMapping ?? []);
+    if (problems.length) throw errors.validation(problems);
     await this.deps.sequelize.transaction(async (transaction) => {
       await this.deps.sql.query(
         `UPDATE crm_connections SET delete_policy = COALESCE($2, delete_policy),

@@ -5,9 +5,9 @@ import type { Sequelize } from 'sequelize';
 import { assertCan } from '../../shared/access/policy.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { errors } from '../../shared/errors.ts';
+import { AppError, errors } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
-import { HubSpotCrm } from '../../integrations/hubspot/hubspot.client.ts';
+import { HubSpotCrm, HubSpotError, type HubSpotEndpoint } from '../../integrations/hubspot/hubspot.client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import type { AuditService } from '../audit/index.ts';
 import { BURST_WINDOW_SECONDS, CrmBudget } from './crm-budget.ts';
@@ -88,7 +88,7 @@ interface Deps {
   clock: Clock;
   audit: AuditService;
   queue: JobQueue;
-  apiUrl: string;
+  hubspot: HubSpotEndpoint;
   limits: { burst: number; daily: number };
   connections: CrmConnectionService;
   mapping: CrmMappingCheck;
@@ -256,11 +256,13 @@ export class CrmDiagnosticsService {
   async checkedMapping(organizationId: string): Promise<MappingStatus[]> {
     const row = await this.deps.connections.row(organizationId);
     if (row?.status === 'connected') {
-      const access = await this.deps.connections.access(organizationId);
-      const crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
-      return this.deps.mapping.check(organizationId, crm, (work) =>
-        this.withBudget(organizationId, access.hubId, work),
-      );
+      return this.answeredByHubSpot(organizationId, async () => {
+        const access = await this.deps.connections.access(organizationId);
+        const crm = new HubSpotCrm(this.deps.hubspot, access.accessToken);
+        return this.deps.mapping.check(organizationId, crm, (work) =>
+          this.withBudget(organizationId, access.hubId, work),
+        );
+      });
     }
     const mapping = await this.deps.mapping.stored(organizationId);
     const verdict = new Map((row?.mapping_status ?? []).map((entry) => [entry.crm_property, entry]));
@@ -273,15 +275,42 @@ export class CrmDiagnosticsService {
 
   /** "Create missing properties": the custom properties the mapping needs that HubSpot lacks. */
   async createMissingProperties(organizationId: string): Promise<string[]> {
-    const access = await this.deps.connections.access(organizationId);
-    const crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
-    const call = <T>(work: () => Promise<T>) => this.withBudget(organizationId, access.hubId, work);
-    const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
-    const missing = CUSTOM_PROPERTIES.filter((property) => !existing.has(property.name));
-    if (missing.length > 0) await call(() => crm.createContactProperties([...missing]));
-    // the check clears the property_mapping errors of what is valid now
-    await this.deps.mapping.check(organizationId, crm, call);
-    return missing.map((p) => p.name);
+    return this.answeredByHubSpot(organizationId, async () => {
+      const access = await this.deps.connections.access(organizationId);
+      const crm = new HubSpotCrm(this.deps.hubspot, access.accessToken);
+      const call = <T>(work: () => Promise<T>) => this.withBudget(organizationId, access.hubId, work);
+      const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
+      const missing = CUSTOM_PROPERTIES.filter((property) => !existing.has(property.name));
+      if (missing.length > 0) await call(() => crm.createContactProperties([...missing]));
+      // the check clears the property_mapping errors of what is valid now
+      await this.deps.mapping.check(organizationId, crm, call);
+      return missing.map((p) => p.name);
+    });
+  }
+
+  /**
+   * A request that asks HubSpot answers HubSpot's refusal in our terms: a refused token marks the
+   * connection for reconnection (409 crm_not_connected), HubSpot's 429 is ours with its Retry-After,
+   * and an outage, a timeout or an answer we cannot use is 503.
+   */
+  private async answeredByHubSpot<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof HubSpotError)) throw error;
+      if (error.unauthorized) {
+        const reason = `HubSpot refused the token (${error.category}): reconnect HubSpot in the Client Portal`;
+        await this.deps.connections.needsReauthorization(organizationId, reason);
+        throw new AppError('crm_not_connected', reason);
+      }
+      if (error.rateLimited)
+        throw errors.tooManyRequests('rate_limited', error.retryAfterSeconds ?? 10, 'HubSpot answered 429');
+      throw new AppError(
+        'service_unavailable',
+        `HubSpot could not answer (${error.status || error.category}): ${error.message}; retry later`,
+        { headers: { 'Retry-After': '30' } },
+      );
+    }
   }
 
   /** A diagnostic call counts against the portal's budget like a sync call; it does not wait. */

@@ -3,6 +3,7 @@
 // properties for the membership (created by POST /api/crm/properties). An organization may point a
 // field at another property; every mapping is checked against HubSpot's properties API before a run.
 import type { PropertyToCreate } from '../../integrations/hubspot/hubspot.client.ts';
+import type { FieldError } from '../../shared/errors.ts';
 
 export interface MappingEntry {
   service_field: ServiceField;
@@ -64,6 +65,23 @@ export const CUSTOM_PROPERTIES: readonly PropertyToCreate[] = [
 
 /** What a deleted member's contact is marked with when the organization keeps contacts (the default). */
 export const DELETED_STATUS = 'deleted';
+
+/**
+ * A mapping that sends one property two values, or anything but the e-mail as `email` (the key
+ * contacts are upserted by), would write wrong data to every contact: refused with the entry named.
+ */
+export function mappingProblems(mapping: readonly MappingEntry[]): FieldError[] {
+  const seen = new Set<string>();
+  return mapping.flatMap(({ service_field, crm_property }, i): FieldError[] => {
+    const property = crm_property.toLowerCase();
+    const field = `propertyMapping.${i}.crm_property`;
+    if (seen.has(property)) return [{ field, message: `maps a second field to ${crm_property}` }];
+    seen.add(property);
+    if (property === 'email' && service_field !== 'email')
+      return [{ field, message: 'email is the key contacts are matched by: only the email field maps to it' }];
+    return [];
+  });
+}
 
 export const mappingOf = (stored: readonly MappingEntry[]): readonly MappingEntry[] =>
   stored.length > 0 ? stored : DEFAULT_MAPPING;

@@ -23,6 +23,7 @@ import {
   HubSpotCrm,
   HubSpotError,
   toHubSpotError,
+  type HubSpotEndpoint,
 } from '../../integrations/hubspot/hubspot.client.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { CrmBudget, type Grant } from './crm-budget.ts';
@@ -52,7 +53,7 @@ interface Deps {
   clock: Clock;
   logger: Logger;
   queue: JobQueue;
-  apiUrl: string;
+  hubspot: HubSpotEndpoint;
   budget: CrmBudget;
   connections: CrmConnectionService;
   mapping: CrmMappingCheck;
@@ -145,7 +146,7 @@ export class CrmSyncService {
     let end: RunEnd = { status: 'completed' };
     try {
       let access = await this.access(organizationId);
-      let crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
+      let crm = new HubSpotCrm(this.deps.hubspot, access.accessToken);
       const call = async <T>(work: () => Promise<T>) => {
         const grant = await this.takeBudget(organizationId, access.hubId);
         counts.calls += 1;
@@ -166,7 +167,7 @@ export class CrmSyncService {
         const current = await this.access(organizationId);
         if (current.accessToken !== access.accessToken) {
           access = current;
-          crm = new HubSpotCrm(this.deps.apiUrl, access.accessToken);
+          crm = new HubSpotCrm(this.deps.hubspot, access.accessToken);
         }
         const outcome = await this.sendRound(organizationId, rows, connection.delete_policy, {
           crm,

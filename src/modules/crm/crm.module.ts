@@ -22,7 +22,8 @@ export const crmModule = defineModule({
   services: ({ platform, uses: { audit } }) => {
     const { config, clock, sql, db, queue, logger } = platform;
     const { sequelize } = db;
-    const { apiUrl, app, authorizeUrl, burstLimit, dailyLimit } = config.crm;
+    const { apiUrl, timeoutMs, app, authorizeUrl, burstLimit, dailyLimit } = config.crm;
+    const hubspot = { url: apiUrl, timeoutMs };
     const limits = { burst: burstLimit, daily: dailyLimit };
     const budget = new CrmBudget({ sequelize, sql, limits });
     const errorLog = new CrmErrorLog({ sequelize, sql });
@@ -35,7 +36,7 @@ export const crmModule = defineModule({
       logger,
       audit,
       key: platform.deriveKey('crm'),
-      oauth: app ? new HubSpotOAuth(apiUrl, app) : null,
+      oauth: app ? new HubSpotOAuth(hubspot, app) : null,
       authorizeUrl,
       redirectUri: `${config.baseUrl}/auth/callback/crm`,
       clientId: app?.clientId ?? null,
@@ -51,7 +52,7 @@ export const crmModule = defineModule({
       clock,
       logger,
       queue,
-      apiUrl,
+      hubspot,
       budget,
       connections: crmConnections,
       mapping,
@@ -64,7 +65,7 @@ export const crmModule = defineModule({
       clock,
       audit,
       queue,
-      apiUrl,
+      hubspot,
       limits,
       connections: crmConnections,
       mapping,
