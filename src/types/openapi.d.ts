@@ -5286,6 +5286,15 @@ export interface components {
                 "application/scim+json": components["schemas"]["ScimError"];
             };
         };
+        /** @description A body that is neither `application/scim+json` nor `application/json` (answered before the directory's budget is counted). */
+        ScimUnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/scim+json": components["schemas"]["ScimError"];
+            };
+        };
         /** @description The request failed validation (`validation_failed`, `malformed_body`, `invalid_filter`, `read_only_field`). */
         BadRequest: {
             headers: {
@@ -7020,6 +7029,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7193,6 +7203,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7366,6 +7377,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7506,6 +7518,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7682,6 +7695,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7825,6 +7839,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            415: components["responses"]["ScimUnsupportedMediaType"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {

@@ -112,6 +112,20 @@ describe('library chat, search mode', () => {
     assert.equal(res.status, 200);
     for (const source of res.body.sources)
       assert.ok([lib.docs.membersGuide, lib.docs.draftMinutes].includes(source.resourceId), JSON.stringify(source));
+    // an archived category scopes to nothing for members (as the library's category filter), still for managers
+    const scoped = { query: 'What is a wayfinder mentor?', resourceScope: [lib.categoryId] };
+    assert.ok((await ask('member', scoped)).body.sources.length > 0, 'the member is answered from the category');
+    await t.db.sequelize.query('UPDATE resource_categories SET archived_at = now() WHERE id = $1', {
+      bind: [lib.categoryId],
+    });
+    try {
+      assert.deepEqual((await ask('member', scoped)).body.sources, []);
+      assert.ok((await ask('admin', scoped)).body.sources.length > 0, 'managers keep the archived category');
+    } finally {
+      await t.db.sequelize.query('UPDATE resource_categories SET archived_at = NULL WHERE id = $1', {
+        bind: [lib.categoryId],
+      });
+    }
   });
 
   it('when the client accepts text/event-stream, then tokens stream, then the answer with its sources, then done', async () => {

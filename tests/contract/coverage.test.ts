@@ -16,6 +16,8 @@ interface Operation {
   method: string;
   pattern: RegExp;
   parameters: number;
+  /** The statuses its responses declare ('default' answers any). */
+  statuses: Set<string>;
 }
 
 function operations(): Operation[] {
@@ -26,11 +28,13 @@ function operations(): Operation[] {
       const pattern = parts
         .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
         .join('');
+      const responses = ((item as Record<string, { responses?: object }>)[method]?.responses ?? {}) as object;
       return {
         name: `${method.toUpperCase()} ${template}`,
         method: method.toUpperCase(),
         pattern: new RegExp(`^${pattern}/?$`),
         parameters: parts.filter((p) => p.startsWith('{')).length,
+        statuses: new Set(Object.keys(responses)),
       };
     }),
   );
@@ -48,21 +52,35 @@ function operationOf(all: Operation[], method: string, url: string): Operation |
   return matching.sort((a, b) => a.parameters - b.parameters)[0];
 }
 
+/** "METHOD /path STATUS" lines, as tests/setup/request-log.ts writes them. */
+function recordedRequests(): Array<{ method: string; url: string; status: string }> {
+  const folder = process.env.GUILDHALL_TEST_REQUEST_LOG;
+  assert.ok(
+    folder && existsSync(folder),
+    'no requests recorded: run the whole suite (node scripts/run-tests.mjs), which records them for this check',
+  );
+  return readdirSync(folder)
+    .flatMap((file) => readFileSync(path.join(folder, file), 'utf8').split('\n').filter(Boolean))
+    .map((line) => {
+      const [method, ...rest] = line.split(' ');
+      const status = rest.pop()!;
+      return { method: method!, url: rest.join(' '), status };
+    });
+}
+
+/**
+ * Statuses any operation may answer without declaring them: the transport limits of the contract's
+ * introduction (408, 413 on the declared length, 431).
+ */
+const TRANSPORT_STATUSES = new Set(['408', '413', '431']);
+
 describe('contract coverage', () => {
   it('when the contract is compared with the requests the suite made, then every operation was exercised', () => {
-    const folder = process.env.GUILDHALL_TEST_REQUEST_LOG;
-    assert.ok(
-      folder && existsSync(folder),
-      'no requests recorded: run the whole suite (node scripts/run-tests.mjs), which records them for this check',
-    );
-    const requests = readdirSync(folder).flatMap((file) =>
-      readFileSync(path.join(folder, file), 'utf8').split('\n').filter(Boolean),
-    );
+    const requests = recordedRequests();
     const all = operations();
     const exercised = new Set<string>();
     for (const request of requests) {
-      const space = request.indexOf(' ');
-      const operation = operationOf(all, request.slice(0, space), request.slice(space + 1));
+      const operation = operationOf(all, request.method, request.url);
       if (operation) exercised.add(operation.name);
     }
     const missing = all.map((op) => op.name).filter((name) => !exercised.has(name));
@@ -71,5 +89,18 @@ describe('contract coverage', () => {
       [],
       `operations no test request reached (${requests.length} distinct requests recorded):\n${missing.join('\n')}`,
     );
+  });
+
+  it('when the statuses the suite received are compared with the contract, then each was declared by its operation', () => {
+    const all = operations();
+    const undeclared = new Set<string>();
+    for (const { method, url, status } of recordedRequests()) {
+      // HEAD is answered as the GET (src/http/openapi.ts headAsGet)
+      const operation = operationOf(all, method === 'HEAD' ? 'GET' : method, url);
+      if (!operation || TRANSPORT_STATUSES.has(status)) continue;
+      if (!operation.statuses.has(status) && !operation.statuses.has('default'))
+        undeclared.add(`${operation.name} answered ${status}`);
+    }
+    assert.deepEqual([...undeclared].sort(), [], 'statuses the contract does not declare for the operation');
   });
 });

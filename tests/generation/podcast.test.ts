@@ -290,5 +290,9 @@ describe('podcast generation', () => {
       'source_not_ingested',
     );
     assert.match(notPublished.detail, /a draft is not ingested\. Publish it/);
+    // a published resource sent back to draft: its text is withdrawn, and publishing is the remedy
+    await ended('withdrawn', null);
+    await t.http.put(`/api/resources/${empty.id}`).set(bearer(admin)).send({ status: 'draft' }).expect(200);
+    assert.match(await refusal(), /a draft is not ingested\. Publish it/);
   });
 });

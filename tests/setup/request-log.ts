@@ -1,9 +1,10 @@
 // The requests the suite really made, for the contract coverage check (tests/contract/coverage.test.ts).
 // scripts/run-tests.mjs names a folder in GUILDHALL_TEST_REQUEST_LOG; every test process writes there,
-// when it exits, the distinct "METHOD /path" lines (no query) its test apps answered. Without the
-// variable nothing is recorded.
+// when it exits, the distinct "METHOD /path STATUS" lines (no query) its test apps answered. Without
+// the variable nothing is recorded.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ServerResponse } from 'node:http';
 import type { Express } from 'express';
 
 const folder = process.env.GUILDHALL_TEST_REQUEST_LOG;
@@ -19,11 +20,14 @@ if (folder) {
 /** Records every request the app handles, however it reaches it (supertest, a listening server). */
 export function recordRequests(app: Express): Express {
   if (!folder) return app;
-  const handled = app as Express & { handle: (req: { method: string; url: string }, ...rest: unknown[]) => unknown };
+  type Handle = (req: { method: string; url: string }, res: ServerResponse, ...rest: unknown[]) => unknown;
+  const handled = app as Express & { handle: Handle };
   const handle = handled.handle.bind(app);
-  handled.handle = (req, ...rest) => {
-    seen.add(`${req.method} ${req.url.split('?')[0]}`);
-    return handle(req, ...rest);
+  handled.handle = (req, res, ...rest) => {
+    // read before routing: routers rewrite req.url as they descend
+    const line = `${req.method} ${req.url.split('?')[0]}`;
+    res.once('finish', () => seen.add(`${line} ${res.statusCode}`));
+    return handle(req, res, ...rest);
   };
   return app;
 }

@@ -137,8 +137,11 @@ export class PassageRetrieval {
         `EXISTS (SELECT 1 FROM resource_versions v WHERE v.id = ${alias}.version_id AND v.version = ${resourceAlias}.current_version)`,
       ];
       if (input.categoryIds?.length) {
+        // as the library's category filter: an archived category scopes to nothing but for managers
+        const active = reader.standing === 'manager' ? '' : ' AND c.archived_at IS NULL';
         clauses.push(
-          `EXISTS (SELECT 1 FROM resource_category_links l WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${binds.add(input.categoryIds)}::uuid[]))`,
+          `EXISTS (SELECT 1 FROM resource_category_links l JOIN resource_categories c ON c.id = l.category_id
+                    WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${binds.add(input.categoryIds)}::uuid[])${active})`,
         );
       }
       return clauses.join(' AND ');

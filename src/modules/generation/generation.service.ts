@@ -158,7 +158,8 @@ function whyNoText(resourceId: string, source: SourceSummary | undefined): strin
           `Upload a readable version, or re-run the ingestion (POST ${ingestion}).`,
         ];
       default:
-        return source && !source.published && !source.ingestion
+        // a draft has no text: never ingested, or its text withdrawn when it went back to draft
+        return source && !source.published
           ? ['a draft is not ingested', 'Publish it, then try again once ingestion has finished.']
           : ['its ingestion has not finished', `Try again once it has (GET ${ingestion}).`];
     }
