@@ -362,6 +362,19 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     );
     await t.http.delete(`/api/members/${member.body.id}`).set(bearer(adminToken)).expect(204);
     await waitFor('the archive', () => hub.contacts.get('archived@members.test')?.archived === true);
+    // an archive HubSpot refuses is an error of that member and leaves the queue: the next ones still go
+    const kept = await createMember('kept@members.test');
+    await waitFor('the kept contact', () => hub.contacts.has('kept@members.test'));
+    hub.refuseArchiveOf.add(hub.contacts.get('kept@members.test')!.id);
+    await t.http.delete(`/api/members/${kept.body.id}`).set(bearer(adminToken)).expect(204);
+    await createMember('after@members.test');
+    await waitFor('the member after the refused archive', () => hub.contacts.has('after@members.test'));
+    await waitFor('the archive error', async () =>
+      (await errorList('?type=contact_sync')).errors.some(
+        (e: { record_id: string; message: string }) => e.record_id === kept.body.id && /archive/.test(e.message),
+      ),
+    );
+    assert.equal(hub.contacts.get('kept@members.test')?.archived, false);
     await t.http
       .patch('/api/crm/connection')
       .set(bearer(adminToken))

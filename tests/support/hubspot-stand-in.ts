@@ -60,6 +60,8 @@ export interface HubSpotStandIn {
   rejectEmails: Set<string>;
   /** A batch holding one of these e-mails is refused as a whole (400), as HubSpot refuses a malformed input. */
   poisonEmails: Set<string>;
+  /** Archives of these contact ids are refused as a whole (400). */
+  refuseArchiveOf: Set<string>;
   /** Records upserts wrote (the results of 200 and 207 answers). */
   upsertedRecords: number;
   /** CRM calls received (429s included): what Guildhall's daily use must equal. */
@@ -134,6 +136,7 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
     },
     rejectEmails: new Set(),
     poisonEmails: new Set(),
+    refuseArchiveOf: new Set(),
     upsertedRecords: 0,
     crmCalls: () => crmCalls,
     accessTokenSeconds: 1800,
@@ -438,6 +441,8 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       }
       if (req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/batch/archive') {
         const ids = new Set((body.inputs as Array<{ id: string }>).map((input) => input.id));
+        if ([...ids].some((id) => standIn.refuseArchiveOf.has(id)))
+          return json(res, 400, { status: 'error', category: 'VALIDATION_ERROR', message: 'Cannot archive' });
         for (const contact of standIn.contacts.values()) if (ids.has(contact.id)) contact.archived = true;
         res.writeHead(204);
         return res.end();

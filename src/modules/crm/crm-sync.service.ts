@@ -343,14 +343,37 @@ export class CrmSyncService {
     });
   }
 
-  /** Members deleted where the organization chose to delete their contacts: archived by contact id. */
+  /**
+   * Members deleted where the organization chose to delete their contacts: archived by contact id.
+   * An archive HubSpot refuses (a 400) is an error of each member in it and leaves the queue like a
+   * refused record: retried, it would hold up every change after it.
+   */
   private async archive(organizationId: string, rows: QueuedRow[], crm: HubSpotCrm, call: Call): Promise<void> {
     const memberIds = rows.map((r) => r.member_id);
     const known = await this.store.knownContacts(organizationId, memberIds);
-    if (known.length > 0) await call(() => crm.archiveContacts(known.map((k) => k.contact_id)));
+    let refusal: HubSpotError | null = null;
+    if (known.length > 0) {
+      try {
+        await call(() => crm.archiveContacts(known.map((k) => k.contact_id)));
+      } catch (error) {
+        refusal = toHubSpotError(error);
+        if (!refusal.refusesInput) throw refusal;
+      }
+    }
     await this.deps.sequelize.transaction(async (transaction) => {
       await this.store.acknowledge(organizationId, rows, transaction);
       await this.store.forgetContacts(organizationId, memberIds, transaction);
+      if (!refusal) return;
+      const failure = refusal;
+      const records: FailedRecord[] = known.map((contact) => ({
+        type: 'contact_sync',
+        crmError: failure.category,
+        property: null,
+        recordId: contact.member_id,
+        httpStatus: failure.status,
+        message: `HubSpot refused to archive contact ${contact.contact_id}: ${failure.message}`,
+      }));
+      await this.deps.errorLog.record(organizationId, records, transaction);
     });
   }
 }
