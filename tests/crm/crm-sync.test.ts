@@ -2,8 +2,8 @@
 // connecting by OAuth (single-use state, sealed tokens, hub_id as a string), the first full sync,
 // member changes, batches of 100, records refused inside a batch and batches refused whole (split),
 // a 429 storm mid-run (partial, then complete, nothing twice), mapping validation and "create missing
-// properties", errors and retry by id, refresh ahead of expiry, a revoked refresh token, disconnect,
-// and who may read the diagnostics.
+// properties", errors and retry by id, refresh ahead of expiry, a revoked refresh token, disconnect
+// (and reconnecting to another portal), and who may read the diagnostics.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor, tokenFor } from '../factories/index.ts';
@@ -396,5 +396,13 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     assert.equal(hub.revokedRefreshTokens.length, 1);
     assert.equal((await status()).connected, false);
     await t.http.delete('/api/crm/connection').set(bearer(adminToken)).expect(409);
+
+    // another portal: the ids the first one gave are forgotten, so its companies are created there
+    const companiesCreated = () => hub.calls.get('POST /crm/v3/objects/companies/batch/create') ?? 0;
+    const before = companiesCreated();
+    hub.hubId = 5_550_001;
+    await connect(adminToken);
+    await waitFor('the companies created in the new portal', () => companiesCreated() > before);
+    assert.equal((await status()).hub_id, '5550001');
   });
 });

@@ -165,6 +165,17 @@ export class CrmConnectionService {
         transaction,
       );
       if (taken) throw errors.conflict('This HubSpot portal is already connected to another organization');
+      // the contact and company ids HubSpot gave belong to the portal that gave them: another portal
+      // gets its own (a company found under an old id was never created there, an archive hit a stranger)
+      const previous = await sql.one<{ hub_id: string | null }>(
+        'SELECT hub_id FROM crm_connections WHERE organization_id = $1 FOR UPDATE',
+        [organizationId],
+        transaction,
+      );
+      if (previous?.hub_id && previous.hub_id !== portal.hubId) {
+        await sql.query('DELETE FROM crm_contacts WHERE organization_id = $1', [organizationId], transaction);
+        await sql.query('DELETE FROM crm_companies WHERE organization_id = $1', [organizationId], transaction);
+      }
       await sql.query(
         `INSERT INTO crm_connections (organization_id, status, hub_id, portal_name, access_token_sealed,
                 refresh_token_sealed, token_expires_at, scopes, connected_by, connected_at, last_error)
