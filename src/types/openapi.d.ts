@@ -905,7 +905,9 @@ export interface paths {
          * Retry CRM sync errors by id
          * @description Platform admins only. Re-queues the records of these errors and starts a sync. A contact error is
          *     cleared when its record goes through and replaced when it fails again; mapping and token errors are
-         *     removed and checked again by the next run. Ids that are not errors of this organization come back in
+         *     removed and checked again by the next run. A token (`auth`) error stays while the connection is
+         *     broken: retrying one then is 409 `crm_not_connected` (reconnecting clears them). Ids that are not
+         *     errors of this organization, or whose member no longer exists (that error is removed), come back in
          *     `unknown` (the retry response is not shown by the spec: this is its shape).
          */
         post: operations["retryCrmSyncErrors"];
@@ -3823,7 +3825,7 @@ export interface components {
         CrmRetryResult: {
             /** @description Errors whose records were queued again. */
             queued: string[];
-            /** @description Ids that are not errors of this organization. */
+            /** @description Ids that are not errors of this organization, or whose member no longer exists. */
             unknown: string[];
         };
         CrmPropertyMapping: {
@@ -8391,6 +8393,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
+import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
@@ -230,6 +231,21 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     assert.deepEqual(retried.body, { queued: [error.id], unknown: ['not-an-error'] });
     await waitFor('the retried record', () => hub.contacts.has('bounce@members.test'));
     await waitFor('the error cleared', async () => (await errorList('?type=contact_sync')).total === 0);
+
+    // the error of a member deleted since has nothing to resend: removed, and not "queued"
+    hub.rejectEmails.add('gone@members.test');
+    const gone = await createMember('gone@members.test');
+    await waitFor('the error', async () => (await errorList('?type=contact_sync')).total === 1);
+    const [stale] = (await errorList('?type=contact_sync')).errors;
+    hub.rejectEmails.clear(); // the deletion's own send goes through and adds no error
+    await t.http.delete(`/api/members/${gone.body.id}`).set(bearer(adminToken)).expect(204);
+    const staleRetry = await t.http
+      .post(`/api/admin/integrations/crm/${organizationId}/retry`)
+      .set(bearer(platformToken))
+      .send({ error_ids: [stale.id] })
+      .expect(200);
+    assert.deepEqual(staleRetry.body, { queued: [], unknown: [stale.id] });
+    assert.equal((await errorList('?type=contact_sync')).total, 0);
   });
 
   it('sync now sends every member in batches of at most 100; a batch refused whole is split to the record at fault', async () => {
@@ -298,10 +314,21 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     );
     assert.equal(await queued(), 1);
     assert.equal(hub.contacts.has('waiting@members.test'), false);
+    // the token error is the evidence of the broken connection: a retry cannot erase it
+    expectProblem(
+      await t.http
+        .post(`/api/admin/integrations/crm/${organizationId}/retry`)
+        .set(bearer(platformToken))
+        .send({ error_ids: [auth.id] }),
+      409,
+      'crm_not_connected',
+    );
+    assert.equal((await errorList('?type=auth')).total, 1);
 
     await connect(adminToken);
     await waitFor('the waiting member', () => hub.contacts.has('waiting@members.test'), 60_000);
     assert.equal((await status()).connected, true);
+    assert.equal((await errorList('?type=auth')).total, 0, 'reconnecting answers the token error');
   });
 
   it('platform admins only: a client admin gets 403, an unknown organization is 404', async () => {

@@ -207,6 +207,12 @@ export class CrmConnectionService {
         },
         transaction,
       );
+      // the token errors of the broken connection are answered by this one
+      await sql.query(
+        `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND type = 'auth'`,
+        [organizationId],
+        transaction,
+      );
       await this.deps.onConnected(organizationId, transaction);
     });
   }

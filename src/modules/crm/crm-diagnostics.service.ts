@@ -199,7 +199,9 @@ export class CrmDiagnosticsService {
   /**
    * Re-queues the records of these errors. Contact errors go back to the queue (the error is cleared
    * when the record goes through, replaced when it fails again); mapping and token errors are
-   * re-checked by the next run. Ids that are not this organization's errors are answered as unknown.
+   * re-checked by the next run; a token error only once the connection works again (409 before).
+   * Ids that are not this organization's errors, or whose member no longer exists (that error is
+   * removed), are answered as unknown.
    */
   async retry(
     actor: Actor,
@@ -210,24 +212,35 @@ export class CrmDiagnosticsService {
     const { sql, sequelize, queue, audit } = this.deps;
     const ids = [...new Set(errorIds)];
     const uuids = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    const connected = (await this.deps.connections.row(organizationId))?.status === 'connected';
     return sequelize.transaction(async (transaction) => {
-      const found = await sql.rows<{ id: string; type: string; record_id: string | null }>(
+      const all = await sql.rows<{ id: string; type: string; record_id: string | null }>(
         'SELECT id, type, record_id FROM crm_sync_errors WHERE organization_id = $1 AND id = ANY($2::uuid[])',
         [organizationId, uuids],
         transaction,
       );
-      const members = found.filter((e) => e.type === 'contact_sync' && e.record_id).map((e) => e.record_id as string);
-      await sql.query(
-        `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
-         SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1 AND id = ANY($2::uuid[])
-         ON CONFLICT (organization_id, member_id) DO UPDATE SET version = crm_sync_queue.version + 1`,
-        [organizationId, members],
-        transaction,
+      // a token error is the evidence of a broken connection: it goes once the admin has reconnected
+      if (!connected && all.some((e) => e.type === 'auth'))
+        throw new AppError('crm_not_connected', 'Reconnect HubSpot first: a token error clears once it works again');
+      const requeued = new Set(
+        (
+          await sql.rows<{ member_id: string }>(
+            `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
+             SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1 AND id = ANY($2::uuid[])
+             ON CONFLICT (organization_id, member_id) DO UPDATE SET version = crm_sync_queue.version + 1
+             RETURNING member_id`,
+            [organizationId, all.filter((e) => e.type === 'contact_sync' && e.record_id).map((e) => e.record_id)],
+            transaction,
+          )
+        ).map((row) => row.member_id),
       );
+      // a contact error whose member is gone has nothing to resend: it is removed, and not "queued"
+      const found = all.filter((e) => e.type !== 'contact_sync' || (e.record_id && requeued.has(e.record_id)));
+      const gone = all.filter((e) => !found.includes(e));
       // mapping and token errors have no record to resend: the next run checks them again
       await sql.query(
-        `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND id = ANY($2::uuid[]) AND type <> 'contact_sync'`,
-        [organizationId, found.map((e) => e.id)],
+        `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
+        [organizationId, [...found.filter((e) => e.type !== 'contact_sync'), ...gone].map((e) => e.id)],
         transaction,
       );
       if (found.length > 0) await queue.enqueue('crm.sync', { organizationId }, { transaction });
