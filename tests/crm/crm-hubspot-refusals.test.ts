@@ -3,10 +3,12 @@
 // refusals in our terms (a refused or under-scoped token: 409 crm_not_connected and the connection
 // marked; HubSpot's 429: ours with Retry-After; an outage or a timeout: 503), never a 500 or a
 // "validation failed"; a property mapping that would write wrong data is refused; the result page
-// reads only its own outcomes.
+// reads only its own outcomes; the OAuth state is bound to its admin; tokens of a connection that
+// was not made are revoked.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor, tokenFor } from '../factories/index.ts';
+import { User } from '../../src/modules/users/user.model.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
@@ -25,13 +27,14 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
   const connected = async () =>
     (await t.http.get(`/api/admin/integrations/crm/${organizationId}/status`).set(bearer(platformToken)).expect(200))
       .body.connected as boolean;
-  async function connect(): Promise<void> {
-    const started = await t.http.post('/api/crm/connection').set(bearer(adminToken)).expect(200);
+  /** The admin's button and HubSpot's consent; answers where the browser lands. */
+  async function consentAs(token: string): Promise<string> {
+    const started = await t.http.post('/api/crm/connection').set(bearer(token)).expect(200);
     const consent = await fetch(started.body.authorizeUrl, { redirect: 'manual' });
     const back = new URL(consent.headers.get('location') as string);
-    const landed = await t.http.get(`${back.pathname}${back.search}`).expect(302);
-    assert.equal(landed.headers.location, '/auth/crm/result?result=connected');
+    return (await t.http.get(`${back.pathname}${back.search}`).expect(302)).headers.location as string;
   }
+  const connect = async () => assert.equal(await consentAs(adminToken), '/auth/crm/result?result=connected');
 
   before(async () => {
     hub = await startHubSpotStandIn({ budget: 1000 });
@@ -110,6 +113,32 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
       const page = await t.http.get(`/auth/crm/result?result=${result}`).expect(200);
       assert.match(page.text, /not connected|failed|could not/i, result);
     }
+  });
+
+  it('when the admin who started a connection is suspended before HubSpot sends them back, then nothing is connected', async () => {
+    const other = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
+    const started = await t.http
+      .post('/api/crm/connection')
+      .set(bearer(await tokenFor(t, other)))
+      .expect(200);
+    await User.update({ status: 'suspended' }, { where: { id: other.id } });
+    const exchanges = hub.tokenRequests.length;
+    const consent = await fetch(started.body.authorizeUrl, { redirect: 'manual' });
+    const back = new URL(consent.headers.get('location') as string);
+    const landed = await t.http.get(`${back.pathname}${back.search}`).expect(302);
+    assert.equal(landed.headers.location, '/auth/crm/result?result=expired');
+    assert.equal(hub.tokenRequests.length, exchanges, 'the code was never exchanged');
+  });
+
+  it('when another organization connects a portal already connected, then it is taken and the tokens issued are revoked', async () => {
+    const otherOrganization = (await buildOrganization()).id;
+    const otherAdmin = await tokenFor(
+      t,
+      await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: otherOrganization }),
+    );
+    const revoked = hub.revokedRefreshTokens.length;
+    assert.equal(await consentAs(otherAdmin), '/auth/crm/result?result=taken');
+    assert.equal(hub.revokedRefreshTokens.length, revoked + 1);
   });
 
   it('when HubSpot refuses the token at a diagnostic, then 409 crm_not_connected and the connection is marked for reconnection', async () => {

@@ -138,12 +138,22 @@ export class CrmConnectionService {
     if (query.error || !query.code || !oauth) {
       return { organizationId: claimed.organization_id, result: 'denied' };
     }
+    // the state is bound to the admin who started: one suspended, deleted or demoted since completes nothing
+    const starter = await sql.one(
+      `SELECT 1 FROM users WHERE id = $1 AND status = 'active' AND deleted_at IS NULL
+          AND (role = 'ROLE_PLATFORM_ADMIN' OR (role = 'ROLE_CLIENT_ADMIN' AND organization_id = $2))`,
+      [claimed.user_id, claimed.organization_id],
+    );
+    if (!starter) return { organizationId: claimed.organization_id, result: 'expired' };
+    let tokens: HubSpotTokens | undefined;
     try {
-      const tokens = await oauth.exchangeCode(query.code, this.deps.redirectUri);
+      tokens = await oauth.exchangeCode(query.code, this.deps.redirectUri);
       const portal = await oauth.portalOf(tokens.accessToken);
       await this.save(claimed.organization_id, claimed.user_id, tokens, portal);
       return { organizationId: claimed.organization_id, result: 'connected' };
     } catch (error) {
+      // tokens issued for a connection that was not made are given back, not left live at HubSpot
+      if (tokens) await oauth.revoke(tokens.refreshToken).catch(() => undefined);
       if (error instanceof AppError && error.code === 'conflict')
         return { organizationId: claimed.organization_id, result: 'taken' };
       logger.warn({ err: error, organizationId: claimed.organization_id }, 'CRM connection failed');
