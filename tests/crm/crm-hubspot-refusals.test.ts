@@ -141,6 +141,32 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
     assert.equal(hub.revokedRefreshTokens.length, revoked + 1);
   });
 
+  it('when a field is mapped to a HubSpot property of a type it cannot fill, then the mapping check says so', async () => {
+    await t.http.post('/api/crm/properties').set(bearer(adminToken)).expect(200);
+    await t.http
+      .patch('/api/crm/connection')
+      .set(bearer(adminToken))
+      .send({
+        propertyMapping: [
+          { service_field: 'email', crm_property: 'email' },
+          { service_field: 'firstName', crm_property: 'guildhall_join_date' },
+          { service_field: 'joinedAt', crm_property: 'guildhall_renewal_date' },
+        ],
+      })
+      .expect(200);
+    const checked = (await mapping().expect(200)).body.contact_properties;
+    assert.deepEqual(
+      checked.map((p: { crm_property: string; status: string }) => [p.crm_property, p.status]),
+      [
+        ['email', 'valid'],
+        ['guildhall_join_date', 'invalid'],
+        ['guildhall_renewal_date', 'valid'],
+      ],
+    );
+    assert.match(checked[1].error, /^TYPE_MISMATCH: .*date; firstName is not a date/);
+    await t.http.patch('/api/crm/connection').set(bearer(adminToken)).send({ propertyMapping: [] }).expect(200);
+  });
+
   it('when HubSpot refuses the token at a diagnostic, then 409 crm_not_connected and the connection is marked for reconnection', async () => {
     hub.expireAccessTokens();
     expectProblem(await mapping(), 409, 'crm_not_connected');

@@ -91,6 +91,8 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
   let nextContactId = 1000;
   let upsertGate: Promise<void> | undefined;
   let propertyReadHold: { arrive: () => void; released: Promise<void> } | undefined;
+  /** The types of the properties created through the API (the others are text). */
+  const propertyTypes = new Map<string, string>();
 
   const standIn: Omit<HubSpotStandIn, 'url' | 'close'> = {
     clientId: 'hubspot-client-id',
@@ -380,7 +382,7 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
             results: known.map((name) => ({
               name,
               label: name,
-              type: 'string',
+              type: propertyTypes.get(name) ?? 'string',
               fieldType: 'text',
               groupName: 'contactinformation',
               description: '',
@@ -396,7 +398,10 @@ export async function startHubSpotStandIn(options: { budget?: number } = {}): Pr
       }
       if (req.method === 'POST' && url.pathname === '/crm/v3/properties/contacts/batch/create') {
         const inputs = body.inputs as Array<{ name: string; label: string; type: string; fieldType: string }>;
-        for (const input of inputs) standIn.properties.add(input.name);
+        for (const input of inputs) {
+          standIn.properties.add(input.name);
+          propertyTypes.set(input.name, input.type);
+        }
         const now = new Date().toISOString();
         return json(res, 201, {
           status: 'COMPLETE',

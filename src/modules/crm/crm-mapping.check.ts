@@ -61,17 +61,20 @@ export class CrmMappingCheck {
     reportInvalid: boolean,
   ): Promise<MappingStatus[]> {
     const { mapping, started } = await this.read(organizationId);
-    const existing = new Set((await call(() => crm.contactProperties())).map((p) => p.name));
-    const verdict = mapping.map(
-      (entry): MappingStatus =>
-        existing.has(entry.crm_property)
-          ? { ...entry, status: 'valid' }
-          : {
-              ...entry,
-              status: 'invalid',
-              error: `PROPERTY_DOESNT_EXIST: HubSpot has no contact property "${entry.crm_property}"`,
-            },
-    );
+    const existing = new Map((await call(() => crm.contactProperties())).map((p) => [p.name, p.type]));
+    const verdict = mapping.map((entry): MappingStatus => {
+      const type = existing.get(entry.crm_property);
+      if (type === undefined)
+        return {
+          ...entry,
+          status: 'invalid',
+          error: `PROPERTY_DOESNT_EXIST: HubSpot has no contact property "${entry.crm_property}"`,
+        };
+      const mismatch = typeMismatch(entry.service_field, type);
+      return mismatch
+        ? { ...entry, status: 'invalid', error: `TYPE_MISMATCH: ${mismatch}` }
+        : { ...entry, status: 'valid' };
+    });
     const invalid = verdict.filter((entry) => entry.status === 'invalid');
     await this.deps.sequelize.transaction(async (transaction) => {
       const stored = await this.deps.sql.query(
@@ -90,19 +93,37 @@ export class CrmMappingCheck {
       if (!reportInvalid) return;
       await this.deps.errorLog.record(
         organizationId,
-        invalid.map((entry) => ({
-          type: 'property_mapping',
-          crmError: 'PROPERTY_DOESNT_EXIST',
-          property: entry.crm_property,
-          recordId: null,
-          httpStatus: null,
-          message:
-            `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: ` +
-            'create it (POST /api/crm/properties) or change the mapping',
-        })),
+        invalid.map((entry) => {
+          const mismatch = entry.error?.startsWith('TYPE_MISMATCH') ?? false;
+          return {
+            type: 'property_mapping' as const,
+            crmError: mismatch ? 'TYPE_MISMATCH' : 'PROPERTY_DOESNT_EXIST',
+            property: entry.crm_property,
+            recordId: null,
+            httpStatus: null,
+            message: mismatch
+              ? `${entry.service_field} is mapped to "${entry.crm_property}", ${entry.error!.slice('TYPE_MISMATCH: '.length)}: change the mapping`
+              : `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: ` +
+                'create it (POST /api/crm/properties) or change the mapping',
+          };
+        }),
         transaction,
       );
     });
     return verdict;
   }
+}
+
+const DATE_FIELDS: ReadonlySet<ServiceField> = new Set(['joinedAt', 'renewalDate']);
+
+/**
+ * Why HubSpot would refuse this field's values in a property of this type, if it would: a date
+ * property takes only the member's dates, and a number or a checkbox none of the member's fields.
+ * Text takes anything; an enumeration is checked by HubSpot per record (its options are the portal's).
+ */
+function typeMismatch(field: ServiceField, type: string): string | null {
+  if (type === 'date' || type === 'datetime')
+    return DATE_FIELDS.has(field) ? null : `HubSpot's property is a ${type}; ${field} is not a date`;
+  if (type === 'number' || type === 'bool') return `HubSpot's property is a ${type}; no member field is`;
+  return null;
 }
