@@ -21,7 +21,7 @@ import { buildMember } from '../factories/records.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
 import { acquireBrowser, offlineOnly, releaseBrowser } from '../setup/browser.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { type HubSpotStandIn, hubSpotEnv, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 // screenshots to look at the page (PORTAL_SCREENSHOTS names another folder)
 const SHOTS = process.env.PORTAL_SCREENSHOTS ?? tmpdir();
@@ -82,10 +82,7 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     hub = await startHubSpotStandIn({ budget: 1000 });
     t = await startTestApp({
       env: {
-        HUBSPOT_API_URL: hub.url,
-        HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
-        HUBSPOT_CLIENT_ID: hub.clientId,
-        HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+        ...hubSpotEnv(hub),
         CRM_BURST_LIMIT: '1000',
       },
       workers: true,

@@ -7,7 +7,7 @@ import { Sql } from '../../src/shared/sql.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { buildMember } from '../factories/records.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { type HubSpotStandIn, hubSpotEnv, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 const BUDGET = 2;
 
@@ -19,10 +19,7 @@ describe('CRM burst budget', () => {
     hub = await startHubSpotStandIn({ budget: BUDGET });
     t = await startTestApp({
       env: {
-        HUBSPOT_API_URL: hub.url,
-        HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
-        HUBSPOT_CLIENT_ID: hub.clientId,
-        HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+        ...hubSpotEnv(hub),
         CRM_BURST_LIMIT: String(BUDGET),
       },
       workers: true,

@@ -11,7 +11,7 @@ import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor, tokenFor } f
 import { User } from '../../src/modules/users/user.model.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { type HubSpotStandIn, hubSpotEnv, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 const TIMEOUT_MS = 1_000;
 
@@ -40,10 +40,7 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
     hub = await startHubSpotStandIn({ budget: 1000 });
     t = await startTestApp({
       env: {
-        HUBSPOT_API_URL: hub.url,
-        HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
-        HUBSPOT_CLIENT_ID: hub.clientId,
-        HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+        ...hubSpotEnv(hub),
         HUBSPOT_TIMEOUT_MS: String(TIMEOUT_MS),
         CRM_BURST_LIMIT: '1000',
       },

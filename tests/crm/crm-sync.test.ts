@@ -10,7 +10,7 @@ import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor, tokenFor } f
 import { buildMember } from '../factories/records.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { type HubSpotStandIn, hubSpotEnv, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 describe('CRM (HubSpot): connect, sync, diagnostics', () => {
   let t: TestApp;
@@ -77,10 +77,7 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
     hub = await startHubSpotStandIn({ budget: 1000 });
     t = await startTestApp({
       env: {
-        HUBSPOT_API_URL: hub.url,
-        HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
-        HUBSPOT_CLIENT_ID: hub.clientId,
-        HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+        ...hubSpotEnv(hub),
         CRM_BURST_LIMIT: '1000',
       },
       workers: true,

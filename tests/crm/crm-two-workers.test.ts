@@ -15,7 +15,7 @@ import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/ind
 import { memberDefaults } from '../factories/records.ts';
 import { createTestDatabase, type TestDatabase } from '../setup/database.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
-import { type HubSpotStandIn, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
+import { type HubSpotStandIn, hubSpotEnv, startHubSpotStandIn } from '../support/hubspot-stand-in.ts';
 
 const MEMBERS = 350; // a round of three batches of 100 in flight, then one of 50
 
@@ -34,10 +34,7 @@ describe('CRM sync with two workers on one database', () => {
   before(async () => {
     hub = await startHubSpotStandIn({ budget: 1000 });
     const env = {
-      HUBSPOT_API_URL: hub.url,
-      HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
-      HUBSPOT_CLIENT_ID: hub.clientId,
-      HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+      ...hubSpotEnv(hub),
       CRM_BURST_LIMIT: '1000',
     };
     database = await createTestDatabase();

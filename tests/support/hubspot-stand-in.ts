@@ -77,6 +77,16 @@ export interface HubSpotStandIn {
   close(): Promise<void>;
 }
 
+/** The service's HubSpot settings pointing at a stand-in (its API, its consent page and its app). */
+export function hubSpotEnv(hub: Pick<HubSpotStandIn, 'url' | 'clientId' | 'clientSecret'>): Record<string, string> {
+  return {
+    HUBSPOT_API_URL: hub.url,
+    HUBSPOT_AUTHORIZE_URL: `${hub.url}/oauth/authorize`,
+    HUBSPOT_CLIENT_ID: hub.clientId,
+    HUBSPOT_CLIENT_SECRET: hub.clientSecret,
+  };
+}
+
 const DEFAULT_PROPERTIES = ['email', 'firstname', 'lastname', 'phone', 'company', 'lifecyclestage'];
 const WINDOW_MS = 10_000;
 

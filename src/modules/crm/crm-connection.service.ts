@@ -285,13 +285,18 @@ export class CrmConnectionService {
     return { hubId: row.hub_id, accessToken: tokens.accessToken };
   }
 
-  /** HubSpot refused the token: stop until an admin reconnects (nothing queued is dropped). */
-  async needsReauthorization(organizationId: string, reason: string): Promise<void> {
+  /**
+   * HubSpot refused the token (its error category given): stop until an admin reconnects (nothing
+   * queued is dropped). Answers the reason, as shown to admins.
+   */
+  async tokenRefused(organizationId: string, category: string): Promise<string> {
+    const reason = `HubSpot refused the token (${category}): reconnect HubSpot in the Client Portal`;
     await this.deps.sql.query(
       `UPDATE crm_connections SET status = 'needs_reauthorization', last_error = $2, updated_at = now()
         WHERE organization_id = $1 AND status = 'connected'`,
       [organizationId, reason],
     );
+    return reason;
   }
 
   async setOptions(

@@ -222,25 +222,23 @@ export class CrmDiagnosticsService {
       // a token error is the evidence of a broken connection: it goes once the admin has reconnected
       if (!connected && all.some((e) => e.type === 'auth'))
         throw new AppError('crm_not_connected', 'Reconnect HubSpot first: a token error clears once it works again');
-      const requeued = new Set(
-        (
-          await sql.rows<{ member_id: string }>(
-            `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
-             SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1 AND id = ANY($2::uuid[])
-             ON CONFLICT (organization_id, member_id) DO UPDATE SET version = crm_sync_queue.version + 1
-             RETURNING member_id`,
-            [organizationId, all.filter((e) => e.type === 'contact_sync' && e.record_id).map((e) => e.record_id)],
-            transaction,
-          )
-        ).map((row) => row.member_id),
+      const requeued = await sql.rows<{ member_id: string }>(
+        `INSERT INTO crm_sync_queue (organization_id, member_id, email, action)
+         SELECT organization_id, id, email, 'upsert' FROM members WHERE organization_id = $1 AND id = ANY($2::uuid[])
+         ON CONFLICT (organization_id, member_id) DO UPDATE SET version = crm_sync_queue.version + 1
+         RETURNING member_id`,
+        [organizationId, all.filter((e) => e.type === 'contact_sync').map((e) => e.record_id)],
+        transaction,
       );
-      // a contact error whose member is gone has nothing to resend: it is removed, and not "queued"
-      const found = all.filter((e) => e.type !== 'contact_sync' || (e.record_id && requeued.has(e.record_id)));
-      const gone = all.filter((e) => !found.includes(e));
-      // mapping and token errors have no record to resend: the next run checks them again
+      // a contact error stays until its resent record answers; every other error goes now: mapping and
+      // token errors are checked again by the next run, and a contact error whose member is gone has
+      // nothing to resend (it is not "queued")
+      const resent = new Set(requeued.map((row) => row.member_id));
+      const kept = all.filter((e) => e.type === 'contact_sync' && e.record_id !== null && resent.has(e.record_id));
+      const found = all.filter((e) => e.type !== 'contact_sync' || kept.includes(e));
       await sql.query(
-        `DELETE FROM crm_sync_errors WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
-        [organizationId, [...found.filter((e) => e.type !== 'contact_sync'), ...gone].map((e) => e.id)],
+        'DELETE FROM crm_sync_errors WHERE organization_id = $1 AND id = ANY($2::uuid[])',
+        [organizationId, all.filter((e) => !kept.includes(e)).map((e) => e.id)],
         transaction,
       );
       if (found.length > 0) await queue.enqueue('crm.sync', { organizationId }, { transaction });
@@ -311,11 +309,11 @@ export class CrmDiagnosticsService {
       return await work();
     } catch (error) {
       if (!(error instanceof HubSpotError)) throw error;
-      if (error.unauthorized) {
-        const reason = `HubSpot refused the token (${error.category}): reconnect HubSpot in the Client Portal`;
-        await this.deps.connections.needsReauthorization(organizationId, reason);
-        throw new AppError('crm_not_connected', reason);
-      }
+      if (error.unauthorized)
+        throw new AppError(
+          'crm_not_connected',
+          await this.deps.connections.tokenRefused(organizationId, error.category),
+        );
       if (error.rateLimited)
         throw errors.tooManyRequests('rate_limited', error.retryAfterSeconds ?? 10, 'HubSpot answered 429');
       throw new AppError(

@@ -62,20 +62,18 @@ export class CrmMappingCheck {
   ): Promise<MappingStatus[]> {
     const { mapping, started } = await this.read(organizationId);
     const existing = new Map((await call(() => crm.contactProperties())).map((p) => [p.name, p.type]));
+    const problems = new Map(
+      mapping.flatMap((entry) => {
+        const problem = problemOf(entry, existing.get(entry.crm_property));
+        return problem ? [[entry, problem] as const] : [];
+      }),
+    );
     const verdict = mapping.map((entry): MappingStatus => {
-      const type = existing.get(entry.crm_property);
-      if (type === undefined)
-        return {
-          ...entry,
-          status: 'invalid',
-          error: `PROPERTY_DOESNT_EXIST: HubSpot has no contact property "${entry.crm_property}"`,
-        };
-      const mismatch = typeMismatch(entry.service_field, type);
-      return mismatch
-        ? { ...entry, status: 'invalid', error: `TYPE_MISMATCH: ${mismatch}` }
+      const problem = problems.get(entry);
+      return problem
+        ? { ...entry, status: 'invalid', error: `${problem.code}: ${problem.detail}` }
         : { ...entry, status: 'valid' };
     });
-    const invalid = verdict.filter((entry) => entry.status === 'invalid');
     await this.deps.sequelize.transaction(async (transaction) => {
       const stored = await this.deps.sql.query(
         `UPDATE crm_connections SET mapping_status = $2::jsonb, mapping_checked_at = $3
@@ -87,26 +85,20 @@ export class CrmMappingCheck {
       await this.deps.sql.query(
         `DELETE FROM crm_sync_errors
           WHERE organization_id = $1 AND type = 'property_mapping' AND NOT (property = ANY($2::text[]))`,
-        [organizationId, invalid.map((entry) => entry.crm_property)],
+        [organizationId, [...problems.keys()].map((entry) => entry.crm_property)],
         transaction,
       );
       if (!reportInvalid) return;
       await this.deps.errorLog.record(
         organizationId,
-        invalid.map((entry) => {
-          const mismatch = entry.error?.startsWith('TYPE_MISMATCH') ?? false;
-          return {
-            type: 'property_mapping' as const,
-            crmError: mismatch ? 'TYPE_MISMATCH' : 'PROPERTY_DOESNT_EXIST',
-            property: entry.crm_property,
-            recordId: null,
-            httpStatus: null,
-            message: mismatch
-              ? `${entry.service_field} is mapped to "${entry.crm_property}", ${entry.error!.slice('TYPE_MISMATCH: '.length)}: change the mapping`
-              : `${entry.service_field} is mapped to "${entry.crm_property}", which HubSpot does not have: ` +
-                'create it (POST /api/crm/properties) or change the mapping',
-          };
-        }),
+        [...problems].map(([entry, problem]) => ({
+          type: 'property_mapping' as const,
+          crmError: problem.code,
+          property: entry.crm_property,
+          recordId: null,
+          httpStatus: null,
+          message: `${entry.service_field} is mapped to "${entry.crm_property}", ${problem.remedy}`,
+        })),
         transaction,
       );
     });
@@ -116,14 +108,31 @@ export class CrmMappingCheck {
 
 const DATE_FIELDS: ReadonlySet<ServiceField> = new Set(['joinedAt', 'renewalDate']);
 
+interface MappingProblem {
+  code: 'PROPERTY_DOESNT_EXIST' | 'TYPE_MISMATCH';
+  /** What the verdict says after the code. */
+  detail: string;
+  /** What the error list says after "<field> is mapped to "<property>",". */
+  remedy: string;
+}
+
 /**
- * Why HubSpot would refuse this field's values in a property of this type, if it would: a date
- * property takes only the member's dates, and a number or a checkbox none of the member's fields.
- * Text takes anything; an enumeration is checked by HubSpot per record (its options are the portal's).
+ * Why HubSpot would refuse this entry, if it would: the property does not exist, or its type cannot
+ * hold the field's values (a date property takes only the member's dates, a number or a checkbox none
+ * of the member's fields). Text takes anything; an enumeration is checked by HubSpot per record (its
+ * options are the portal's).
  */
-function typeMismatch(field: ServiceField, type: string): string | null {
-  if (type === 'date' || type === 'datetime')
-    return DATE_FIELDS.has(field) ? null : `HubSpot's property is a ${type}; ${field} is not a date`;
-  if (type === 'number' || type === 'bool') return `HubSpot's property is a ${type}; no member field is`;
-  return null;
+function problemOf(entry: MappingEntry, type: string | undefined): MappingProblem | null {
+  const { service_field: field, crm_property: property } = entry;
+  if (type === undefined)
+    return {
+      code: 'PROPERTY_DOESNT_EXIST',
+      detail: `HubSpot has no contact property "${property}"`,
+      remedy: 'which HubSpot does not have: create it (POST /api/crm/properties) or change the mapping',
+    };
+  let mismatch: string | null = null;
+  if ((type === 'date' || type === 'datetime') && !DATE_FIELDS.has(field))
+    mismatch = `HubSpot's property is a ${type}; ${field} is not a date`;
+  else if (type === 'number' || type === 'bool') mismatch = `HubSpot's property is a ${type}; no member field is`;
+  return mismatch ? { code: 'TYPE_MISMATCH', detail: mismatch, remedy: `${mismatch}: change the mapping` } : null;
 }

@@ -251,8 +251,7 @@ export class CrmSyncService {
       };
     }
     if (failure?.unauthorized) {
-      const reason = `HubSpot refused the token (${failure.category}): reconnect HubSpot in the Client Portal`;
-      await this.deps.connections.needsReauthorization(organizationId, reason);
+      const reason = await this.deps.connections.tokenRefused(organizationId, failure.category);
       await this.deps.errorLog.record(organizationId, [
         { type: 'auth', crmError: failure.category, property: null, recordId: null, httpStatus: 401, message: reason },
       ]);
@@ -330,14 +329,7 @@ export class CrmSyncService {
         const contacts = sent.map((s) => ({ memberId: s.item.row.member_id, contactId: s.contactId }));
         await this.store.recordSent(organizationId, contacts, transaction);
       }
-      const records: FailedRecord[] = failed.map(({ item, failure }) => ({
-        type: 'contact_sync',
-        crmError: failure.category,
-        property: failure.property,
-        recordId: item.row.member_id,
-        httpStatus: failure.status,
-        message: failure.message,
-      }));
+      const records = failed.map(({ item, failure }) => contactSyncError(item.row.member_id, failure));
       if (records.length > 0) await this.deps.errorLog.record(organizationId, records, transaction);
       await this.store.countSettled(organizationId, sent.length, failed.length, transaction);
     });
@@ -365,15 +357,26 @@ export class CrmSyncService {
       await this.store.forgetContacts(organizationId, memberIds, transaction);
       if (!refusal) return;
       const failure = refusal;
-      const records: FailedRecord[] = known.map((contact) => ({
-        type: 'contact_sync',
-        crmError: failure.category,
-        property: null,
-        recordId: contact.member_id,
-        httpStatus: failure.status,
-        message: `HubSpot refused to archive contact ${contact.contact_id}: ${failure.message}`,
-      }));
+      const records = known.map((contact) =>
+        contactSyncError(
+          contact.member_id,
+          failure,
+          `HubSpot refused to archive contact ${contact.contact_id}: ${failure.message}`,
+        ),
+      );
       await this.deps.errorLog.record(organizationId, records, transaction);
     });
   }
+}
+
+/** A member's record HubSpot refused, as the error list shows it. */
+function contactSyncError(memberId: string, failure: HubSpotError, message = failure.message): FailedRecord {
+  return {
+    type: 'contact_sync',
+    crmError: failure.category,
+    property: failure.property,
+    recordId: memberId,
+    httpStatus: failure.status,
+    message,
+  };
 }
