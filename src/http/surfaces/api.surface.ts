@@ -51,7 +51,8 @@ export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOp
       rejectMisshapenQuery(contract),
       rejectNulInUrl,
       bodyGuard(render, { maxBytes: JSON_BODY_LIMIT_BYTES, timeoutMs: config.http.bodyTimeoutMs }),
-      ((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())) as RequestHandler, // most GETs have none
+      // most GETs have no body
+      ((req, res, next) => (hasBody(req) ? parseJson(req, res, next) : next())) as RequestHandler,
       rejectUnstorableJson,
       contractCheck.validate,
     ]),

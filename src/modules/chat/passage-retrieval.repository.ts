@@ -139,9 +139,10 @@ export class PassageRetrieval {
       if (input.categoryIds?.length) {
         // as the library's category filter: an archived category scopes to nothing but for managers
         const active = reader.standing === 'manager' ? '' : ' AND c.archived_at IS NULL';
+        const scope = binds.add(input.categoryIds);
         clauses.push(
           `EXISTS (SELECT 1 FROM resource_category_links l JOIN resource_categories c ON c.id = l.category_id
-                    WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${binds.add(input.categoryIds)}::uuid[])${active})`,
+                    WHERE l.resource_id = ${resourceAlias}.id AND l.category_id = ANY(${scope}::uuid[])${active})`,
         );
       }
       return clauses.join(' AND ');

@@ -208,10 +208,8 @@ export class SsoConnectionService {
   async enable(actor: Actor, id: string): Promise<SsoConnection> {
     assertCan(actor, 'integrations:configure');
     const connection = await this.find(actor, id);
-    if (connection.lastTestOk !== true)
-      throw new AppError('invalid_connection', 'Test the connection successfully before enabling it (POST …/test)');
-    if (connection.domains.length === 0)
-      throw new AppError('invalid_connection', 'Give the connection at least one e-mail domain before enabling it');
+    const refusal = enableRefusal(connection);
+    if (refusal) throw new AppError('invalid_connection', refusal);
     return this.setStatus(actor, connection, 'active');
   }
 
@@ -247,7 +245,7 @@ export class SsoConnectionService {
     });
     let changed = 0;
     for (const connection of connections) {
-      if (active && (connection.lastTestOk !== true || connection.domains.length === 0)) continue;
+      if (active && enableRefusal(connection)) continue;
       await this.setStatus(
         { ...actor, organizationId: connection.organizationId },
         connection,
@@ -378,4 +376,11 @@ function normaliseDomains(domains: string[]): string[] {
   const wrong = normalised.find((d) => !DOMAIN.test(d));
   if (wrong !== undefined) throw errors.validation([{ field: 'domains', message: `"${wrong}" is not a domain name` }]);
   return normalised;
+}
+
+/** The enable gate: why this connection may not be enabled yet, or null. */
+function enableRefusal(connection: SsoConnection): string | null {
+  if (connection.lastTestOk !== true) return 'Test the connection successfully before enabling it (POST …/test)';
+  if (connection.domains.length === 0) return 'Give the connection at least one e-mail domain before enabling it';
+  return null;
 }
