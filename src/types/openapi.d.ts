@@ -5803,7 +5803,7 @@ export interface components {
         ResourceFilterCategory: string[];
         /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
         ResourceFilterType: ("document" | "video" | "audio" | "image")[];
-        /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+        /** @description Access levels: a stored level finds itself; a label of either vocabulary finds every level answered with that label (`Member` finds `preview` and `members`, `Fully Gated` finds `members` and `premium`). Several values with `accessLevel[]=a&accessLevel[]=b`. */
         ResourceFilterAccessLevel: components["schemas"]["AccessLevelInput"][];
         /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
         ResourceFilterPublishedAt: components["schemas"]["DateTimeFilter"];
@@ -10476,7 +10476,7 @@ export interface operations {
                 category?: components["parameters"]["ResourceFilterCategory"];
                 /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
                 type?: components["parameters"]["ResourceFilterType"];
-                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                /** @description Access levels: a stored level finds itself; a label of either vocabulary finds every level answered with that label (`Member` finds `preview` and `members`, `Fully Gated` finds `members` and `premium`). Several values with `accessLevel[]=a&accessLevel[]=b`. */
                 accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
                 /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
                 publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];
@@ -11363,7 +11363,7 @@ export interface operations {
                 category?: components["parameters"]["ResourceFilterCategory"];
                 /** @description Resource types. Exact match; several values with `type[]=a&type[]=b`. */
                 type?: components["parameters"]["ResourceFilterType"];
-                /** @description Access levels: the stored level or a label of either vocabulary (as on input). Several values with `accessLevel[]=a&accessLevel[]=b`. */
+                /** @description Access levels: a stored level finds itself; a label of either vocabulary finds every level answered with that label (`Member` finds `preview` and `members`, `Fully Gated` finds `members` and `premium`). Several values with `accessLevel[]=a&accessLevel[]=b`. */
                 accessLevel?: components["parameters"]["ResourceFilterAccessLevel"];
                 /** @description Range of the publication date: `[after]` (inclusive), `[before]` (inclusive), `[strictly_after]`, `[strictly_before]`, e.g. `publishedAt[after]=2026-01-01`. */
                 publishedAt?: components["parameters"]["ResourceFilterPublishedAt"];

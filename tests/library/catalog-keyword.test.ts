@@ -29,7 +29,7 @@ describe('library keyword and filters', () => {
     assert.equal(keywordTsQuery([{ word: 'zzz', known: false, similar: ['bad term'] }]), 'zzz:*');
   });
 
-  it('when the query string is parsed, then q, sort and the filters come out, labels mapped to stored levels', () => {
+  it('when the query string is parsed, then q, sort and the filters come out, a label mapped to every stored level it names', () => {
     const query = parseCatalogQuery({
       q: '  Annual Report ',
       accessLevel: ['Fully Gated', 'paid'],
@@ -40,7 +40,10 @@ describe('library keyword and filters', () => {
     assert.equal(query.text, 'annual report');
     assert.deepEqual(query.words, ['annual', 'report']);
     assert.equal(query.sort, 'relevance');
-    assert.deepEqual(query.accessLevels, ['members', 'paid']);
+    assert.deepEqual(query.accessLevels, ['members', 'premium', 'paid']);
+    assert.deepEqual(parseCatalogQuery({ accessLevel: ['member', 'preview'] }).accessLevels, ['preview', 'members']);
+    assert.deepEqual(parseCatalogQuery({ accessLevel: 'partially_gated' }).accessLevels, ['preview']);
+    assert.deepEqual(parseCatalogQuery({ accessLevel: 'Members' }).accessLevels, ['members']);
     assert.deepEqual(query.types, ['video']);
     assert.deepEqual(query.publishedAt, [
       { field: 'publishedAt', kind: 'compare', op: 'gte', value: '2026-01-01T00:00:00.000Z' },

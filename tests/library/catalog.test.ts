@@ -19,7 +19,7 @@ describe('library list, search and details', () => {
     const res = await t.http.get(`/api/resources${query ? `?${query}` : ''}`).set(headers);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body as {
-      data: Array<{ id: string; name: string }>;
+      data: Array<{ id: string; name: string; accessLabels: { library: string } }>;
       pagination: { totalItems: number; totalPages: number };
     };
   };
@@ -72,6 +72,7 @@ describe('library list, search and details', () => {
       await buildResource(t, organizationId, {
         name: 'Legacy handbook',
         tags: ['handbook'],
+        accessLevel: 'preview',
         publishedAt: at('01-01'),
         categoryIds: [archivedCategory],
       })
@@ -120,7 +121,14 @@ describe('library list, search and details', () => {
 
   it('when filtering by type, access level (either vocabulary), tag and publication date, then only matches come back', async () => {
     assert.deepEqual(await names(admin, 'type=video'), ['Keynote recording']);
-    assert.deepEqual(await names(admin, 'accessLevel=Fully%20Gated'), ['Governance bylaws']);
+    // a label finds every resource answered with it: the premium keynote is "Fully Gated" too
+    assert.deepEqual(await names(admin, 'accessLevel=Fully%20Gated'), ['Keynote recording', 'Governance bylaws']);
+    assert.deepEqual(await names(admin, 'accessLevel=members'), ['Governance bylaws']);
+    const labelled = (await get(admin, 'accessLevel=Member')).data;
+    assert.deepEqual(
+      labelled.map((r) => r.accessLabels.library),
+      ['Member', 'Member'],
+    );
     assert.deepEqual(await names(admin, 'accessLevel[]=premium&accessLevel[]=paid'), [
       'Keynote recording',
       'Salary survey',

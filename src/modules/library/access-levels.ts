@@ -56,8 +56,23 @@ export const ACCESS_LEVEL_INPUTS = [
   'member',
 ] as const;
 
+const normalised = (spelling: string) => spelling.toLowerCase().replace(/[\s_-]+/g, '');
+
 export function parseAccessLevel(input: string): AccessLevel | undefined {
-  return INPUT[input.toLowerCase().replace(/[\s_-]+/g, '')];
+  return INPUT[normalised(input)];
+}
+
+/**
+ * A filter value -> the stored levels it finds. A stored slug finds itself; a label finds every level
+ * answered with that label, so a client filtering by the label it was shown finds what showed it
+ * ("Member" finds `preview` and `members`, "Fully Gated" finds `members` and `premium`).
+ */
+export function accessLevelsLabelled(input: string): AccessLevel[] {
+  const spelling = normalised(input);
+  if ((ACCESS_LEVELS as readonly string[]).includes(spelling)) return [spelling as AccessLevel];
+  return ACCESS_LEVELS.filter(
+    (level) => normalised(MANAGEMENT_LABELS[level]) === spelling || normalised(LIBRARY_LABELS[level]) === spelling,
+  );
 }
 
 export const accessLabels = (level: AccessLevel) => ({

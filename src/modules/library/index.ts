@@ -1,6 +1,6 @@
 // The library module's public surface: what other modules may import (dependency-cruiser's
 // module-public-entry rule). Everything else in the folder is the module's own.
-export { parseAccessLevel } from './access-levels.ts';
+export { accessLevelsLabelled } from './access-levels.ts';
 export type { AccessLevel } from './access-levels.ts';
 export { ResourceCategory } from './category.model.ts';
 export { libraryModule } from './library.module.ts';

@@ -4,13 +4,13 @@
 import { errors } from '../../shared/errors.ts';
 import type { FieldSpec } from '../crud/index.ts';
 import { parseListQuery, type Condition } from '../crud/index.ts';
-import { parseAccessLevel, type AccessLevel } from '../library/index.ts';
+import { accessLevelsLabelled, type AccessLevel } from '../library/index.ts';
 import { RESOURCE_STATUSES, RESOURCE_TYPES } from '../library/index.ts';
 
 export const CATALOG_SORTS = ['relevance', 'newest', 'downloads', 'name'] as const;
 export type CatalogSort = (typeof CATALOG_SORTS)[number];
 
-/** Filters by wire name; `accessLevel` takes any vocabulary (parseAccessLevel). */
+/** Filters by wire name; `accessLevel` takes a stored level or a label of either vocabulary. */
 export const CATALOG_FIELDS: Readonly<Record<string, FieldSpec>> = {
   category: { type: 'uuid', filter: 'exact' },
   type: { type: 'string', filter: 'exact', values: RESOURCE_TYPES },
@@ -67,15 +67,19 @@ export function parseCatalogQuery(query: Readonly<Record<string, unknown>>): Cat
         result.types = values;
         break;
       case 'accessLevel':
-        result.accessLevels = values.map((value) => {
-          const level = parseAccessLevel(value);
-          if (!level)
-            throw errors.invalidFilter(
-              'accessLevel',
-              `${JSON.stringify(value)} is not an access level (public, preview, members, premium, paid, or a label of either vocabulary)`,
-            );
-          return level;
-        });
+        result.accessLevels = [
+          ...new Set(
+            values.flatMap((value) => {
+              const levels = accessLevelsLabelled(value);
+              if (!levels.length)
+                throw errors.invalidFilter(
+                  'accessLevel',
+                  `${JSON.stringify(value)} is not an access level (public, preview, members, premium, paid, or a label of either vocabulary)`,
+                );
+              return levels;
+            }),
+          ),
+        ];
         break;
       case 'tag':
         result.tags = values;
