@@ -1,6 +1,7 @@
 // The one translation of errors to HTTP meaning (validator, body parser, database, our AppErrors).
 // Surfaces render it in their own format (http/surfaces/).
 import type { NextFunction, Request, Response } from 'express';
+import { error as validatorErrors } from 'express-openapi-validator';
 import {
   BaseError,
   ConnectionAcquireTimeoutError,
@@ -48,6 +49,16 @@ function bracketed(field: string): string {
 
 // The contract's `pattern: '\S'` (a name or a question that is not only spaces) in words a client can show
 const readable = (message: string) => (message === 'must match pattern "\\S"' ? 'must not be blank' : message);
+
+const VALIDATOR_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Error> = Object.values(validatorErrors);
+
+/**
+ * The contract validator's refusals, and the router's 400 for a path it cannot percent-decode (a
+ * URIError it gives a status). Any other error with a `status` (an HTTP client's: Claude's 401, a
+ * storage service's 404) is a failure of ours, a 500, not the client's fault it names.
+ */
+const isFrameworkRefusal = (error: unknown): error is HttpLikeError =>
+  error instanceof URIError || VALIDATOR_ERRORS.some((type) => error instanceof type);
 
 function fromValidator(error: HttpLikeError): AppError | undefined {
   const status = error.status ?? error.statusCode;
@@ -214,7 +225,7 @@ export function toAppError(error: unknown): AppError {
     fromBodyParser(http) ??
     unavailable(error) ??
     (error instanceof BaseError ? fromDatabase(error) : undefined) ??
-    (typeof http?.status === 'number' ? fromValidator(http) : undefined) ??
+    (isFrameworkRefusal(error) ? fromValidator(error) : undefined) ??
     new AppError('internal_error', 'An unexpected error occurred', {}, { cause: error })
   );
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.ts';
 import { loadContract } from '../../src/http/openapi.ts';
@@ -24,7 +25,11 @@ describe('errors are RFC 7807 problem+json', () => {
         },
       },
     });
+    // a 404 declared too, so the response check does not turn a wrong 404 into the 500 expected
+    const upstreamRefusal = failing('testUpstreamRefusal', '500', 'InternalError');
+    Object.assign(upstreamRefusal.post.responses, { '404': { $ref: '#/components/responses/NotFound' } });
     Object.assign(contract.document.paths!, {
+      '/api/test/upstream-refusal': upstreamRefusal,
       '/api/test/duplicate': failing('testDuplicate', '409', 'Conflict'),
       '/api/test/failure': failing('testFailure', '500', 'InternalError'),
     });
@@ -40,6 +45,10 @@ describe('errors are RFC 7807 problem+json', () => {
             });
             router.post('/api/test/failure', async () => {
               throw new Error('connection string postgres://secret@db');
+            });
+            // an outside service refusing us (the Claude client's own error class: a model it does not know)
+            router.post('/api/test/upstream-refusal', async () => {
+              throw new Anthropic.NotFoundError(404, { type: 'error' }, 'model: claude-x', new Headers());
             });
           },
         ],
@@ -115,6 +124,15 @@ describe('errors are RFC 7807 problem+json', () => {
   it('when something unexpected fails, then 500 with a generic detail and no internals', async () => {
     const body = expectProblem(await t.http.post('/api/test/failure').set(bearer(token)), 500, 'internal_error');
     assert.doesNotMatch(JSON.stringify(body), /secret|postgres|stack/);
+  });
+
+  it("when an outside service refuses us with a status, then 500: its status is not the client's", async () => {
+    const body = expectProblem(
+      await t.http.post('/api/test/upstream-refusal').set(bearer(token)),
+      500,
+      'internal_error',
+    );
+    assert.doesNotMatch(JSON.stringify(body), /claude-x/);
   });
 
   it('when an error code is looked up, then /errors/<code> documents every code in the catalog', async () => {
