@@ -2,7 +2,7 @@
 // S3-compatible server): put/get/range/stat/move/delete/list, and a failed put leaves nothing.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -150,6 +150,48 @@ after(async () => {
 
 contract('local disk', async () => new LocalFileStorage(dir));
 contract('S3 (s3rver)', async () => new S3FileStorage(s3.settings));
+
+describe('local disk folders', () => {
+  const exists = (key: string) =>
+    stat(path.join(dir, key)).then(
+      () => true,
+      () => false,
+    );
+  const put = (storage: FileStorage, key: string) => storage.put(key, Readable.from([Buffer.from(key)]));
+
+  it('when the last file of a folder is deleted or moved away, then the folders it emptied go too, the root stays', async () => {
+    const storage = new LocalFileStorage(dir);
+    await put(storage, 'orgs/o7/resources/r1/thumbnails/t.webp');
+    await put(storage, 'orgs/o7/resources/r1/v1');
+    await put(storage, 'orgs/o7/resources/r2/v1');
+    await storage.delete('orgs/o7/resources/r1/thumbnails/t.webp');
+    assert.equal(await exists('orgs/o7/resources/r1/thumbnails'), false);
+    assert.equal(await exists('orgs/o7/resources/r1/v1'), true);
+    await storage.delete('orgs/o7/resources/r1/v1');
+    assert.equal(await exists('orgs/o7/resources/r1'), false);
+    assert.equal(await exists('orgs/o7/resources/r2/v1'), true);
+    await put(storage, 'tmp-o7/upload');
+    await storage.move('tmp-o7/upload', 'orgs/o7/resources/r2/v2');
+    assert.equal(await exists('tmp-o7'), false);
+    await assert.rejects(storage.put('orgs/o8/resources/r1/v1', failingStream(1024)));
+    assert.equal(await exists('orgs/o8'), false);
+    await storage.delete('orgs/o7/resources/r2/v1');
+    await storage.delete('orgs/o7/resources/r2/v2');
+    assert.equal(await exists('orgs/o7'), false);
+    assert.equal(await exists(''), true);
+  });
+
+  it('when files are written into a folder while its last file is deleted, then every write lands', async () => {
+    const storage = new LocalFileStorage(dir);
+    await put(storage, 'orgs/o9/f0');
+    for (let i = 1; i <= 40; i += 1) {
+      // the delete may empty and remove the folder between the put making it and writing in it
+      await Promise.all([put(storage, `orgs/o9/f${i}`), storage.delete(`orgs/o9/f${i - 1}`)]);
+    }
+    assert.deepEqual(await keys(storage, 'orgs/o9/'), ['orgs/o9/f40']);
+    assert.equal((await buffer(await storage.get('orgs/o9/f40'))).toString(), 'orgs/o9/f40');
+  });
+});
 
 describe('createFileStorage', () => {
   it('when S3_BUCKET is set, then S3 is used, else local disk', () => {

@@ -166,6 +166,11 @@ describe('thumbnails', () => {
     // a metadata-only change (resource.updated) finds the thumbnail made from the same file already
     assert.equal(await t.container.services.thumbnails.generate(resource.id), 'unchanged');
     assert.equal((await Resource.findByPk(resource.id))!.thumbnailKey, key);
+
+    // deleting the resource leaves nothing of it on disk, no empty thumbnails/ folder either
+    await t.http.delete(`/api/resources/${resource.id}`).set(bearer(token)).expect(204);
+    const folder = path.join(t.config.library.localRoot, `orgs/${orgId}/resources/${resource.id}`);
+    await assert.rejects(fs.stat(folder), { code: 'ENOENT' });
   });
 
   it('when a PDF resource is published, then its first page becomes the thumbnail', async () => {

@@ -38,15 +38,16 @@ export class LocalFileStorage implements FileStorage {
 
   async put(key: string, body: Readable): Promise<{ sizeBytes: number }> {
     const target = this.pathOf(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
     const part = `${target}.${randomUUID()}.part`;
+    await this.inFolder(part, () => fs.writeFile(part, '', { flag: 'wx' }));
     try {
-      await pipeline(body, createWriteStream(part, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }));
+      await pipeline(body, createWriteStream(part, { flags: 'r+', highWaterMark: WRITE_BUFFER_BYTES }));
       const { size } = await fs.stat(part);
       await fs.rename(part, target);
       return { sizeBytes: size };
     } catch (error) {
       await fs.rm(part, { force: true });
+      await this.pruneEmptyFolders(path.dirname(part));
       throw error;
     }
   }
@@ -77,13 +78,47 @@ export class LocalFileStorage implements FileStorage {
   }
 
   async move(from: string, to: string): Promise<void> {
+    const source = this.pathOf(from);
     const target = this.pathOf(to);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.rename(this.pathOf(from), target);
+    await this.inFolder(target, () => fs.rename(source, target));
+    await this.pruneEmptyFolders(path.dirname(source));
   }
 
   async delete(key: string): Promise<void> {
-    await fs.rm(this.pathOf(key), { force: true });
+    const target = this.pathOf(key);
+    await fs.rm(target, { force: true });
+    await this.pruneEmptyFolders(path.dirname(target));
+  }
+
+  /**
+   * Folders exist only for their files, as an object store's prefixes do: a delete removes the folders
+   * it left empty, up to the root, so a deleted resource leaves no `thumbnails/` or `generated/` behind.
+   * A folder that is not empty (ENOTEMPTY), or already gone, ends the walk.
+   */
+  private async pruneEmptyFolders(from: string): Promise<void> {
+    const root = path.normalize(this.root);
+    for (let dir = from; dir.length > root.length && dir.startsWith(root); dir = path.dirname(dir)) {
+      try {
+        await fs.rmdir(dir);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Makes `file`'s folders, then runs `create`, which makes `file` in them; again when a concurrent
+   * delete pruned a folder between the two (ENOENT), a bounded number of times.
+   */
+  private async inFolder(file: string, create: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      try {
+        return await create();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
+      }
+    }
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
