@@ -117,6 +117,21 @@ describe('library files: upload, versions, delete, download', () => {
     assert.deepEqual(await storedKeys(t), before);
   });
 
+  it('when a file name is longer than 255 characters, then it is cut to 255 before its extension, never inside a character', async () => {
+    const longNames = ['A'.repeat(252) + '.pdf', '\u{1F600}'.repeat(300) + '.pdf'];
+    for (const sent of longNames) {
+      const res = await upload(await fixture('pdf'), sent);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const { fileName } = (await t.container.sql.one<{ fileName: string }>(
+        'SELECT file_name AS "fileName" FROM resource_versions WHERE resource_id = $1',
+        [res.body.id],
+      ))!;
+      assert.equal([...fileName].length, 255);
+      assert.ok(fileName.endsWith('.pdf'), fileName.slice(-10));
+      assert.ok(sent.startsWith(fileName.slice(0, -4)));
+    }
+  });
+
   it('when an SVG is uploaded, then it is sanitised, stored sanitised and served with CSP sandbox and nosniff', async () => {
     const res = await upload(Buffer.from(HOSTILE_SVG), 'drawing.svg').expect(201);
     assert.equal(res.body.format, 'svg');

@@ -173,6 +173,23 @@ describe('resumable uploads (tus)', () => {
     assert.equal(res.status, 400);
   });
 
+  it('when Upload-Metadata names a file longer than 255 characters, then it is cut before its extension, never inside a character', async () => {
+    const sent = '\u{1F600}'.repeat(300) + '.pdf';
+    const res = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', '4')
+      .set('Upload-Metadata', metadata(sent))
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.from('%PDF'));
+    assert.equal(res.status, 201);
+    const taken = await t.container.services.uploads.take(adminActor, res.headers.location!.split('/').pop()!);
+    assert.equal([...taken.fileName].length, 255);
+    assert.equal(taken.fileName, '\u{1F600}'.repeat(251) + '.pdf');
+    await t.container.storage.delete(taken.tempKey);
+  });
+
   it("when Upload-Metadata is malformed, then 400 problem+json names it (not tus's text/plain) and nothing is created", async () => {
     const before = (await t.container.sql.one<{ count: number }>(
       'SELECT count(*)::int AS count FROM resource_uploads',

@@ -10,6 +10,7 @@ import type { FileStorage } from '../../../integrations/storage/file-storage.ts'
 import { AppError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
 import { UploadSession } from './upload-session.ts';
+import { fitFileName } from './file-name.ts';
 
 /** The file parts a route accepts, each with its byte limit (a resource: `file` and `featuredImage`). */
 export type FileParts = Readonly<Record<string, number>>;
@@ -149,7 +150,12 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       for (const name of fileFields) {
         const part = uploaded[name]?.[0];
         if (part?.tempKey)
-          files[name] = { tempKey: part.tempKey, size: part.size, sha256: part.sha256!, fileName: part.originalname };
+          files[name] = {
+            tempKey: part.tempKey,
+            size: part.size,
+            sha256: part.sha256!,
+            fileName: fitFileName(part.originalname),
+          };
       }
       // fields and file names are stored as text (see http/text-guard.ts)
       const refusal = unstorableTextRefusal({

@@ -16,6 +16,7 @@ import type { Logger } from '../../../shared/logger.ts';
 import { isUuid } from '../../../shared/uuid.ts';
 import type { CompletedUpload, CompletedUploads } from './completed-upload.ts';
 import type { UploadOwner, UploadRepository, UploadRow } from './upload.repository.ts';
+import { cleanFileName } from '../upload/file-name.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -25,17 +26,6 @@ export interface UploadServiceDeps {
   clock: Clock;
   logger: Logger;
   settings: Pick<LibrarySettings, 'maxFileBytes' | 'uploadExpiryHours' | 'uploadsDir'>;
-}
-
-/** A file name from the client's Upload-Metadata: only its last path segment, printable, at most 255 characters. */
-export function cleanFileName(name: string | null | undefined): string {
-  const base = (name ?? '')
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim()
-    .slice(0, 255);
-  return base === '' || base === '.' || base === '..' ? 'upload' : base;
 }
 
 export const tempKeyOf = (uploadId: string) => `${TEMP_PREFIX}uploads/${uploadId}`;
