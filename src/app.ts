@@ -5,7 +5,7 @@ import express, { type Express, type Request } from 'express';
 import { adminPortal } from '../admin/mount.ts';
 import type { AppContext } from './app-context.ts';
 import { requestContext } from './http/context.ts';
-import { bracketAwareQueryParser } from './http/query-parser.ts';
+import { parseQuery } from './http/query-parser.ts';
 import { sequence } from './http/dispatch.ts';
 import { docsRoutes } from './http/docs.routes.ts';
 import { loadContract, type Contract } from './http/openapi.ts';
@@ -97,8 +97,7 @@ export function createApp(container: AppContext, options: AppOptions = {}): Expr
   app.disable('x-powered-by');
   app.set('etag', false); // hashing every JSON body costs CPU on each request; lists change too often to cache
   app.set('trust proxy', config.http.trustProxy);
-  app.set('query parser', 'extended'); // bracketed filters: createdAt[after]=..., order[lastName]=asc
-  app.set('query parser', bracketAwareQueryParser(app.get('query parser fn')));
+  app.set('query parser', parseQuery); // bracketed filters: createdAt[after]=..., order[lastName]=asc
 
   const api = apiSurface(surfaceDeps, { contract, routes: [...routes.api, ...(extra.api ?? [])] });
   app.use(sequence([requestContext(), requestLog(logger)]));

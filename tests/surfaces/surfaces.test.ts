@@ -416,6 +416,30 @@ describe('surfaces: one router, parser, credential and error format per kind of 
         .expect(200);
       assert.match(browser.headers['content-type'], /^application\/json/);
     });
+
+    it('when the Accept header names a media type with parameters, then that type is chosen as without them', async () => {
+      const json = await http_
+        .get('/api/members')
+        .set(bearer(token))
+        .set('Accept', 'application/json; charset=utf-8')
+        .expect(200);
+      assert.match(json.headers['content-type'], /^application\/json/);
+      for (const accept of [
+        'text/csv; charset=utf-8',
+        'text/csv; header=present',
+        'application/json;q=0.5, text/csv; charset=utf-8',
+      ])
+        assert.match(
+          (await http_.get('/api/events').set(bearer(token)).set('Accept', accept).expect(200)).headers['content-type'],
+          /^text\/csv/,
+          accept,
+        );
+      expectProblem(
+        await http_.get('/api/members').set(bearer(token)).set('Accept', 'text/csv; charset=utf-8; q=0'),
+        406,
+        'not_acceptable',
+      );
+    });
   });
 
   describe('server-sent events on the JSON API', () => {
