@@ -1125,7 +1125,7 @@ export interface paths {
          * @description The initial status is `active` (default) or `pending` (awaiting verification). A welcome
          *     e-mail is always sent. Password: give `password`, or `generatePassword: true` to have one
          *     generated and e-mailed, or neither to e-mail a single-use link to choose one. Every user but a
-         *     platform admin needs `organizationId`. E-mail addresses are unique (case-insensitive):
+         *     platform admin needs `organizationId`; a platform admin has none. E-mail addresses are unique (case-insensitive):
          *     409 `email_taken`.
          */
         post: operations["createUser"];
@@ -3942,7 +3942,7 @@ export interface components {
             role: components["schemas"]["Role"];
             /**
              * Format: uuid
-             * @description Required for every role but ROLE_PLATFORM_ADMIN.
+             * @description Required for every role but ROLE_PLATFORM_ADMIN; null or absent for a platform admin, who names the organization per request (`Guildhall-Organization`).
              */
             organizationId?: string | null;
             /**
@@ -3965,7 +3965,10 @@ export interface components {
             email?: string;
             phone?: string | null;
             role?: components["schemas"]["Role"];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Required for every role but ROLE_PLATFORM_ADMIN, which belongs to none: a promotion to it leaves the organization.
+             */
             organizationId?: string | null;
             /** @enum {string} */
             status?: "active" | "inactive" | "suspended";

@@ -227,4 +227,24 @@ describe('Admin users: create, read, update', () => {
     expectProblem(await update(user.id, { status: 'pending' }), 400, 'validation_failed');
     expectProblem(await update('00000000-0000-4000-8000-000000000000', { firstName: 'X' }), 404, 'not_found');
   });
+
+  it('when a platform admin is placed in an organization, then it is refused; a promotion leaves the organization', async () => {
+    const created = await create({
+      firstName: 'P',
+      lastName: 'A',
+      email: 'placed@crud.test',
+      role: 'ROLE_PLATFORM_ADMIN',
+      organizationId: orgId,
+    });
+    const problem = expectProblem(created, 400, 'validation_failed');
+    assert.equal(problem.errors[0].field, 'organizationId');
+    const admin = await buildUser({ role: 'ROLE_PLATFORM_ADMIN', organizationId: null });
+    expectProblem(await update(admin.id, { organizationId: orgId }), 400, 'validation_failed');
+    assert.equal((await User.findByPk(admin.id))?.organizationId, null);
+
+    const promoted = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
+    const res = await update(promoted.id, { role: 'ROLE_PLATFORM_ADMIN', confirmPrivilegeChange: true }).expect(200);
+    assert.equal(res.body.organization, null);
+    assert.equal((await User.findByPk(promoted.id))?.organizationId, null);
+  });
 });

@@ -183,6 +183,9 @@ export class UserAdminService {
             `Raising ${user.email} from ${user.role} to ${changes.role} needs confirmPrivilegeChange: true`,
           );
         }
+        // a platform admin belongs to no organization (they name one per request): promotion leaves it
+        if (changes.role === 'ROLE_PLATFORM_ADMIN' && input.organizationId === undefined && user.organizationId)
+          changes.organizationId = null;
         if (changes.role !== undefined || changes.organizationId !== undefined) {
           await this.assertPlacement(
             changes.role ?? user.role,
@@ -241,13 +244,23 @@ export class UserAdminService {
     if (taken > 0) throw emailTaken(email);
   }
 
-  /** Everyone but a platform admin belongs to an existing organization. */
+  /**
+   * Everyone but a platform admin belongs to an existing organization; a platform admin to none, and
+   * acts in one by naming it (Guildhall-Organization). Placed in one, the organization scoped their
+   * requests without the header and its suspension locked them out of the Admin API.
+   */
   private async assertPlacement(role: Role, organizationId: string | null, transaction: Transaction): Promise<void> {
-    if (!organizationId) {
-      if (role !== 'ROLE_PLATFORM_ADMIN')
-        throw errors.validation([{ field: 'organizationId', message: `is required for ${role}` }]);
+    if (role === 'ROLE_PLATFORM_ADMIN') {
+      if (organizationId)
+        throw errors.validation([
+          {
+            field: 'organizationId',
+            message: 'must be null for ROLE_PLATFORM_ADMIN: a platform admin names the organization per request',
+          },
+        ]);
       return;
     }
+    if (!organizationId) throw errors.validation([{ field: 'organizationId', message: `is required for ${role}` }]);
     if (!(await Organization.findByPk(organizationId, { transaction })))
       throw errors.unprocessable(`Organization ${organizationId} does not exist`);
   }
