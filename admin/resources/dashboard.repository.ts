@@ -40,12 +40,15 @@ async function counted(sql: Sql, text: string, values: unknown[] = []): Promise<
 
 type AuditEntry = DashboardFigures['recentAudit'][number];
 
-/** The newest ten by primary key (an index scan backwards), each actor named as the audit log names it. */
+/**
+ * The newest ten by primary key (an index scan backwards), each actor named as the audit log names it.
+ * `audit_log.id`, not `id`: that is the text output column, and ids sorted as text put 9 above 56.
+ */
 async function recentAuditEntries(sql: Sql): Promise<AuditEntry[]> {
   const entries = await sql.rows<Omit<AuditEntry, 'actorName'>>(
     `SELECT id::text AS id, occurred_at AS "occurredAt", action, actor_type AS "actorType", actor_id AS "actorId",
             target_type AS "targetType", target_id AS "targetId"
-       FROM audit_log ORDER BY id DESC LIMIT 10`,
+       FROM audit_log ORDER BY audit_log.id DESC LIMIT 10`,
   );
   const name = await auditNames(
     sql,
