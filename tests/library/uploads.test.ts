@@ -324,12 +324,64 @@ describe('resumable uploads (tus)', () => {
     assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]), undefined);
   });
 
+  it('when a PATCH has no Upload-Offset or another Content-Type, then problem+json 400 or 415 (not tus text/plain 403)', async () => {
+    const created = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', '8')
+      .expect(201);
+    const url = `/api/uploads/${created.headers.location!.split('/').pop()}`;
+    const noOffset = await t.http
+      .patch(url)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.from('12345678'));
+    const problem = expectProblem(noOffset, 400, 'validation_failed');
+    assert.equal(problem.errors[0].field, 'Upload-Offset');
+    assert.ok(noOffset.headers['x-ratelimit-limit'], 'rate-limit headers on a refusal');
+    expectProblem(
+      await t.http
+        .patch(url)
+        .set(bearer(adminToken))
+        .set(TUS)
+        .set('Upload-Offset', 'abc')
+        .set('Content-Type', 'application/offset+octet-stream')
+        .send(Buffer.from('12345678')),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await t.http.patch(url).set(bearer(adminToken)).set(TUS).set('Upload-Offset', '0').send({ bytes: 'x' }),
+      415,
+      'unsupported_media_type',
+    );
+    // the upload is untouched: its offset is still 0, and the right PATCH completes it
+    const head = await t.http.head(url).set(bearer(adminToken)).set(TUS).expect(200);
+    assert.equal(head.headers['upload-offset'], '0');
+    await t.http
+      .patch(url)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(Buffer.from('12345678'))
+      .expect(204);
+  });
+
   it("when OPTIONS is asked, then the protocol's capabilities are announced without a credential", async () => {
     const res = await t.http.options('/api/uploads');
     assert.equal(res.status, 204);
     assert.equal(res.headers['tus-version'], '1.0.0');
     assert.equal(res.headers['tus-max-size'], String(MAX));
-    assert.match(res.headers['tus-extension'] ?? '', /creation/);
+    // what is announced is what is served: a deferred length is refused, so it is not offered
+    assert.deepEqual((res.headers['tus-extension'] ?? '').split(','), [
+      'creation',
+      'creation-with-upload',
+      'termination',
+      'expiration',
+    ]);
     // the same answer at an upload's URL, whether or not the upload exists
     const atUpload = await t.http.options('/api/uploads/00000000-0000-4000-8000-000000000000');
     assert.equal(atUpload.status, 204);

@@ -56,6 +56,18 @@ function assertUploadMetadata(req: Request): void {
   }
 }
 
+/**
+ * A PATCH's Content-Type and Upload-Offset, checked before tus does: its refusals are text/plain, and
+ * a missing offset its 403 (here a permission status).
+ */
+function assertPatchHeaders(req: Request): void {
+  if (req.method !== 'PATCH') return;
+  if (req.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/offset+octet-stream')
+    throw new AppError('unsupported_media_type', 'A PATCH sends its bytes as application/offset+octet-stream');
+  if (!/^\d{1,16}$/.test(req.get('upload-offset') ?? ''))
+    throw errors.validation([{ field: 'Upload-Offset', message: 'is required: the offset the bytes start at' }]);
+}
+
 /** tus 1.0 requires the header on every request but OPTIONS; tus's own refusal is text/plain. */
 function assertTusResumable(req: Request): void {
   if (req.get('tus-resumable') === TUS_VERSION) return;
@@ -142,6 +154,7 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger, op
       async (req, res) => {
         if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
         assertTusResumable(req);
+        assertPatchHeaders(req);
         const actor = actorOf(req);
         const uploadId = String(req.params.uploadId);
         const upload = await service.findOwn(actor, uploadId);

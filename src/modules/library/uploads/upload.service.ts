@@ -39,6 +39,9 @@ export class UploadService implements CompletedUploads {
       directory: deps.settings.uploadsDir,
       expirationPeriodInMilliseconds: deps.settings.uploadExpiryHours * HOUR_MS,
     });
+    // the size limit is enforced before the first byte, so a deferred length is refused (tus.routes.ts);
+    // OPTIONS advertises the store's extensions, and a client believes what it is told
+    this.datastore.extensions = this.datastore.extensions.filter((extension) => extension !== 'creation-defer-length');
   }
 
   get maxBytes(): number {
