@@ -198,6 +198,13 @@ describe('webhook deliveries', () => {
     );
 
     gone = false;
+    // paused from disabled, it is no longer disabled, and says no reason (the contract's rule)
+    const paused = await t.http
+      .patch(`/api/webhooks/${webhookId}`)
+      .set(bearer(token))
+      .send({ status: 'paused' })
+      .expect(200);
+    assert.equal(paused.body.disabledReason, null);
     await t.http.patch(`/api/webhooks/${webhookId}`).set(bearer(token)).send({ status: 'active' }).expect(200);
     await newMember(token, 'back@example.test');
     await receiver.waitFor(2);

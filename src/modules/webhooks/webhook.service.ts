@@ -121,7 +121,8 @@ export class WebhookService {
         ...(patch.events !== undefined ? { eventTypes: this.eventTypesOf(patch.events) } : {}),
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         ...(patch.status !== undefined ? { status: patch.status } : {}),
-        ...(resuming ? { disabledReason: null } : {}),
+        // the reason describes a disabled subscription: pausing or resuming one leaves that state, and it
+        ...(patch.status !== undefined ? { disabledReason: null } : {}),
       });
       if (!subscription.changed()) return subscription;
       await subscription.save({ transaction });
