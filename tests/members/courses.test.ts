@@ -201,6 +201,15 @@ describe('courses', () => {
       .expect(201);
     assert.equal(created.body.currency, 'EUR');
     assert.equal(created.body.credits, 1.23);
+    assert.equal(created.body.price, 10.01);
+    // rounded as written: 1.005 * 100 is 100.4999... in binary, which rounded it down
+    const halfCent = await t.http
+      .post('/api/courses')
+      .set(bearer(token))
+      .send({ title: 'Half cent', price: 1.005, credits: 2.675 })
+      .expect(201);
+    assert.equal(halfCent.body.price, 1.01);
+    assert.equal(halfCent.body.credits, 2.68);
     expectProblem(
       await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Negative', price: -1 }),
       400,

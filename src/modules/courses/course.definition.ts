@@ -5,9 +5,13 @@ import { Course } from './course.model.ts';
 export const COURSE_STATUSES = ['draft', 'published', 'archived'] as const;
 export const COURSE_LEVELS = ['introductory', 'intermediate', 'advanced'] as const;
 
-// numeric columns come back as strings like '12.50': writing the same form keeps changed() exact
-// numeric columns read back as strings like '12.50'; writing that form keeps changed() exact
-const cents = (value: number) => Math.round(value * 100) / 100;
+// numeric columns read back as strings like '12.50'; writing that form keeps changed() exact.
+// Rounded on the decimal the client wrote (1.005 -> 1.01), not on its binary approximation: 1.005 * 100
+// is 100.49999..., which rounded 1.005 down while 10.005 went up.
+const cents = (value: number) => {
+  const written = String(value);
+  return written.includes('e') ? Math.round(value * 100) / 100 : Number(`${Math.round(Number(`${written}e2`))}e-2`);
+};
 
 export const courseResource = defineResource<Course, CourseDto, CourseInput>({
   name: 'course',
