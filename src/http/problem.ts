@@ -105,10 +105,14 @@ function fromValidator(error: HttpLikeError): AppError | undefined {
     }
     case 404:
       return new AppError('route_not_found', 'No operation exists at this path');
-    case 405:
+    case 405: {
+      // the contract lists no HEAD, yet every GET answers it (headAsGet in openapi.ts)
+      const allowed = error.headers?.Allow ? error.headers.Allow.split(/,\s*/) : [];
+      if (allowed.includes('GET') && !allowed.includes('HEAD')) allowed.push('HEAD');
       return new AppError('method_not_allowed', error.message ?? 'Method not allowed', {
-        headers: error.headers?.Allow ? { Allow: error.headers.Allow } : {},
+        headers: allowed.length ? { Allow: allowed.join(', ') } : {},
       });
+    }
     case 406:
       return new AppError('not_acceptable', 'The Accept header names no media type this operation produces');
     case 413:

@@ -67,6 +67,10 @@ describe('errors are RFC 7807 problem+json', () => {
 
   it('when the method is not supported, then 405 method_not_allowed', async () => {
     expectProblem(await t.http.delete('/api/auth/login'), 405, 'method_not_allowed');
+    // a path with a GET lists HEAD too: every GET answers it
+    const refused = await t.http.patch('/api/members/00000000-0000-4000-8000-000000000000').set(bearer(token));
+    expectProblem(refused, 405, 'method_not_allowed');
+    assert.deepEqual(refused.headers.allow?.split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'PUT']);
   });
 
   it('when the body is not JSON, then 415 unsupported_media_type', async () => {
