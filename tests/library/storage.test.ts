@@ -170,26 +170,27 @@ describe('local disk folders', () => {
     await storage.delete('orgs/o7/resources/r1/v1');
     assert.equal(await exists('orgs/o7/resources/r1'), false);
     assert.equal(await exists('orgs/o7/resources/r2/v1'), true);
-    await put(storage, 'tmp-o7/upload');
-    await storage.move('tmp-o7/upload', 'orgs/o7/resources/r2/v2');
-    assert.equal(await exists('tmp-o7'), false);
+    await put(storage, 'staging/o7/upload');
+    await storage.move('staging/o7/upload', 'orgs/o7/resources/r2/v2');
+    assert.equal(await exists('staging/o7'), false);
+    assert.equal(await exists('staging'), true, 'top-level folders stay: every upload passes through them');
     await assert.rejects(storage.put('orgs/o8/resources/r1/v1', failingStream(1024)));
     assert.equal(await exists('orgs/o8'), false);
     await storage.delete('orgs/o7/resources/r2/v1');
     await storage.delete('orgs/o7/resources/r2/v2');
     assert.equal(await exists('orgs/o7'), false);
-    assert.equal(await exists(''), true);
+    assert.equal(await exists('orgs'), true);
   });
 
   it('when files are written into a folder while its last file is deleted, then every write lands', async () => {
     const storage = new LocalFileStorage(dir);
-    await put(storage, 'orgs/o9/f0');
-    for (let i = 1; i <= 40; i += 1) {
-      // the delete may empty and remove the folder between the put making it and writing in it
-      await Promise.all([put(storage, `orgs/o9/f${i}`), storage.delete(`orgs/o9/f${i - 1}`)]);
+    await put(storage, 'orgs/o9/a/f0');
+    for (let i = 1; i <= 60; i += 1) {
+      // the delete may empty and remove the folders between the put making them and writing in them
+      await Promise.all([put(storage, `orgs/o9/a/f${i}`), storage.delete(`orgs/o9/a/f${i - 1}`)]);
     }
-    assert.deepEqual(await keys(storage, 'orgs/o9/'), ['orgs/o9/f40']);
-    assert.equal((await buffer(await storage.get('orgs/o9/f40'))).toString(), 'orgs/o9/f40');
+    assert.deepEqual(await keys(storage, 'orgs/o9/'), ['orgs/o9/a/f60']);
+    assert.equal((await buffer(await storage.get('orgs/o9/a/f60'))).toString(), 'orgs/o9/a/f60');
   });
 });
 

@@ -92,12 +92,13 @@ export class LocalFileStorage implements FileStorage {
 
   /**
    * Folders exist only for their files, as an object store's prefixes do: a delete removes the folders
-   * it left empty, up to the root, so a deleted resource leaves no `thumbnails/` or `generated/` behind.
-   * A folder that is not empty (ENOTEMPTY), or already gone, ends the walk.
+   * it left empty, up to the top-level ones (`tmp/`, `orgs/`, which every upload passes through), so a
+   * deleted resource leaves no `thumbnails/` or `generated/` behind. A folder that is not empty
+   * (ENOTEMPTY), or already gone, ends the walk.
    */
   private async pruneEmptyFolders(from: string): Promise<void> {
-    const root = path.normalize(this.root);
-    for (let dir = from; dir.length > root.length && dir.startsWith(root); dir = path.dirname(dir)) {
+    const root = path.join(this.root, '.'); // as pathOf joins it: normalised, no trailing separator
+    for (let dir = from; path.dirname(dir).length > root.length && dir.startsWith(root); dir = path.dirname(dir)) {
       try {
         await fs.rmdir(dir);
       } catch {
@@ -108,15 +109,16 @@ export class LocalFileStorage implements FileStorage {
 
   /**
    * Makes `file`'s folders, then runs `create`, which makes `file` in them; again when a concurrent
-   * delete pruned a folder between the two (ENOENT), a bounded number of times.
+   * delete pruned a folder in between (ENOENT from either: a recursive mkdir that finds a folder checks
+   * it, and the folder may be gone by then), a bounded number of times.
    */
   private async inFolder(file: string, create: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
-      await fs.mkdir(path.dirname(file), { recursive: true });
       try {
+        await fs.mkdir(path.dirname(file), { recursive: true });
         return await create();
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 5) throw error;
       }
     }
   }
