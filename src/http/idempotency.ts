@@ -2,7 +2,8 @@
 // key and body; the same key with a different body is a 422, and a retry that arrives while the
 // first is still running a 409. Keys belong to one credential (organization + actor).
 // JSON routes fingerprint the parsed body before running; stream routes (uploads) cannot, so they
-// settle the key once the body's SHA-256 is known, before committing anything (streamIdempotency).
+// settle the key once the content is hashed (a multipart body: its fields and files), before committing
+// anything (streamIdempotency).
 import type { NextFunction, Request, Response } from 'express';
 import type { IdempotencyStore } from '../modules/idempotency/idempotency.store.ts';
 import { sha256 } from '../shared/crypto.ts';
@@ -117,12 +118,13 @@ export function idempotent(store: IdempotencyStore, logger: Logger): Idempotency
 /** What a stream route gets on requests that carry an Idempotency-Key. */
 export interface StreamIdempotency {
   /**
-   * Call once the whole body has been read and hashed, before anything is committed. Resolves true
+   * Call once the whole body has been read and its content hashed (a multipart body: its fields and
+   * files, not its bytes, which differ by boundary), before anything is committed. Resolves true
    * when the request was answered (a replay of the first response): the route then stops and
    * discards what it streamed. Throws 422 when the key was used with another body, 409 while the
    * first request runs.
    */
-  settle(bodySha256: string): Promise<boolean>;
+  settle(contentSha256: string): Promise<boolean>;
 }
 
 declare module 'express-serve-static-core' {
@@ -136,16 +138,17 @@ export function streamIdempotency(store: IdempotencyStore, logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
-    const declaredType = req.get('content-type') ?? '';
+    // the media type without its parameters: a multipart boundary is new on every retry
+    const declaredType = (req.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     req.streamIdempotency = {
-      settle: (bodySha256) =>
+      settle: (contentSha256) =>
         claimOrReplay(
           store,
           logger,
           req,
           res,
           key,
-          sha256(`${operationOf(req)}\n${declaredType}\nsha256:${bodySha256}`),
+          sha256(`${operationOf(req)}\n${declaredType}\nsha256:${contentSha256}`),
         ),
     };
     next();

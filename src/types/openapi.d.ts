@@ -1791,7 +1791,8 @@ export interface paths {
          *
          *     The rows (resource, version 1, category links) commit with the audit entry and, when published,
          *     the `resource.published` event; the file then moves to its final storage key.
-         *     `Idempotency-Key` is settled on the SHA-256 of the whole body.
+         *     `Idempotency-Key` is settled on what the form says (its fields and each file's name, size and
+         *     SHA-256), not on its bytes: a retry with another multipart boundary is the same request.
          */
         post: operations["uploadResource"];
         delete?: never;
@@ -3163,7 +3164,7 @@ export interface components {
             categoryIds?: string[];
             tags?: string[];
             accessLevel?: components["schemas"]["AccessLevelInput"];
-            /** @description Required (with priceCurrency) when the level is paid; a price on any other level is a 400. */
+            /** @description Required (with priceCurrency) when the level is paid; a price on any other level is a 400. More than 0, with no more decimals than the currency has (JPY 0, EUR 2, KWD 3; trailing zeros aside). */
             priceAmount?: string;
             /** @description ISO 4217 code. */
             priceCurrency?: string;

@@ -132,6 +132,26 @@ describe('library files: upload, versions, delete, download', () => {
     }
   });
 
+  it('when an upload is retried with its Idempotency-Key (a new multipart boundary), then the first answer comes back; another file is 422', async () => {
+    const bytes = await fixture('pdf');
+    const first = await upload(bytes, 'retry.pdf', { name: 'Retried' }).set('Idempotency-Key', 'upload-retry-1');
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const again = await upload(bytes, 'retry.pdf', { name: 'Retried' }).set('Idempotency-Key', 'upload-retry-1');
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body.id, first.body.id);
+    const other = await upload(await fixture('png'), 'retry.png', { name: 'Retried' }).set(
+      'Idempotency-Key',
+      'upload-retry-1',
+    );
+    expectProblem(other, 422, 'idempotency_key_reused');
+    const count = await t.container.sql.one<{ n: number }>(
+      "SELECT count(*)::int AS n FROM resources WHERE name = 'Retried' AND organization_id = $1",
+      [organizationId],
+    );
+    assert.equal(count?.n, 1);
+  });
+
   it('when an SVG is uploaded, then it is sanitised, stored sanitised and served with CSP sandbox and nosniff', async () => {
     const res = await upload(Buffer.from(HOSTILE_SVG), 'drawing.svg').expect(201);
     assert.equal(res.body.format, 'svg');
@@ -329,6 +349,46 @@ describe('library files: upload, versions, delete, download', () => {
       400,
       'validation_failed',
     );
+    // nothing to change (the contract's minProperties: 1)
+    expectProblem(await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({}), 400, 'validation_failed');
+    // a price is an ISO 4217 currency, more than zero, in the currency's minor digits (trailing zeros aside)
+    for (const [price, field] of [
+      [{ priceAmount: '5', priceCurrency: 'QQQ' }, 'priceCurrency'],
+      [{ priceAmount: '0', priceCurrency: 'USD' }, 'priceAmount'],
+      [{ priceAmount: '1.999', priceCurrency: 'JPY' }, 'priceAmount'],
+      [{ priceAmount: '1.005', priceCurrency: 'EUR' }, 'priceAmount'],
+    ] as const) {
+      const problem = expectProblem(
+        await t.http
+          .put(`/api/resources/${id}`)
+          .set(bearer(admin))
+          .send({ accessLevel: 'paid', ...price }),
+        400,
+        'validation_failed',
+      );
+      assert.equal(problem.errors[0].field, field, JSON.stringify(price));
+    }
+    for (const [price, shown] of [
+      [
+        { priceAmount: '1200', priceCurrency: 'JPY' },
+        { amount: '1200', currency: 'JPY' },
+      ],
+      [
+        { priceAmount: '1.250', priceCurrency: 'KWD' },
+        { amount: '1.250', currency: 'KWD' },
+      ],
+      [
+        { priceAmount: '12.500', priceCurrency: 'eur' },
+        { amount: '12.50', currency: 'EUR' },
+      ],
+    ] as const) {
+      const res = await t.http
+        .put(`/api/resources/${id}`)
+        .set(bearer(admin))
+        .send({ accessLevel: 'paid', ...price })
+        .expect(200);
+      assert.deepEqual(res.body.price, shown);
+    }
   });
 
   it('when a resource is deleted, then its row and every file under its prefix are gone, and resource.deleted is emitted', async () => {

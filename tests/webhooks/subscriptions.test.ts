@@ -185,6 +185,12 @@ describe('webhook subscriptions', () => {
     const first = await subscribe(body).set('Idempotency-Key', 'subscribe-1').expect(201);
     const again = await subscribe(body).set('Idempotency-Key', 'subscribe-1').expect(201);
     assert.deepEqual(again.body, first.body);
+    // the stored answer is sealed: the signing secret is not readable in the table
+    const [stored] = await t.db.sequelize.query(
+      "SELECT response_body::text AS body FROM idempotency_keys WHERE key = 'subscribe-1'",
+    );
+    const storedBody = (stored as Array<{ body: string }>)[0]!.body;
+    assert.ok(!storedBody.includes(first.body.secret) && !storedBody.includes(first.body.url), storedBody);
     expectProblem(
       await subscribe({ ...body, events: ['course.updated'] }).set('Idempotency-Key', 'subscribe-1'),
       422,

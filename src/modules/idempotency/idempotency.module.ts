@@ -5,7 +5,11 @@ import { IdempotencyStore } from './idempotency.store.ts';
 export const idempotencyModule = defineModule({
   name: 'idempotency',
   services: ({ platform }) => ({
-    idempotency: new IdempotencyStore({ sequelize: platform.db.sequelize, clock: platform.clock }),
+    idempotency: new IdempotencyStore({
+      sequelize: platform.db.sequelize,
+      clock: platform.clock,
+      key: platform.deriveKey('idempotency-responses'),
+    }),
   }),
   jobs: [idempotencyPurgeJob],
   handlers: ({ services }) => [bindJob(idempotencyPurgeJob, services.idempotency)],

@@ -2,6 +2,7 @@
 // the response it produced, and released when it failed with a 5xx so that a retry runs it again.
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Clock } from '../../shared/clock.ts';
+import { decrypt, encrypt } from '../../shared/crypto.ts';
 
 export interface StoredResponse {
   status: number;
@@ -29,8 +30,16 @@ interface Row {
   response_body: unknown;
 }
 
+/**
+ * A stored body is sealed (AES-256-GCM): a response may carry what is shown once (a webhook's signing
+ * secret) and is kept a day. Rows written before sealing hold the body as it was.
+ */
+type SealedBody = { sealed: string };
+const isSealed = (body: unknown): body is SealedBody =>
+  typeof body === 'object' && body !== null && typeof (body as SealedBody).sealed === 'string';
+
 export class IdempotencyStore {
-  constructor(private readonly deps: { sequelize: Sequelize; clock: Clock }) {}
+  constructor(private readonly deps: { sequelize: Sequelize; clock: Clock; key: Buffer }) {}
 
   async claim(scope: string, key: string, fingerprint: string): Promise<Claim> {
     const now = this.deps.clock.now();
@@ -62,7 +71,13 @@ export class IdempotencyStore {
         response:
           row.response_status === null
             ? null
-            : { status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body },
+            : {
+                status: row.response_status,
+                headers: row.response_headers ?? {},
+                body: isSealed(row.response_body)
+                  ? JSON.parse(decrypt(this.deps.key, row.response_body.sealed))
+                  : row.response_body,
+              },
       },
     };
   }
@@ -71,7 +86,17 @@ export class IdempotencyStore {
     await this.deps.sequelize.query(
       `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_headers = $4, response_body = $5
         WHERE scope = $1 AND key = $2`,
-      { bind: [scope, key, response.status, JSON.stringify(response.headers), JSON.stringify(response.body ?? null)] },
+      {
+        bind: [
+          scope,
+          key,
+          response.status,
+          JSON.stringify(response.headers),
+          JSON.stringify({
+            sealed: encrypt(this.deps.key, JSON.stringify(response.body ?? null)),
+          } satisfies SealedBody),
+        ],
+      },
     );
   }
 

@@ -56,7 +56,7 @@ export function resourceUploadRoutes({ services, storage, maxFileBytes }: Resour
         });
       const upload = await multipart.read(req, res);
       try {
-        if (upload.bodySha256 && (await req.streamIdempotency?.settle(upload.bodySha256))) return;
+        if (await req.streamIdempotency?.settle(upload.contentSha256)) return;
         const fields = parseResourceFields(upload.fields, 'multipart');
         if (fields.name === undefined) throw errors.validation([{ field: 'name', message: 'is required' }]);
         const dto = await services.resources.create(actor, {
@@ -76,7 +76,11 @@ export function resourceUploadRoutes({ services, storage, maxFileBytes }: Resour
       services.resources.assertCanWrite(actor);
       const id = String(req.params.id);
       if (isJson(req)) {
-        const fields = parseResourceFields(await readJson(req, res), 'json');
+        const body = await readJson(req, res);
+        // the contract's ResourceUpdate (minProperties: 1): an empty change is a client's mistake
+        if (Object.keys(body).length === 0)
+          throw errors.validation([{ field: 'body', message: 'must name at least one field to change' }]);
+        const fields = parseResourceFields(body, 'json');
         res.json(await services.resources.update(actor, id, fields));
         return;
       }

@@ -2,6 +2,7 @@
 import type { components } from '../../types/openapi.d.ts';
 import { accessLabels, type AccessLevel } from './access-levels.ts';
 import type { ResourceFormat, ResourceStatus, ResourceType } from './resource.model.ts';
+import { minorDigitsOf } from './currencies.ts';
 
 export type ResourceDto = components['schemas']['Resource'];
 
@@ -33,13 +34,7 @@ export interface ResourceView {
 
 /** Amounts as decimal strings with the currency's minor digits (EUR 12.50, JPY 1200, KWD 1.250). */
 export function formatAmount(amount: string, currency: string): string {
-  let digits = 2;
-  try {
-    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    // an ISO 4217 code Intl does not know keeps two digits
-  }
-  return Number(amount).toFixed(digits);
+  return Number(amount).toFixed(minorDigitsOf(currency));
 }
 
 export function toResourceDto(view: ResourceView): ResourceDto {

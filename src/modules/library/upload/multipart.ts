@@ -2,11 +2,12 @@
 // `file` and one `featuredImage` part, text fields with limits, the whole body bounded. A part over its
 // limit (or a body over its bound) is answered with 413 at once, without reading the rest; any failure
 // removes every temporary key the request wrote. multer's errors become problems naming the field.
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import multer from 'multer';
+import { canonicalJson } from '../../../http/idempotency.ts';
 import { unstorableTextRefusal } from '../../../http/text-guard.ts';
 import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
+import { sha256 } from '../../../shared/crypto.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
 import { UploadSession } from './upload-session.ts';
@@ -39,8 +40,12 @@ export interface UploadedPart extends StagedPart {
 export interface MultipartUpload {
   fields: Record<string, unknown>;
   files: Partial<Record<string, UploadedPart>>;
-  /** SHA-256 of the whole body, when the request carries an Idempotency-Key. */
-  bodySha256?: string;
+  /**
+   * SHA-256 of what the request says: its fields and each file's name, size and SHA-256. A retry sent
+   * by curl, a browser or a form-data library has another boundary, so the bytes of the body differ
+   * while the request is the same (the Idempotency-Key's fingerprint).
+   */
+  contentSha256: string;
   session: UploadSession;
 }
 
@@ -97,7 +102,6 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
   const fileFields = Object.keys(fileParts);
   const sessions = new WeakMap<Request, UploadSession>();
   const routeBound = Object.values(fileParts).reduce((sum, bytes) => sum + bytes, 0) + MULTIPART_OVERHEAD_BYTES;
-  const hashes = new WeakMap<Request, ReturnType<typeof createHash>>();
   const parse = multer({
     storage: streamingStorage(storage, (req) => sessions.get(req)!),
     // browsers send a non-ASCII file name as raw UTF-8 in the part header (busboy's default reads latin1)
@@ -112,13 +116,11 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       files: fileFields.length,
       parts: limits.fields + fileFields.length,
     },
-    // counts the whole body (a chunked one announces no length) and hashes it for Idempotency-Key
+    // counts the whole body (a chunked one announces no length)
     streamHandler: (req: Request, busboy: NodeJS.WritableStream) => {
       let received = 0;
-      const hash = hashes.get(req);
       req.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        hash?.update(chunk);
         if (received > routeBound)
           sessions.get(req)?.fail(new AppError('payload_too_large', `The upload may not exceed ${routeBound} bytes`));
       });
@@ -132,7 +134,6 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
     async read(req: Request, res: Response): Promise<MultipartUpload> {
       const session = new UploadSession(fileParts);
       sessions.set(req, session);
-      if (req.get('idempotency-key') !== undefined) hashes.set(req, createHash('sha256'));
       const parsed = new Promise<void>((resolve, reject) =>
         parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())),
       );
@@ -166,13 +167,9 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
         await session.discard(storage);
         throw refusal;
       }
-      const hash = hashes.get(req);
-      return {
-        fields: { ...(req.body as Record<string, unknown>) },
-        files,
-        session,
-        ...(hash ? { bodySha256: hash.digest('hex') } : {}),
-      };
+      const fields = { ...(req.body as Record<string, unknown>) };
+      const described = Object.entries(files).map(([name, file]) => [name, file?.fileName, file?.size, file?.sha256]);
+      return { fields, files, session, contentSha256: sha256(canonicalJson({ fields, files: described })) };
     },
   };
 }

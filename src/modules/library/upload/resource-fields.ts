@@ -3,6 +3,7 @@
 // openapi.yaml's ResourceUploadForm are checked here, every failing field reported at once.
 import { errors, type FieldError } from '../../../shared/errors.ts';
 import { ACCESS_LEVEL_INPUTS, parseAccessLevel } from '../access-levels.ts';
+import { isCurrency, minorDigitsOf } from '../currencies.ts';
 import { RESOURCE_STATUSES, type ResourceStatus } from '../resource.model.ts';
 import type { ResourceMetadataInput } from '../resource.service.ts';
 import { isUuid } from '../../../shared/uuid.ts';
@@ -29,6 +30,21 @@ export interface ParsedResourceFields extends ResourceMetadataInput {
 }
 
 /** `source`: multipart values are strings (an empty one clears a list or an optional text); JSON keeps its types. */
+/** Why a price cannot be stored as sent (the field and the reason), or nothing. */
+function priceRefusal(amount: unknown, currency: unknown): [field: string, message: string] | undefined {
+  if (typeof amount !== 'string' || !AMOUNT.test(amount))
+    return ['priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)'];
+  const code = typeof currency === 'string' ? currency.toUpperCase() : '';
+  if (!CURRENCY.test(code) || !isCurrency(code))
+    return ['priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)'];
+  if (Number(amount) === 0) return ['priceAmount', 'must be more than 0: a resource that costs nothing is not paid'];
+  // stored as sent, it would be shown rounded (JPY 1.999 as 2): refused instead of changed
+  const digits = minorDigitsOf(code);
+  if ((amount.split('.')[1] ?? '').replace(/0+$/, '').length > digits)
+    return ['priceAmount', `has more decimals than ${code} has (${digits})`];
+  return undefined;
+}
+
 export function parseResourceFields(body: Record<string, unknown>, source: 'multipart' | 'json'): ParsedResourceFields {
   const problems: FieldError[] = [];
   const fail = (field: string, message: string) => void problems.push({ field, message });
@@ -103,11 +119,11 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
     const clearing =
       (amount === null || amount === '') && (currency === null || currency === '' || currency === undefined);
     if (clearing) out.price = null;
-    else if (typeof amount !== 'string' || !AMOUNT.test(amount))
-      fail('priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)');
-    else if (typeof currency !== 'string' || !CURRENCY.test(currency.toUpperCase()))
-      fail('priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)');
-    else out.price = { amount, currency: currency.toUpperCase() };
+    else {
+      const refusal = priceRefusal(amount, currency);
+      if (refusal) fail(...refusal);
+      else out.price = { amount: amount as string, currency: (currency as string).toUpperCase() };
+    }
   }
   const status = single('status');
   if (typeof status === 'string') {
