@@ -38,8 +38,14 @@ function range(value: unknown): DateRange | undefined {
     return Number.isNaN(date.getTime()) ? undefined : date;
   };
   const result = { from: parse(from, false), to: parse(to, true) };
+  // a bound edited into the URL that is no date matches nothing, as an unknown status does
+  const unreadable = (sent: string | undefined, read: Date | undefined) => !!text(sent) && !read;
+  if (unreadable(from, result.from) || unreadable(to, result.to)) return MATCHES_NOTHING;
   return result.from || result.to ? result : undefined;
 }
+
+/** A range no date is in (from after to). */
+const MATCHES_NOTHING: DateRange = { from: new Date('9999-12-31T00:00:00Z'), to: new Date('0001-01-01T00:00:00Z') };
 
 const text = (value: unknown) => (typeof value === 'string' && value.trim() ? value.trim() : undefined);
 /** Multi-value filters arrive as "a,b" (the portal's multi-select keeps them in one query value) or an array. */

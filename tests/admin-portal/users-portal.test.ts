@@ -358,8 +358,12 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.ok(chosen.includes('Pending') && chosen.includes('Suspended'), chosen);
     await shot('multi-filter');
 
-    // a value edited into the URL that names no status or role matches nothing, as at the API
-    for (const filter of ['filters.status=archived', 'filters.roleGroup=superuser']) {
+    // a value edited into the URL that names no status, role or date matches nothing, as at the API
+    for (const filter of [
+      'filters.status=archived',
+      'filters.roleGroup=superuser',
+      'filters.createdAt~~from=notadate',
+    ]) {
       await page.goto(`${base}/admin/resources/users?${filter}`);
       await page.locator('[data-testid=no-users-match]').waitFor();
     }
