@@ -1568,8 +1568,10 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing secret
-         * @description Returns the new secret once. For 24 hours deliveries carry two signatures (new and old
-         *     secret, space-separated in `webhook-signature`), so receivers can switch without losing events.
+         * @description Returns the new secret once. For 24 hours deliveries carry the old secret's signature too
+         *     (space-separated in `webhook-signature`), so receivers can switch without losing events. Each
+         *     retired secret keeps its own 24 hours: a second rotation within the day signs with all three
+         *     (at most five retired secrets at once).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;

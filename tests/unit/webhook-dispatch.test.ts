@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { ClaimedDelivery } from '../../src/modules/webhooks/webhook-delivery.repository.ts';
 import { afterAttempt, type AttemptResult } from '../../src/modules/webhooks/webhook.deliverer.ts';
 import { breakerChanges } from '../../src/modules/webhooks/webhook.dispatcher.ts';
-import { UnsealableSecretError, WebhookSecrets } from '../../src/modules/webhooks/webhook.secrets.ts';
+import { retire, UnsealableSecretError, WebhookSecrets } from '../../src/modules/webhooks/webhook.secrets.ts';
 import { deriveKey } from '../../src/shared/crypto.ts';
 
 const delivery = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => ({
@@ -15,8 +15,7 @@ const delivery = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => 
   retryStep: 1,
   url: 'https://example.test/hooks',
   secretSealed: '',
-  previousSecretSealed: null,
-  previousSecretExpiresAt: null,
+  retiredSecrets: [],
   body: '{}',
   ...overrides,
 });
@@ -69,24 +68,38 @@ describe('webhook dispatch logic', () => {
     ]);
   });
 
+  it('when a secret is rotated twice within its grace, then both retired secrets keep their own expiry', () => {
+    const day = 24 * 3600_000;
+    const first = retire({ secretSealed: 'A', retiredSecrets: [] }, new Date(now.getTime() + day), now);
+    const later = new Date(now.getTime() + day / 2);
+    const second = retire({ secretSealed: 'B', retiredSecrets: first }, new Date(later.getTime() + day), later);
+    assert.deepEqual(second, [
+      { sealed: 'B', expiresAt: new Date(later.getTime() + day).toISOString() },
+      { sealed: 'A', expiresAt: new Date(now.getTime() + day).toISOString() },
+    ]);
+    // an expired one is dropped at the next rotation
+    const after = new Date(now.getTime() + day + 1);
+    assert.deepEqual(
+      retire({ secretSealed: 'C', retiredSecrets: second }, new Date(after.getTime() + day), after).map(
+        (r) => r.sealed,
+      ),
+      ['C', 'B'],
+    );
+  });
+
   it('when the current secret cannot be unsealed, then a permanent error; a lost previous secret is skipped', () => {
     const secrets = new WebhookSecrets(deriveKey('one-secret-one-secret-one-secret-one-00', 'webhook-secrets'));
     const other = new WebhookSecrets(deriveKey('two-secret-two-secret-two-secret-two-00', 'webhook-secrets'));
     const later = new Date(now.getTime() + 3600_000);
     assert.throws(
-      () =>
-        secrets.signingSecrets(
-          { secretSealed: other.seal('whsec_a'), previousSecretSealed: null, previousSecretExpiresAt: null },
-          now,
-        ),
+      () => secrets.signingSecrets({ secretSealed: other.seal('whsec_a'), retiredSecrets: [] }, now),
       UnsealableSecretError,
     );
     assert.deepEqual(
       secrets.signingSecrets(
         {
           secretSealed: secrets.seal('whsec_b'),
-          previousSecretSealed: other.seal('whsec_a'),
-          previousSecretExpiresAt: later,
+          retiredSecrets: [{ sealed: other.seal('whsec_a'), expiresAt: later.toISOString() }],
         },
         now,
       ),
@@ -96,12 +109,15 @@ describe('webhook dispatch logic', () => {
       secrets.signingSecrets(
         {
           secretSealed: secrets.seal('whsec_b'),
-          previousSecretSealed: secrets.seal('whsec_a'),
-          previousSecretExpiresAt: later,
+          retiredSecrets: [
+            { sealed: secrets.seal('whsec_a'), expiresAt: later.toISOString() },
+            { sealed: secrets.seal('whsec_z'), expiresAt: now.toISOString() },
+          ],
         },
         now,
       ),
       ['whsec_b', 'whsec_a'],
+      'a retired secret signs until its own expiry, not after',
     );
   });
 });

@@ -298,6 +298,14 @@ describe('webhook deliveries', () => {
     assert.equal(delivery!.headers['webhook-signature']!.split(' ').length, 2);
     assert.ok(new Webhook(rotated.body.secret).verify(delivery!.body, delivery!.headers));
     assert.ok(new Webhook(oldSecret).verify(delivery!.body, delivery!.headers));
+
+    // a second rotation within the day keeps both earlier secrets in their grace (it ended the first's)
+    const again = await t.http.post(`/api/webhooks/${webhookId}/rotate-secret`).set(bearer(token)).expect(200);
+    await newMember(token, 'rotated-twice@example.test');
+    const second = (await receiver.waitFor(2))[1]!;
+    assert.equal(second.headers['webhook-signature']!.split(' ').length, 3);
+    for (const secret of [again.body.secret, rotated.body.secret, oldSecret])
+      assert.ok(new Webhook(secret).verify(second.body, second.headers));
   });
 
   it('when the subscriber name resolves to a metadata address at delivery time (DNS rebinding), then nothing is sent and the attempt says why', async () => {

@@ -3,6 +3,7 @@
 // attempts in batches, and keep each subscription's circuit breaker.
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Sql } from '../../shared/sql.ts';
+import type { RetiredSecret } from './webhook.secrets.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -14,8 +15,7 @@ export interface ClaimedDelivery {
   retryStep: number;
   url: string;
   secretSealed: string;
-  previousSecretSealed: string | null;
-  previousSecretExpiresAt: Date | null;
+  retiredSecrets: RetiredSecret[];
   body: string;
 }
 
@@ -106,7 +106,7 @@ export class WebhookDeliveryRepository {
           WHERE d.id = picked.id AND s.id = d.subscription_id AND e.id = d.event_id
           RETURNING d.id, d.organization_id AS "organizationId", d.subscription_id AS "subscriptionId", d.event_id AS "eventId",
                     d.attempt_count AS "attemptCount", d.retry_step AS "retryStep", s.url, s.secret_sealed AS "secretSealed",
-                    s.previous_secret_sealed AS "previousSecretSealed", s.previous_secret_expires_at AS "previousSecretExpiresAt",
+                    s.retired_secrets AS "retiredSecrets",
                     s.consecutive_failures AS "consecutiveFailures", e.body`,
         [
           request.now,

@@ -7,6 +7,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 import type { WebhookEventType } from './webhook.catalog.ts';
+import type { RetiredSecret } from './webhook.secrets.ts';
 
 export type WebhookSubscriptionStatus = 'active' | 'paused' | 'disabled';
 
@@ -23,8 +24,8 @@ export class WebhookSubscription extends Model<
   declare disabledReason: CreationOptional<string | null>;
   /** The `whsec_` secret, sealed with AES-256-GCM (it must be read back to sign). */
   declare secretSealed: string;
-  declare previousSecretSealed: CreationOptional<string | null>;
-  declare previousSecretExpiresAt: CreationOptional<Date | null>;
+  /** Secrets rotations replaced, each signing until its own expiry (webhook.secrets.ts). */
+  declare retiredSecrets: CreationOptional<RetiredSecret[]>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -39,8 +40,7 @@ export class WebhookSubscription extends Model<
         status: { type: DataTypes.TEXT, allowNull: false, defaultValue: 'active' },
         disabledReason: { type: DataTypes.TEXT, allowNull: true },
         secretSealed: { type: DataTypes.TEXT, allowNull: false },
-        previousSecretSealed: { type: DataTypes.TEXT, allowNull: true },
-        previousSecretExpiresAt: { type: DataTypes.DATE, allowNull: true },
+        retiredSecrets: { type: DataTypes.JSONB, allowNull: false, defaultValue: [] },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

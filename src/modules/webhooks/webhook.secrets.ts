@@ -8,10 +8,30 @@ export class UnsealableSecretError extends Error {
   }
 }
 
+/** A secret a rotation replaced: it keeps signing until `expiresAt` (ISO 8601), so receivers can switch. */
+export interface RetiredSecret {
+  sealed: string;
+  expiresAt: string;
+}
+
 export interface SealedSecrets {
   secretSealed: string;
-  previousSecretSealed: string | null;
-  previousSecretExpiresAt: Date | null;
+  retiredSecrets: readonly RetiredSecret[];
+}
+
+/** Retired secrets kept at most (each adds a signature to every delivery's header). */
+const MAX_RETIRED_SECRETS = 5;
+
+/**
+ * The retired list after a rotation: the secret just replaced first, then those still in their grace.
+ * Each keeps its own expiry, so a second rotation within the day does not cut the first one's short.
+ */
+export function retire(subscription: SealedSecrets, expiresAt: Date, now: Date): RetiredSecret[] {
+  const live = subscription.retiredSecrets.filter((retired) => new Date(retired.expiresAt) > now);
+  return [{ sealed: subscription.secretSealed, expiresAt: expiresAt.toISOString() }, ...live].slice(
+    0,
+    MAX_RETIRED_SECRETS,
+  );
 }
 
 /** Signing secrets are sealed at rest (AES-256-GCM) with a key derived from APP_SECRET. */
@@ -23,9 +43,9 @@ export class WebhookSecrets {
   }
 
   /**
-   * The secrets that sign a delivery now: the current one, and the previous during its grace period.
-   * The current one must unseal (UnsealableSecretError otherwise); a previous one that does not is left
-   * out, so rotating the secret repairs a subscription whose old secret was lost.
+   * The secrets that sign a delivery now: the current one, and each retired one during its grace
+   * period. The current one must unseal (UnsealableSecretError otherwise); a retired one that does not
+   * is left out, so rotating the secret repairs a subscription whose old secret was lost.
    */
   signingSecrets(subscription: SealedSecrets, now: Date): string[] {
     let current: string;
@@ -35,12 +55,12 @@ export class WebhookSecrets {
       throw new UnsealableSecretError(error);
     }
     const secrets = [current];
-    const previous = subscription.previousSecretSealed;
-    if (previous && subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > now) {
+    for (const retired of subscription.retiredSecrets) {
+      if (new Date(retired.expiresAt) <= now) continue;
       try {
-        secrets.push(decrypt(this.key, previous));
+        secrets.push(decrypt(this.key, retired.sealed));
       } catch {
-        // the new secret signs alone
+        // the newer secrets sign without it
       }
     }
     return secrets;

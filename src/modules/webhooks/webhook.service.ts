@@ -14,7 +14,7 @@ import { WebhookSubscription } from './webhook-subscription.model.ts';
 import type { WebhookEventType, WebhookEventTypes } from './webhook.catalog.ts';
 import { DELIVER_JOB } from './webhook.deliverer.ts';
 import { toWebhookDto } from './webhook.mapper.ts';
-import type { WebhookSecrets } from './webhook.secrets.ts';
+import { retire, type WebhookSecrets } from './webhook.secrets.ts';
 import { newWebhookSecret } from './webhook.signer.ts';
 import type { WebhookTargetGuard } from './webhook.target-guard.ts';
 
@@ -149,10 +149,10 @@ export class WebhookService {
     const secret = newWebhookSecret();
     return this.deps.sequelize.transaction(async (transaction) => {
       const subscription = await this.get(actor, id, transaction);
+      const now = this.deps.clock.now();
       await subscription.update(
         {
-          previousSecretSealed: subscription.secretSealed,
-          previousSecretExpiresAt: new Date(this.deps.clock.now().getTime() + ROTATION_GRACE_MS),
+          retiredSecrets: retire(subscription, new Date(now.getTime() + ROTATION_GRACE_MS), now),
           secretSealed: this.deps.secrets.seal(secret),
         },
         { transaction },
