@@ -71,6 +71,29 @@ describe('Admin users: create, read, update', () => {
     await t.http.post('/api/auth/login').send({ email: 'gen@crud.test', password }).expect(200);
   });
 
+  it('when a pending account is created with a password, then the e-mail links to confirming the address, and following it activates the account', async () => {
+    const res = await create({
+      firstName: 'Paula',
+      lastName: 'Pending',
+      email: 'paula@crud.test',
+      role: 'ROLE_MEMBER',
+      organizationId: orgId,
+      status: 'pending',
+      password: 'an initial password',
+    }).expect(201);
+    const login = (password: string) => t.http.post('/api/auth/login').send({ email: 'paula@crud.test', password });
+    expectProblem(await login('an initial password'), 403, 'account_inactive');
+    const mail = await OutboxMessage.findOne({ where: { userId: res.body.id } });
+    assert.match(mail!.textBody!, /becomes active once you confirm this address/);
+    const link = /reset-password#token=([\w-]{40,})/.exec(mail!.textBody!)?.[1];
+    assert.ok(link, mail!.textBody!);
+    await t.http.post('/api/auth/password-reset').send({ token: link, password: 'a password of my own' }).expect(204);
+    assert.equal((await User.findByPk(res.body.id))?.status, 'active');
+    await login('a password of my own').expect(200);
+    const audit = await AuditEntry.findOne({ where: { action: 'user.status_changed', targetId: res.body.id } });
+    assert.deepEqual(audit?.after, { status: 'active', via: 'email_verified' });
+  });
+
   it('when no password is given and the status is pending, then the welcome e-mail says so and links to choosing a password', async () => {
     const res = await create({
       firstName: 'Pat',
@@ -82,7 +105,7 @@ describe('Admin users: create, read, update', () => {
     }).expect(201);
     assert.equal(res.body.status, 'pending');
     const mail = await OutboxMessage.findOne({ where: { userId: res.body.id } });
-    assert.match(mail!.textBody!, /awaiting verification/);
+    assert.match(mail!.textBody!, /becomes active once you confirm this address/);
     assert.match(mail!.textBody!, /\/portal\/sponsor\/reset-password#token=[\w-]{40,}/);
     expectProblem(
       await t.http.post('/api/auth/login').send({ email: 'pat@crud.test', password: 'whatever-password' }),

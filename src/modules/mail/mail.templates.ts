@@ -75,6 +75,34 @@ function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
   };
 }
 
+/** The welcome e-mail's way in: the confirmation link of a pending account first, else per account kind. */
+function howToLogIn(data: Extract<MailMessage, { template: 'welcome' }>['data']): Paragraph[] {
+  if (data.pending && data.setupUrl)
+    return [
+      `Your account becomes active once you confirm this address: choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`,
+      secret(data.setupUrl),
+    ];
+  const lines: Paragraph[] = data.pending
+    ? ['Your account is awaiting verification; you can log in once it has been verified.']
+    : [];
+  if (data.ssoConnection)
+    lines.push(
+      `You sign in with your organization's account (single sign-on: ${data.ssoConnection}); there is no separate password.`,
+    );
+  else if (data.generatedPassword)
+    lines.push(
+      ['Your temporary password is: ', secret(data.generatedPassword)],
+      'Please change it after your first login.',
+    );
+  else if (data.setupUrl)
+    lines.push(
+      `Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`,
+      secret(data.setupUrl),
+    );
+  else lines.push('Log in with the password your administrator gave you.');
+  return lines;
+}
+
 function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): RenderedMail {
   const lines: Paragraph[] = [
     `Hello ${data.firstName},`,
@@ -82,24 +110,7 @@ function welcome(data: Extract<MailMessage, { template: 'welcome' }>['data']): R
       ? `Your Guildhall account for ${data.email} was created when you first signed in.`
       : `An administrator created your Guildhall account for ${data.email}.`,
   ];
-  if (data.pending) lines.push('Your account is awaiting verification; you can log in once it has been verified.');
-  if (data.ssoConnection) {
-    lines.push(
-      `You sign in with your organization's account (single sign-on: ${data.ssoConnection}); there is no separate password.`,
-    );
-  } else if (data.generatedPassword) {
-    lines.push(
-      ['Your temporary password is: ', secret(data.generatedPassword)],
-      'Please change it after your first login.',
-    );
-  } else if (data.setupUrl) {
-    lines.push(
-      `Choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`,
-      secret(data.setupUrl),
-    );
-  } else {
-    lines.push('Log in with the password your administrator gave you.');
-  }
+  lines.push(...howToLogIn(data));
   lines.push('Log in at:', data.loginUrl);
   return compose('Welcome to Guildhall', lines);
 }

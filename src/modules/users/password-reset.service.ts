@@ -95,7 +95,9 @@ export class PasswordResetService {
       const user = token ? await User.findByPk(token.userId, { transaction }) : null;
       if (!token || !user)
         throw new AppError('invalid_reset_token', 'The reset link is unknown, already used or expired');
-      await user.update({ passwordHash }, { transaction });
+      // the link reached the account's address: a pending account (awaiting that proof) becomes active
+      const verified = user.status === 'pending';
+      await user.update({ passwordHash, ...(verified ? { status: 'active' as const } : {}) }, { transaction });
       const actor: Actor = {
         type: 'user',
         id: user.id,
@@ -114,6 +116,19 @@ export class PasswordResetService {
         },
         transaction,
       );
+      if (verified) {
+        await this.deps.audit.record(
+          actor,
+          {
+            action: 'user.status_changed',
+            targetType: 'user',
+            targetId: user.id,
+            before: { status: 'pending' },
+            after: { status: 'active', via: 'email_verified' },
+          },
+          transaction,
+        );
+      }
     });
   }
 }

@@ -125,7 +125,12 @@ export class UserAdminService {
           },
           transaction,
         );
-        const setup = initialPassword ? undefined : await this.deps.passwords.issue(user, 'setup', transaction);
+        // a pending account (its address not yet verified) always gets the single-use link: following it
+        // verifies the address and activates the account (PasswordResetService.resetWithToken)
+        const setup =
+          initialPassword && user.status !== 'pending'
+            ? undefined
+            : await this.deps.passwords.issue(user, 'setup', transaction);
         await this.deps.mail.send(
           { address: user.email, userId: user.id },
           {
