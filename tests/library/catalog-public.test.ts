@@ -62,6 +62,16 @@ describe('public catalogue', () => {
     assert.ok(!events[0]!.visitor_key.includes('127.0.0.1'));
     for (const hidden of [ids.members, ids.premium, ids.draft])
       expectProblem(await t.http.get(`${base()}/resources/${hidden}`), 404, 'not_found');
+    // its links are ones a visitor can follow: the catalogue's own download, no signed-in-only image
+    assert.deepEqual(res.body.links, {
+      download: `${base()}/resources/${ids.public}/download`,
+      thumbnail: null,
+      featuredImage: null,
+    });
+    const listed = await t.http.get(`${base()}/resources?sort=name`).expect(200);
+    for (const item of listed.body.data as Array<{ id: string; links: { download: string } }>)
+      assert.equal(item.links.download, `${base()}/resources/${item.id}/download`);
+    assert.notEqual((await t.http.get(res.body.links.download)).status, 401);
   });
 
   it('when an anonymous visitor lists categories, then only active ones are shown, with what they may see counted', async () => {

@@ -7,7 +7,7 @@ import { pageRequest } from '../../shared/pagination.ts';
 import type { RateLimiter } from '../../shared/rate-limiter.ts';
 import { sendPage } from '../../http/respond.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
-import type { ResourceFileService } from '../library/index.ts';
+import type { ResourceDto, ResourceFileService } from '../library/index.ts';
 import { sendStoredFile } from '../../http/send-stored-file.ts';
 import type { ResourceCatalogService } from './catalog.service.ts';
 import type { ResourceCategoryService } from './category.service.ts';
@@ -45,6 +45,21 @@ export interface PublicCatalogueDeps {
   files: { resources: ResourceFileService; categoryIcons: CategoryIconService; storage: FileStorage };
 }
 
+/**
+ * A visitor follows only links that take no credential: the download through this catalogue; the
+ * thumbnail and the featured image are served to signed-in readers only, so they are not linked here.
+ */
+const withPublicLinks =
+  (slug: string) =>
+  (resource: ResourceDto): ResourceDto => ({
+    ...resource,
+    links: {
+      download: `/api/public/organizations/${encodeURIComponent(slug)}/resources/${resource.id}/download`,
+      thumbnail: null,
+      featuredImage: null,
+    },
+  });
+
 const LIST_PARAMETERS = new Set(['page', 'itemsPerPage']);
 const withoutPaging = (query: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(query).filter(([name]) => !LIST_PARAMETERS.has(name)));
@@ -56,10 +71,14 @@ export function publicCatalogueRoutes(
   const limited = perAddressLimit(limiter, limit);
   const reader = (req: Request) => visitors.reader(req.params.slug as string, req.ip ?? 'unknown');
   router.get(`${PREFIX}/resources`, limited, async (req, res) => {
-    sendPage(req, res, await catalog.listFor(await reader(req), withoutPaging(req.query), pageRequest(req.query)));
+    const page = await catalog.listFor(await reader(req), withoutPaging(req.query), pageRequest(req.query));
+    sendPage(req, res, { ...page, data: page.data.map(withPublicLinks(req.params.slug as string)) });
   });
   router.get(`${PREFIX}/resources/:id`, limited, async (req, res) => {
-    res.json(await catalog.getFor(await reader(req), req.params.id as string, { countView: req.method !== 'HEAD' }));
+    const resource = await catalog.getFor(await reader(req), req.params.id as string, {
+      countView: req.method !== 'HEAD',
+    });
+    res.json(withPublicLinks(req.params.slug as string)(resource));
   });
   // "Public: all visitors": a public resource's file too, as the anonymous visitor opens it
   router.get(`${PREFIX}/resources/:id/download`, limited, async (req, res) => {
