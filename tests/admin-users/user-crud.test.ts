@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { AppError } from '../../src/shared/errors.ts';
 import { after, before, describe, it } from 'node:test';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
@@ -69,6 +70,34 @@ describe('Admin users: create, read, update', () => {
     const password = /temporary password is: (\S+)/.exec(mail!.textBody!)?.[1];
     assert.ok(password, 'the welcome e-mail carries the generated password');
     await t.http.post('/api/auth/login').send({ email: 'gen@crud.test', password }).expect(200);
+  });
+
+  it('when a user is created without its required fields (as the portal form may send it), then 400 names each', async () => {
+    const actor = {
+      type: 'user',
+      id: adminId,
+      organizationId: null,
+      role: 'ROLE_PLATFORM_ADMIN',
+      mfaVerified: true,
+    } as const;
+    await assert.rejects(
+      t.container.services.users.create(actor, {
+        firstName: 'Only',
+        lastName: '',
+        email: '',
+        role: undefined as never,
+        organizationId: orgId,
+      }),
+      (error: AppError) => {
+        assert.equal(error.code, 'validation_failed');
+        assert.deepEqual(error.extras.errors, [
+          { field: 'lastName', message: 'is required' },
+          { field: 'email', message: 'is required' },
+          { field: 'role', message: 'is required' },
+        ]);
+        return true;
+      },
+    );
   });
 
   it('when a pending account is created with a password, then the e-mail links to confirming the address, and following it activates the account', async () => {

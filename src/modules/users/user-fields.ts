@@ -42,12 +42,23 @@ interface UserFields {
   password?: string;
 }
 
-/** Throws 400 naming each field that breaks a rule; fields left out are not checked (an update). */
+/** What a new user needs, as the contract's UserCreateRequest requires it (the portal's form may omit any). */
+const REQUIRED_ON_CREATE = ['firstName', 'lastName', 'email', 'role'] as const;
+
+/**
+ * Throws 400 naming each field that breaks a rule, every one at once; on an update, fields left out are
+ * not checked. A missing required field of a creation was a database message ("User.role cannot be
+ * null") or a placement check about an undefined role.
+ */
 export function checkUserFields(input: UserFields, operation: 'create' | 'update'): void {
+  const missing =
+    operation === 'create' ? REQUIRED_ON_CREATE.filter((field) => input[field] == null || input[field] === '') : [];
   const result = FIELDS[operation].safeParse({ ...input, email: input.email?.trim() });
-  if (!result.success) {
-    throw errors.validation(
-      result.error.issues.map((issue) => ({ field: String(issue.path[0]), message: issue.message })),
-    );
-  }
+  const problems = [
+    ...missing.map((field) => ({ field, message: 'is required' })),
+    ...(result.error?.issues ?? [])
+      .map((issue) => ({ field: String(issue.path[0]), message: issue.message }))
+      .filter((problem) => !(missing as readonly string[]).includes(problem.field)),
+  ];
+  if (problems.length) throw errors.validation(problems);
 }
