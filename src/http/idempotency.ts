@@ -34,6 +34,15 @@ const scopeOf = (req: Request) => {
 const operationOf = (req: Request) => `${req.method} ${req.originalUrl.split('?')[0]}`;
 
 /**
+ * A replayed problem names this request's id, as its X-Request-Id header does: the id is the one a
+ * client quotes to support, and the log has this request under it (the first request's is in the log too).
+ */
+function withThisRequestId(body: unknown, req: Request): unknown {
+  if (typeof body !== 'object' || body === null || !('requestId' in body)) return body;
+  return { ...body, requestId: req.context.requestId };
+}
+
+/**
  * Claims the key for this fingerprint. Returns true when the request is answered already (a replay);
  * throws for a reuse with another request or a first request still running. When claimed, the JSON
  * response is stored before it leaves, so a retry right after it finds it. A response that is not
@@ -60,7 +69,7 @@ async function claimOrReplay(
       });
     }
     res.status(record.response.status).set(record.response.headers).setHeader('Idempotent-Replayed', 'true');
-    res.send(JSON.stringify(record.response.body));
+    res.send(JSON.stringify(withThisRequestId(record.response.body, req)));
     return true;
   }
   // A client that disconnects early leaves the claim in progress: the work may still commit, so it is not released.

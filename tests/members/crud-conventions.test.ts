@@ -293,6 +293,18 @@ describe('CRUD conventions (members, events, courses)', () => {
     });
   }
 
+  it("when a refused POST is replayed with its Idempotency-Key, then the problem names this request's id, as its header does", async () => {
+    const body = { firstName: 'Dup', lastName: 'Licate', email: `dup${Date.now()}@example.test` };
+    await t.http.post('/api/members').set(bearer(token)).send(body).expect(201);
+    const send = () => t.http.post('/api/members').set(bearer(token)).set('Idempotency-Key', 'dup-replay').send(body);
+    const first = expectProblem(await send(), 409, 'already_exists');
+    const again = await send();
+    expectProblem(again, 409, 'already_exists');
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.body.requestId, again.headers['x-request-id']);
+    assert.notEqual(again.body.requestId, first.requestId);
+  });
+
   it('when a member of the association (ROLE_MEMBER) uses the API, then it may read events and courses but not members, and write nothing', async () => {
     const member = await buildUser({ role: 'ROLE_MEMBER', organizationId });
     const memberToken = await tokenFor(t, member);
