@@ -1,8 +1,6 @@
 import { parse as parseFlat } from 'node:querystring';
 import qs from 'qs';
 
-type QueryParser = (query: string) => Record<string, unknown>;
-
 const BRACKETS = /[[\]]|%5[bd]/i;
 
 /**
