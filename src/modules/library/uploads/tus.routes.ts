@@ -154,7 +154,6 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger, op
       async (req, res) => {
         if (req.method === 'OPTIONS') return void (await tus.handle(req, res));
         assertTusResumable(req);
-        assertPatchHeaders(req);
         const actor = actorOf(req);
         const uploadId = String(req.params.uploadId);
         const upload = await service.findOwn(actor, uploadId);
@@ -178,6 +177,7 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger, op
             headers: { 'Upload-Offset': String(upload.sizeBytes), 'Tus-Resumable': TUS_VERSION },
           });
         }
+        assertPatchHeaders(req); // after the ownership check: another's upload is 404 whatever is sent
         await handle(req, res, { uploadId, owner });
         if (req.method === 'PATCH') {
           // the row's offset is informational (tus's file is the truth): record it, never fail for it
