@@ -5,11 +5,22 @@ const KNOWN = new Set(Intl.supportedValuesOf('currency'));
 
 export const isCurrency = (code: string): boolean => KNOWN.has(code);
 
-/** The currency's minor digits; two for a code ICU does not know (only reachable for stored values). */
+const minorDigits = new Map<string, number>();
+
+/**
+ * The currency's minor digits; two for a code ICU does not know (only reachable for stored values).
+ * Remembered per code: every paid resource in a list formats its price with them.
+ */
 export function minorDigitsOf(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
+  let digits = minorDigits.get(currency);
+  if (digits === undefined) {
+    try {
+      digits =
+        new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      digits = 2;
+    }
+    minorDigits.set(currency, digits);
   }
+  return digits;
 }

@@ -79,7 +79,8 @@ function compose(subject: string, paragraphs: Paragraph[]): RenderedMail {
 function howToLogIn(data: Extract<MailMessage, { template: 'welcome' }>['data']): Paragraph[] {
   if (data.pending && data.setupUrl)
     return [
-      `Your account becomes active once you confirm this address: choose your password with this single-use link (valid until ${utc(data.setupExpiresAt!)}):`,
+      'Your account becomes active once you confirm this address: choose your password with this single-use ' +
+        `link (valid until ${utc(data.setupExpiresAt!)}):`,
       secret(data.setupUrl),
     ];
   const lines: Paragraph[] = data.pending

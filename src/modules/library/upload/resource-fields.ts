@@ -22,7 +22,6 @@ const KNOWN = new Set([
   'uploadId',
 ]);
 const AMOUNT = /^\d{1,12}(\.\d{1,3})?$/;
-const CURRENCY = /^[A-Z]{3}$/;
 const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface ParsedResourceFields extends ResourceMetadataInput {
@@ -35,8 +34,7 @@ function priceRefusal(amount: unknown, currency: unknown): [field: string, messa
   if (typeof amount !== 'string' || !AMOUNT.test(amount))
     return ['priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)'];
   const code = typeof currency === 'string' ? currency.toUpperCase() : '';
-  if (!CURRENCY.test(code) || !isCurrency(code))
-    return ['priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)'];
+  if (!isCurrency(code)) return ['priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)'];
   if (Number(amount) === 0) return ['priceAmount', 'must be more than 0: a resource that costs nothing is not paid'];
   // stored as sent, it would be shown rounded (JPY 1.999 as 2): refused instead of changed
   const digits = minorDigitsOf(code);

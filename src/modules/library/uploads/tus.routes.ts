@@ -62,7 +62,7 @@ function assertUploadMetadata(req: Request): void {
  */
 function assertPatchHeaders(req: Request): void {
   if (req.method !== 'PATCH') return;
-  if (req.get('content-type')?.split(';')[0]?.trim().toLowerCase() !== 'application/offset+octet-stream')
+  if (!req.is('application/offset+octet-stream'))
     throw new AppError('unsupported_media_type', 'A PATCH sends its bytes as application/offset+octet-stream');
   if (!/^\d{1,16}$/.test(req.get('upload-offset') ?? ''))
     throw errors.validation([{ field: 'Upload-Offset', message: 'is required: the offset the bytes start at' }]);
