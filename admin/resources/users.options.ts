@@ -83,13 +83,24 @@ export const USERS_TRANSLATIONS = {
   },
 };
 
-type RecordParams = { params: Record<string, unknown> } | undefined;
+type RecordParams = { params: Record<string, unknown>; populated?: Record<string, RecordParams | null> } | undefined;
 const paramsOf = (record: unknown) => (record as RecordParams)?.params ?? {};
 const isDeleted = (record: unknown) => Boolean(paramsOf(record).deletedAt);
-/** Impersonation can succeed only for a live, active user below platform admin who is not oneself. */
+/** The user's organization as AdminJS populated the reference (lists and record pages do, before the actions are decided). */
+const organizationOf = (record: unknown) => (record as RecordParams)?.populated?.organizationId?.params ?? {};
+/**
+ * Impersonation can succeed only for a live, active user below platform admin who is not oneself, in
+ * an organization that is not suspended (the service refuses the rest; the portal does not offer it).
+ */
 const impersonable = (record: unknown, adminId: unknown) => {
   const p = paramsOf(record);
-  return !p.deletedAt && p.status === 'active' && p.role !== 'ROLE_PLATFORM_ADMIN' && p.id !== adminId;
+  return (
+    !p.deletedAt &&
+    p.status === 'active' &&
+    p.role !== 'ROLE_PLATFORM_ADMIN' &&
+    p.id !== adminId &&
+    organizationOf(record).status !== 'suspended'
+  );
 };
 
 export function usersOptions(container: Container, components: PortalComponents): ResourceOptions {

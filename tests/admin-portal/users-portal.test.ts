@@ -281,11 +281,24 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
   });
 
   it("when users cannot be impersonated, then Impersonate is not offered; a refusal and the hourly limit speak the portal's words", async () => {
-    for (const user of [paula, sam, otherAdmin, admin]) {
+    // an active user of a suspended organization: the service refuses it (422), so it is not offered
+    const suspendedOrg = await buildOrganization({ name: 'Suspended Org' });
+    const sid = await buildUser({
+      organizationId: suspendedOrg.id,
+      role: 'ROLE_MEMBER',
+      firstName: 'Sid',
+      lastName: 'Suspended-Org',
+      email: 'sid@portal.test',
+    });
+    await suspendedOrg.update({ status: 'suspended', suspendedAt: new Date() });
+    for (const user of [paula, sam, otherAdmin, admin, sid]) {
       await page.goto(`${base}/admin/resources/users/records/${user.id}/show`);
       await page.locator('[data-testid=action-edit]').waitFor();
       assert.equal(await page.locator('[data-testid=action-impersonate]').count(), 0, user.email);
     }
+    await page.goto(`${base}/admin/resources/users/records/${mary.id}/show`);
+    await page.locator('[data-testid=action-impersonate]').waitFor(); // offered where it can succeed
+    await sid.destroy({ force: true }); // the later tests count this file's users
     const refused = await recordAction(otherAdmin.id, 'impersonate', { mode: 'read_only' });
     assert.equal(
       refused.notice!.message,
