@@ -25,6 +25,15 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
 
     // Platform admins cross tenants only explicitly, by naming the organization.
     const chosen = req.get(ORGANIZATION_HEADER);
+    if (chosen && actor.role !== 'ROLE_PLATFORM_ADMIN' && chosen.toLowerCase() !== actor.organizationId) {
+      // Any other credential acts in its own organization only. Answering for it while the request
+      // names another would apply a write to an organization the caller did not mean.
+      throw new AppError(
+        'forbidden',
+        'Guildhall-Organization: only a platform admin chooses the organization; this credential acts in its own',
+        { errors: [{ field: 'Guildhall-Organization', message: "names an organization other than the credential's" }] },
+      );
+    }
     if (chosen && actor.role === 'ROLE_PLATFORM_ADMIN') {
       const organization = isUuid(chosen) ? await findOrganization(chosen) : null;
       // a request parameter naming nothing, like an unknown filter value: 400 on every operation

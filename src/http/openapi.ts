@@ -159,7 +159,9 @@ type ParameterObject = {
   style?: string;
   schema?: { type?: string | string[]; items?: unknown };
 };
-const operationOf = (req: Request) => (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
+/** The operation the request was matched to (after `findOperation`), as the contract declares it. */
+export const operationOf = (req: Request) =>
+  (req as Request & { openapi?: { schema?: OperationSchema } }).openapi?.schema;
 
 /**
  * Runs `handlers` except for the operations whose `x-guildhall-access` is `[any]` (health and

@@ -210,6 +210,29 @@ describe('role × operation matrix, generated from the contract', () => {
     assert.deepEqual(failures, [], `${failures.length} of ${sent} answers leak across organizations or differ`);
   });
 
+  it('a caller an operation is not open to gets its refusal even when the inputs are wrong too, never the 400', async () => {
+    // an undeclared query parameter is a 400 on every operation, before any service runs: the input
+    // checks must not tell a refused caller how the operation's inputs are shaped
+    const failures: string[] = [];
+    let sent = 0;
+    for (const operation of operations()) {
+      const declared = (allowedOf.get(`${operation.method} ${operation.template}`) ?? []) as string[];
+      if (!operation.template.startsWith('/api/') || declared.includes('any')) continue;
+      const url = `${fillPath(world, operation.template)}?guildhallProbe=1`;
+      for (const caller of TENANT_CALLERS.filter((kind) => !declared.includes(kind))) {
+        const request = t.http[operation.method](url).set(operation.headers).set(world.headers[caller]);
+        const res = await (operation.body === undefined ? request : request.send(operation.body as object));
+        sent += 1;
+        if (res.status !== 403 || !refusedForAccess(operation.template, res))
+          failures.push(
+            `${operation.method.toUpperCase()} ${operation.template} as ${caller}: 403 expected, got ${res.status} ${res.text.slice(0, 160)}`,
+          );
+      }
+    }
+    assert.ok(sent >= 300, `only ${sent} requests were sent`);
+    assert.deepEqual(failures, [], `${failures.length} of ${sent} refused callers were told about their inputs`);
+  });
+
   it('every operation, sent by every caller kind, answers what its x-guildhall-access says', async () => {
     const failures: string[] = [];
     let sent = 0;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
+import { Member } from '../../src/modules/members/member.model.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
 
@@ -19,20 +20,38 @@ describe('tenant isolation', () => {
   });
   after(() => t.close());
 
-  it('when a client admin names another organization in the header, then it is ignored and only their own rows show', async () => {
+  it('when a client admin, a member or an API key names another organization in the header, then 403 naming it, and nothing is written', async () => {
     const adminA = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: orgA });
-    const res = await t.http
+    const memberA = await buildUser({ role: 'ROLE_MEMBER', organizationId: orgA });
+    const keyA = await buildApiKey(orgA);
+    const credentials = [bearer(await tokenFor(t, adminA)), bearer(await tokenFor(t, memberA)), bearer(keyA.secret)];
+    const member = { firstName: 'Wrong', lastName: 'Tenant', email: 'wrong.tenant@example.test' };
+    for (const credential of credentials) {
+      for (const res of [
+        await t.http.get('/api/api-keys').set(credential).set('Guildhall-Organization', orgB),
+        await t.http.post('/api/members').set(credential).set('Guildhall-Organization', orgB).send(member),
+        await t.http.get('/api/members').set(credential).set('Guildhall-Organization', 'not-a-uuid'),
+      ]) {
+        const body = expectProblem(res, 403, 'forbidden');
+        assert.deepEqual(
+          body.errors.map((e: { field: string }) => e.field),
+          ['Guildhall-Organization'],
+        );
+      }
+    }
+    assert.equal(
+      await Member.count({ where: { email: member.email } }),
+      0,
+      'no member was created in either organization',
+    );
+    // naming its own organization (in any case) is what it does anyway
+    const own = await t.http
       .get('/api/api-keys')
       .set(bearer(await tokenFor(t, adminA)))
-      .set('Guildhall-Organization', orgB)
+      .set('Guildhall-Organization', orgA.toUpperCase())
       .expect(200);
-    assert.equal(res.body.data.length, 1);
-    assert.notEqual(res.body.data[0].id, keyB);
-    expectProblem(
-      await t.http.delete(`/api/api-keys/${keyB}`).set(bearer(await tokenFor(t, adminA))),
-      404,
-      'not_found',
-    );
+    assert.equal(own.body.data.length, 2);
+    assert.ok(!own.body.data.some((k: { id: string }) => k.id === keyB));
   });
 
   it('when a platform admin acts without naming an organization, then tenant operations refuse with 422', async () => {

@@ -6,6 +6,7 @@
 //   npx tsx tests/support/access-table.ts --write
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { CallerKind as GateKind } from '../../src/http/caller-gate.ts';
 import { loadContract } from '../../src/http/openapi.ts';
 
 type Schema = Record<string, any>;
@@ -22,7 +23,7 @@ export const CALLER_KINDS = {
   platform_admin: 'a ROLE_PLATFORM_ADMIN user (MFA verified, naming the organization in Guildhall-Organization)',
   impersonation: "a platform admin's read-only impersonation token of a client admin",
   directory: "a directory's SCIM token",
-} as const;
+} as const satisfies Record<GateKind, string>;
 export type CallerKind = keyof typeof CALLER_KINDS;
 /** `any`: the operation does not read credentials (the browser's pages, the contract): everyone gets the same answer. */
 export type AccessEntry = CallerKind | 'any';

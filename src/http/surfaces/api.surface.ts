@@ -2,9 +2,10 @@
 // tests). Order: find the operation -> credential (401 before any input is examined) -> limits ->
 // query shape and NULs in the URL -> body guards -> JSON parser (bytes that are not UTF-8, NULs, lone
 // surrogates, numbers JSON.parse changed and nesting past 32 levels refused) -> contract validation
-// -> the routes. Every 401 carries a WWW-Authenticate challenge.
+// -> the routes. An input refusal (400, 415) of a caller the operation is not open to is its 403. Every 401 carries a WWW-Authenticate challenge.
 import express, { Router, type RequestHandler } from 'express';
 import { withBearerChallenge } from '../authenticate.ts';
+import { callerRefusedFirst } from '../caller-gate.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
@@ -57,6 +58,8 @@ export function apiSurface(deps: SurfaceDeps, { contract, routes }: ApiSurfaceOp
       contractCheck.validate,
     ]),
   );
+  // a caller the operation is not open to gets 403 before any complaint about its inputs
+  surface.use(callerRefusedFirst());
   // One routing table for every operation: a request walks it once instead of entering a router per module.
   surface.use(
     routeTable(
