@@ -223,6 +223,21 @@ function checkNumberText(
  * deepObject) sent in bracketed form is a 400 naming the parameter as sent. Numbers are checked as
  * written (checkNumberText).
  */
+/** A key, or a bracketed part of one, named `__proto__`: `__proto__[x]=1`, `order[__proto__]=asc`. */
+const PROTOTYPE_KEY = /(?:^|\[)__proto__(?:[[\]]|$)/;
+
+/**
+ * The query parser (qs) drops a `__proto__` key before any check sees it, so it would vanish
+ * silently instead of being refused as the unknown parameter it is. Read from the raw query.
+ */
+function refusePrototypeKeys(rawQuery: string): void {
+  for (const key of new URLSearchParams(rawQuery).keys())
+    if (PROTOTYPE_KEY.test(key))
+      throw new AppError('invalid_filter', `Unknown query parameter "${key}"`, {
+        errors: [{ field: key, message: 'is not a parameter of this operation' }],
+      });
+}
+
 export function rejectMisshapenQuery(contract: Contract): RequestHandler {
   const parameters = (contract.document.components?.parameters ?? {}) as Record<string, ParameterObject>;
   const schemas = (contract.document.components?.schemas ?? {}) as Record<string, SchemaObject>;
@@ -238,7 +253,10 @@ export function rejectMisshapenQuery(contract: Contract): RequestHandler {
   };
   return (req, _res, next) => {
     const operation = operationOf(req);
-    if (!operation?.parameters || !req.url.includes('?')) return next();
+    const at = req.url.indexOf('?');
+    if (!operation || at === -1) return next();
+    refusePrototypeKeys(req.url.slice(at + 1));
+    if (!operation.parameters) return next();
     const query = req.query as Record<string, unknown>;
     for (const declared of operation.parameters) {
       const parameter = resolve(declared);

@@ -31,6 +31,23 @@ describe('OWASP contract bounds and headers', () => {
     for (const header of RATE_LIMIT_HEADERS) assert.ok(res.headers[header], `${header} on the 400`);
   });
 
+  it('when a query key is named __proto__, plain or bracketed, then it is refused as unknown, not silently dropped', async () => {
+    const user = await buildUser({ role: 'ROLE_CLIENT_ADMIN' });
+    const token = await tokenFor(t, user);
+    for (const [url, field] of [
+      ['/health?__proto__[x]=1', '__proto__[x]'],
+      ['/api/auth/me?__proto__=1', '__proto__'],
+      ['/api/members?page=1&__proto__%5BitemsPerPage%5D=1000', '__proto__[itemsPerPage]'],
+      ['/api/members?order[__proto__]=asc', 'order[__proto__]'],
+    ] as const) {
+      const body = expectProblem(await t.http.get(url).set(bearer(token)), 400, 'invalid_filter');
+      assert.equal(body.errors[0].field, field, url);
+    }
+    // a key that only contains the word is an ordinary unknown parameter, refused by the contract as before
+    expectProblem(await t.http.get('/api/members?x__proto__=1').set(bearer(token)), 400, 'invalid_filter');
+    await t.http.get('/api/members?page=1').set(bearer(token)).expect(200);
+  });
+
   it('when the credential is wrong, then the 401 carries no rate-limit headers (the ruleset exempts it)', async () => {
     const res = await t.http.get('/api/api-keys').set(bearer('not-a-token'));
     expectProblem(res, 401, 'unauthenticated');
