@@ -52,6 +52,37 @@ describe('login throttle and one-time codes', () => {
     assert.equal(verified.body.mfaVerified, true);
   });
 
+  it('when wrong passwords or codes arrive all at once, then only LOGIN_MAX_FAILURES of them are checked; the rest are 429', async () => {
+    const codes = (answers: Array<{ status: number }>) => answers.map((res) => res.status).sort();
+    const user = await buildUser();
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        t.http.post('/api/auth/login').send({ email: user.email, password: `wrong-password-${i}` }),
+      ),
+    );
+    assert.deepEqual(codes(guesses), [...Array(3).fill(401), ...Array(9).fill(429)]);
+    expectProblem(await login(user), 429, 'login_throttled'); // the right password waits for the window too
+
+    const { secret, token } = await enrolled();
+    const wrong = wrongCode(secret);
+    const codeGuesses = await Promise.all(
+      Array.from({ length: 10 }, () => t.http.post('/api/auth/mfa/verify').set(bearer(token)).send({ code: wrong })),
+    );
+    assert.deepEqual(codes(codeGuesses), [...Array(3).fill(401), ...Array(7).fill(429)]);
+    t.clock.advance(WINDOW_SECONDS * 1000);
+    await login(user).expect(200);
+  });
+
+  it('when the password is right but the login is refused for another reason, then it is not counted as a failed guess', async () => {
+    const user = await buildUser({ status: 'suspended' });
+    for (let i = 0; i < 5; i++) expectProblem(await login(user), 403, 'account_inactive');
+    const { user: enrolledUser } = await enrolled();
+    for (let i = 0; i < 5; i++) expectProblem(await login(enrolledUser), 401, 'invalid_mfa_code'); // the code is missing
+    await user.update({ status: 'active' });
+    await login(user).expect(200);
+    expectProblem(await login(enrolledUser, { password: 'wrong' }), 401, 'invalid_credentials');
+  });
+
   it('when wrong codes at login and at mfa/verify add up to the limit, then both answer 429', async () => {
     const { user, secret, token } = await enrolled();
     expectProblem(await login(user, { otp: wrongCode(secret) }), 401, 'invalid_mfa_code');

@@ -9,7 +9,7 @@ import { TokenService } from './token.service.ts';
 export const authModule = defineModule({
   name: 'auth',
   uses: [auditModule, apiKeysModule],
-  services: ({ platform: { config, clock, sql, deriveKey }, uses: { audit, apiKeys } }) => {
+  services: ({ platform: { config, clock, db, sql, deriveKey }, uses: { audit, apiKeys } }) => {
     const tokens = new TokenService(deriveKey('jwt'), clock, config.jwtTtlSeconds);
     const auth = new AuthService({
       config,
@@ -18,6 +18,7 @@ export const authModule = defineModule({
       apiKeys,
       audit,
       secretsKey: deriveKey('secrets'),
+      sequelize: db.sequelize,
       sql,
     });
     invalidateCredentialsOnChange({

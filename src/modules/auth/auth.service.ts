@@ -65,11 +65,18 @@ export class AuthService {
       apiKeys: ApiKeyService;
       audit: AuditService;
       secretsKey: Buffer;
+      sequelize: Sequelize;
       sql: Sql;
     },
   ) {
     const { maxFailures, windowSeconds } = deps.config.loginThrottle;
-    this.throttle = new LoginThrottle({ sql: deps.sql, clock: deps.clock, maxFailures, windowSeconds });
+    this.throttle = new LoginThrottle({
+      sequelize: deps.sequelize,
+      sql: deps.sql,
+      clock: deps.clock,
+      maxFailures,
+      windowSeconds,
+    });
   }
 
   setImpersonationGuard(guard: ImpersonationGuard): void {
@@ -83,16 +90,40 @@ export class AuthService {
   async login(input: { email: string; password: string; otp?: string }): Promise<Session> {
     const { clock } = this.deps;
     const throttleKey = throttleKeyOf(input.email);
-    await this.ensureNotThrottled(throttleKey);
+    const attempt = await this.takeAttempt(throttleKey);
 
     const user = await User.findOne({
       where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), input.email.toLowerCase()),
     });
     const passwordOk = await verifyPassword(input.password, user?.passwordHash);
-    if (!user || !passwordOk) {
-      await this.throttle.fail(throttleKey);
-      throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
+    // a wrong guess: the attempt taken stands as its failure
+    if (!user || !passwordOk) throw new AppError('invalid_credentials', 'E-mail or password is incorrect');
+    try {
+      await this.assertMayLogIn(user);
+    } catch (error) {
+      await this.throttle.release(attempt); // the password was right: not a failed guess
+      throw error;
     }
+
+    let mfaVerified = false;
+    if (input.otp !== undefined) {
+      // a wrong code is a failed guess: the attempt stands
+      if (!user.mfaEnabledAt || !(await this.acceptCode(user, input.otp))) throw invalidCode();
+      mfaVerified = true;
+    } else if (user.mfaEnabledAt) {
+      // Once MFA is enabled the password alone opens nothing, here as in the Admin Portal (which shows
+      // this detail). Not a failed guess: the password was right, so the attempt is given back.
+      await this.throttle.release(attempt);
+      const detail = 'Enter the one-time code from your authenticator app (MFA is enabled: the login needs `otp`)';
+      throw new AppError('invalid_mfa_code', detail);
+    }
+    await this.throttle.lift(throttleKey);
+    await user.update({ lastLoginAt: clock.now() });
+    return this.sessionFor(user, mfaVerified);
+  }
+
+  /** What refuses a user whose password was right: the account's or organization's status, another module's rule (SSO). */
+  private async assertMayLogIn(user: User): Promise<void> {
     if (user.status !== 'active')
       throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
     if (
@@ -101,23 +132,6 @@ export class AuthService {
     )
       throw suspended();
     for (const check of this.passwordLoginChecks) await check(user);
-
-    let mfaVerified = false;
-    if (input.otp !== undefined) {
-      if (!user.mfaEnabledAt || !(await this.acceptCode(user, input.otp))) {
-        await this.throttle.fail(throttleKey);
-        throw invalidCode();
-      }
-      mfaVerified = true;
-    } else if (user.mfaEnabledAt) {
-      // Once MFA is enabled the password alone opens nothing, here as in the Admin Portal (which shows
-      // this detail). Not a failed guess: the password was right, so the throttle is left as it is.
-      const detail = 'Enter the one-time code from your authenticator app (MFA is enabled: the login needs `otp`)';
-      throw new AppError('invalid_mfa_code', detail);
-    }
-    await this.throttle.lift(throttleKey);
-    await user.update({ lastLoginAt: clock.now() });
-    return this.sessionFor(user, mfaVerified);
   }
 
   /** Resolves a bearer credential (API key or JWT) to the actor it stands for. */
@@ -204,11 +218,8 @@ export class AuthService {
     // Six digits are guessable: wrong codes here count with the failed logins of the same account,
     // or a holder of a password-only token (or the portal session) could try codes without limit.
     const throttleKey = throttleKeyOf(user.email);
-    await this.ensureNotThrottled(throttleKey);
-    if (!(await this.acceptCode(user, code))) {
-      await this.throttle.fail(throttleKey);
-      throw invalidCode();
-    }
+    await this.takeAttempt(throttleKey);
+    if (!(await this.acceptCode(user, code))) throw invalidCode(); // the attempt stands as its failure
     await this.throttle.lift(throttleKey);
     if (!user.mfaEnabledAt) {
       await user.update({ mfaEnabledAt: this.deps.clock.now() });
@@ -232,9 +243,11 @@ export class AuthService {
     await this.throttle.lift(throttleKeyOf(email));
   }
 
-  private async ensureNotThrottled(throttleKey: string): Promise<void> {
-    const retryAfter = await this.throttle.retryAfter(throttleKey);
-    if (retryAfter > 0) throw errors.tooManyRequests('login_throttled', retryAfter);
+  /** Takes one of the account's attempts before its password or code is checked: 429 when none is left. */
+  private async takeAttempt(throttleKey: string): Promise<string> {
+    const attempt = await this.throttle.take(throttleKey);
+    if (!attempt.taken) throw errors.tooManyRequests('login_throttled', attempt.retryAfter);
+    return attempt.id;
   }
 
   /**
