@@ -2592,7 +2592,7 @@ export interface paths {
         post?: never;
         /**
          * Abandon an upload (tus termination)
-         * @description Removes the upload and every byte of it, finished or not (a finished one not yet used by a resource).
+         * @description Removes the upload and every byte of it, finished or not (a finished one not yet used by a resource). In the moment between the last byte's arrival and the end of the finish (the copy to storage), 409 `conflict` with `Retry-After`: send it again.
          */
         delete: operations["terminateUpload"];
         /**
@@ -12236,6 +12236,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["TusPreconditionFailed"];
             422: components["responses"]["Unprocessable"];
             429: components["responses"]["TooManyRequests"];

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -322,6 +323,18 @@ describe('resumable uploads (tus)', () => {
     for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1)
       await new Promise((r) => setTimeout(r, 50));
     assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]), undefined);
+  });
+
+  it('when DELETE arrives while a complete upload is being finished, then problem+json 409 with Retry-After, and the upload is kept', async () => {
+    const created = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
+    const id = created.headers.location!.split('/').pop()!;
+    // every byte is in tus's file but the row is still receiving: the state while the last PATCH runs the finish
+    await appendFile(path.join(t.config.library.uploadsDir, id), Buffer.alloc(100, 7));
+    const refused = await t.http.delete(`/api/uploads/${id}`).set(bearer(adminToken)).set(TUS);
+    expectProblem(refused, 409, 'conflict');
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.ok(existsSync(path.join(t.config.library.uploadsDir, id)), 'the bytes are kept for the finish');
+    assert.ok(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]));
   });
 
   it('when a PATCH has no Upload-Offset or another Content-Type, then problem+json 400 or 415 (not tus text/plain 403)', async () => {

@@ -134,6 +134,19 @@ export function createTusServer(
   return { tus, calls };
 }
 
+/**
+ * Every byte has arrived and the finish (a copy to storage, the digest) is running in the last
+ * PATCH's request: tus would refuse a termination now in its own plain text. Say it in the API's
+ * words; once finished, the same DELETE removes it (the finished branch above).
+ */
+async function refuseWhileFinishing(service: UploadService, uploadId: string): Promise<void> {
+  const stored = await service.datastore.getUpload(uploadId).catch(() => undefined);
+  if (stored?.size !== undefined && stored.offset === stored.size)
+    throw new AppError('conflict', 'Every byte has arrived and the upload is being finished: send the DELETE again', {
+      headers: { 'Retry-After': '1', 'Tus-Resumable': TUS_VERSION },
+    });
+}
+
 export function resumableUploadRoutes(service: UploadService, logger: Logger, options: TusOptions): UploadRoutes {
   const { tus, calls } = createTusServer(service, logger, options);
   const handle = (req: Request, res: Response, call: TusCall) => calls.run(call, () => tus.handle(req, res));
@@ -178,6 +191,7 @@ export function resumableUploadRoutes(service: UploadService, logger: Logger, op
           });
         }
         assertPatchHeaders(req); // after the ownership check: another's upload is 404 whatever is sent
+        if (req.method === 'DELETE') await refuseWhileFinishing(service, uploadId);
         await handle(req, res, { uploadId, owner });
         if (req.method === 'PATCH') {
           // the row's offset is informational (tus's file is the truth): record it, never fail for it
