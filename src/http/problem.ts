@@ -158,6 +158,12 @@ function fromBodyParser(error: HttpLikeError): AppError | undefined {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', 'Unsupported body encoding or charset');
+    // the client stopped sending (or sent less than it announced): its fault, not a failure of ours
+    // to log as an error; usually nobody is left to read the answer
+    case 'request.aborted':
+      return new AppError('malformed_body', 'The request was aborted before its body arrived');
+    case 'request.size.invalid':
+      return new AppError('malformed_body', 'The request body is not as long as its Content-Length says');
     default:
       return undefined;
   }
