@@ -15,6 +15,8 @@ import PDFDocument from 'pdfkit';
 import sharp from 'sharp';
 import { Resource } from '../../src/modules/library/resource.model.ts';
 import { ResourceVersion } from '../../src/modules/library/resource-version.model.ts';
+import type { ThumbnailRenderer } from '../../src/modules/library/thumbnails/thumbnail.renderer.ts';
+import { ThumbnailService } from '../../src/modules/library/thumbnails/thumbnail.service.ts';
 import type { ResourceFormat, ResourceType } from '../../src/modules/library/resource.model.ts';
 import { systemActor } from '../../src/shared/access/actor.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
@@ -230,6 +232,38 @@ describe('thumbnails', () => {
     );
     assert.equal((await t.http.get(`/api/resources/${resource.id}/thumbnail`).set(bearer(other))).status, 404);
     assert.equal((await t.http.get(`/api/resources/${resource.id}/featured-image`).set(bearer(other))).status, 404);
+  });
+
+  it('when the resource changes while its thumbnail renders, then the older render neither replaces the newer thumbnail nor stays in storage', async () => {
+    const resource = await publishResource('png', await pngFixture());
+    const current = await waitForThumbnail(resource.id);
+    const newer = `orgs/${orgId}/resources/${resource.id}/thumbnails/newer.webp`;
+    await t.container.storage.put(newer, Readable.from([Buffer.from('made by another worker')]));
+    const featured = `orgs/${orgId}/resources/${resource.id}/featured.png`;
+    await t.container.storage.put(featured, Readable.from([await pngFixture(640, 320)]));
+    await Resource.update({ featuredImageKey: featured }, { where: { id: resource.id } });
+    // the render of the featured image is slow; meanwhile another job stores a thumbnail for a newer state
+    const slow = new ThumbnailService({
+      sql: t.container.sql,
+      storage: t.container.storage,
+      logger: t.container.logger,
+      renderer: {
+        render: async () => {
+          await Resource.update({ thumbnailKey: newer }, { where: { id: resource.id } });
+          return sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).webp().toBuffer();
+        },
+      } as unknown as ThumbnailRenderer,
+    });
+    assert.equal(await slow.generate(resource.id), 'unchanged');
+    assert.equal((await Resource.findByPk(resource.id))!.thumbnailKey, newer, 'the newer thumbnail stays');
+    const left: string[] = [];
+    for await (const file of t.container.storage.list(`orgs/${orgId}/resources/${resource.id}/thumbnails/`))
+      left.push(file.key);
+    assert.deepEqual(
+      left.sort(),
+      [current, newer].sort(),
+      'the older render was removed; the earlier thumbnail is the newer job\'s to remove',
+    );
   });
 
   it('when a new version replaces the file, then the thumbnail is remade and the old one removed', async () => {

@@ -77,11 +77,23 @@ export class ThumbnailService {
     if (!bytes) return 'unsupported';
 
     await storage.put(key, Readable.from([bytes]), { contentType: THUMBNAIL_CONTENT_TYPE });
-    const updated = await sql.query(`UPDATE resources SET thumbnail_key = $2 WHERE id = $1`, [resourceId, key]);
+    // Only over the state it was made from: a new version, featured image or thumbnail stored while
+    // this one rendered (another worker's job for the newer state) must not be replaced by it.
+    const updated = await sql.query(
+      `UPDATE resources SET thumbnail_key = $2
+        WHERE id = $1 AND current_version IS NOT DISTINCT FROM $3
+          AND featured_image_key IS NOT DISTINCT FROM $4 AND thumbnail_key IS NOT DISTINCT FROM $5`,
+      [resourceId, key, row.version, row.featuredImageKey, row.thumbnailKey],
+    );
     if (updated.rowCount === 0) {
-      // deleted while rendering: its prefix is being removed (or the sweeper will); leave nothing of ours
-      await storage.delete(key);
-      return 'gone';
+      const now = await sql.one<{ thumbnailKey: string | null }>(
+        'SELECT thumbnail_key AS "thumbnailKey" FROM resources WHERE id = $1',
+        [resourceId],
+      );
+      // deleted while rendering (its prefix is being removed) or superseded: leave nothing of ours,
+      // unless the job that won stored this very key (the same source)
+      if (now?.thumbnailKey !== key) await storage.delete(key);
+      return now ? 'unchanged' : 'gone';
     }
     if (row.thumbnailKey && row.thumbnailKey !== key) await storage.delete(row.thumbnailKey);
     return 'made';
