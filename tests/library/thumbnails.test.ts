@@ -250,7 +250,9 @@ describe('thumbnails', () => {
       renderer: {
         render: async () => {
           await Resource.update({ thumbnailKey: newer }, { where: { id: resource.id } });
-          return sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).webp().toBuffer();
+          return sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } })
+            .webp()
+            .toBuffer();
         },
       } as unknown as ThumbnailRenderer,
     });
@@ -262,7 +264,7 @@ describe('thumbnails', () => {
     assert.deepEqual(
       left.sort(),
       [current, newer].sort(),
-      'the older render was removed; the earlier thumbnail is the newer job\'s to remove',
+      "the older render was removed; the earlier thumbnail is the newer job's to remove",
     );
   });
 
