@@ -86,7 +86,7 @@ export const USERS_TRANSLATIONS = {
 type RecordParams = { params: Record<string, unknown>; populated?: Record<string, RecordParams | null> } | undefined;
 const paramsOf = (record: unknown) => (record as RecordParams)?.params ?? {};
 const isDeleted = (record: unknown) => Boolean(paramsOf(record).deletedAt);
-/** The user's organization as AdminJS populated the reference (lists and record pages do, before the actions are decided). */
+/** The user's organization, as AdminJS populates the reference (lists and record pages, before deciding actions). */
 const organizationOf = (record: unknown) => (record as RecordParams)?.populated?.organizationId?.params ?? {};
 /**
  * Impersonation can succeed only for a live, active user below platform admin who is not oneself, in

@@ -32,7 +32,7 @@ const ROLE_KINDS: Partial<Record<Actor['role'], CallerKind>> = {
 };
 
 /** The kind the table names the actor by; undefined for a role the table has no column for (sponsor users). */
-export function callerKind(actor: Actor): CallerKind | undefined {
+function callerKind(actor: Actor): CallerKind | undefined {
   if (actor.impersonation?.mode === 'read_only') return 'impersonation';
   return ROLE_KINDS[actor.role];
 }

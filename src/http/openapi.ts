@@ -217,12 +217,6 @@ function checkNumberText(
   }
 }
 
-/**
- * qs turns `status[x]=active` into an object; the validator then calls `.split` on it and fails
- * with a 500. A parameter the contract declares as a string or a list of strings (anything but a
- * deepObject) sent in bracketed form is a 400 naming the parameter as sent. Numbers are checked as
- * written (checkNumberText).
- */
 /** A key, or a bracketed part of one, named `__proto__`: `__proto__[x]=1`, `order[__proto__]=asc`. */
 const PROTOTYPE_KEY = /(?:^|\[)__proto__(?:[[\]]|$)/;
 
@@ -238,6 +232,12 @@ function refusePrototypeKeys(rawQuery: string): void {
       });
 }
 
+/**
+ * qs turns `status[x]=active` into an object; the validator then calls `.split` on it and fails
+ * with a 500. A parameter the contract declares as a string or a list of strings (anything but a
+ * deepObject) sent in bracketed form is a 400 naming the parameter as sent. Numbers are checked as
+ * written (checkNumberText).
+ */
 export function rejectMisshapenQuery(contract: Contract): RequestHandler {
   const parameters = (contract.document.components?.parameters ?? {}) as Record<string, ParameterObject>;
   const schemas = (contract.document.components?.schemas ?? {}) as Record<string, SchemaObject>;

@@ -2,7 +2,8 @@
 // tests). Order: find the operation -> credential (401 before any input is examined) -> limits ->
 // query shape and NULs in the URL -> body guards -> JSON parser (bytes that are not UTF-8, NULs, lone
 // surrogates, numbers JSON.parse changed and nesting past 32 levels refused) -> contract validation
-// -> the routes. An input refusal (400, 415) of a caller the operation is not open to is its 403. Every 401 carries a WWW-Authenticate challenge.
+// -> the routes. An input refusal (400, 415) of a caller the operation is not open to is its 403.
+// Every 401 carries a WWW-Authenticate challenge.
 import express, { Router, type RequestHandler } from 'express';
 import { withBearerChallenge } from '../authenticate.ts';
 import { callerRefusedFirst } from '../caller-gate.ts';

@@ -122,7 +122,7 @@ export class AuthService {
     return this.sessionFor(user, mfaVerified);
   }
 
-  /** What refuses a user whose password was right: the account's or organization's status, another module's rule (SSO). */
+  /** What refuses a user whose password was right: the account's or organization's status, or a module's rule (SSO). */
   private async assertMayLogIn(user: User): Promise<void> {
     if (user.status !== 'active')
       throw new AppError('account_inactive', `The account is ${user.status} and cannot log in`);
