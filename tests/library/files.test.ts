@@ -546,13 +546,15 @@ describe('library files: upload, versions, delete, download', () => {
     const stage = async (id: string, bytes: Buffer, fileName: string) => {
       const tempKey = `tmp/${id}`;
       await t.container.storage.put(tempKey, Readable.from([bytes]));
-      finished.set(`${organizationId}:${id}`, {
+      const upload: CompletedUpload = {
         id,
         tempKey,
         sizeBytes: bytes.length,
         sha256: sha256(bytes),
         fileName,
-      });
+        giveBack: async () => void finished.set(`${organizationId}:${id}`, upload),
+      };
+      finished.set(`${organizationId}:${id}`, upload);
     };
     const { sequelize } = t.db;
     const service = new ResourceService({
@@ -576,7 +578,9 @@ describe('library files: upload, versions, delete, download', () => {
     await assert.rejects(service.update(adminActor, created.id, { uploadId: 'resumed2' }), {
       code: 'unsupported_media_type',
     });
-    assert.ok(!(await storedKeys(t, 'tmp/')).length, 'a refused upload is removed');
+    // refused before its rows were written: the upload is given back, its bytes kept (and nothing else)
+    assert.ok(finished.has(`${organizationId}:resumed2`), 'a refused upload is given back');
+    assert.deepEqual(await storedKeys(t, 'tmp/'), ['tmp/resumed2']);
     await stage('resumed3', await fixture('mp4'), 'talk.mp4');
     const replaced = await service.update(adminActor, created.id, { uploadId: 'resumed3' });
     assert.equal(replaced.currentVersion, 2);

@@ -2,7 +2,7 @@
 // library end to end, raw protocol requests for an interrupted PATCH and its resumption, the size
 // limit, tenancy, expiry, and the hand-over to the resource service (take).
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -15,6 +15,7 @@ import { bearer, buildApiKey, buildOrganization, buildUser, tokenFor } from '../
 import { listen } from '../setup/raw-http.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
+import { fixture } from './fixtures.ts';
 
 const MAX = 64 * 1024;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -323,6 +324,46 @@ describe('resumable uploads (tus)', () => {
     for (let i = 0; i < 20 && (await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id])); i += 1)
       await new Promise((r) => setTimeout(r, 50));
     assert.equal(await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = $1', [id]), undefined);
+  });
+
+  it('when the write that takes an upload is refused, then the upload is given back with its bytes and a corrected write takes it', async () => {
+    const bytes = await fixture('pdf');
+    const created = await t.http
+      .post('/api/uploads')
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Length', String(bytes.length))
+      .set('Upload-Metadata', metadata('guide.pdf'));
+    const id = created.headers.location!.split('/').pop()!;
+    await t.http
+      .patch(`/api/uploads/${id}`)
+      .set(bearer(adminToken))
+      .set(TUS)
+      .set('Upload-Offset', '0')
+      .set('Content-Type', 'application/offset+octet-stream')
+      .send(bytes)
+      .expect(204);
+    const refused = await t.http
+      .post('/api/resources')
+      .set(bearer(adminToken))
+      .field('name', 'Guide')
+      .field('categoryIds', randomUUID())
+      .field('uploadId', id);
+    expectProblem(refused, 422, 'unprocessable');
+    const accepted = await t.http
+      .post('/api/resources')
+      .set(bearer(adminToken))
+      .field('name', 'Guide')
+      .field('uploadId', id)
+      .expect(201);
+    assert.equal(accepted.body.file.sha256, sha256(bytes));
+    // taken once: the upload is gone with the write that used it
+    const again = await t.http
+      .post('/api/resources')
+      .set(bearer(adminToken))
+      .field('name', 'Guide')
+      .field('uploadId', id);
+    expectProblem(again, 404, 'not_found');
   });
 
   it('when DELETE arrives while a complete upload is being finished, then problem+json 409 with Retry-After, and the upload is kept', async () => {

@@ -5,7 +5,7 @@ import type { FileStorage } from '../../../integrations/storage/file-storage.ts'
 import type { Actor } from '../../../shared/access/actor.ts';
 import { AppError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import type { CompletedUploads } from '../uploads/completed-upload.ts';
+import type { CompletedUpload, CompletedUploads } from '../uploads/completed-upload.ts';
 import { inspectStagedFile, type InspectedFile, type StagedFile } from './file-inspection.ts';
 import type { ResourceFormat } from '../resource.model.ts';
 import { newTempKey } from './storage-engine.ts';
@@ -20,6 +20,9 @@ export interface StagedFilesDeps {
 export class StagedFiles {
   private readonly keys = new Set<string>();
   private readonly promotions: Array<{ from: string; to: string }> = [];
+  /** The resumable upload this write took, if any; given back if the write fails before its rows commit. */
+  private taken?: CompletedUpload;
+  private committed = false;
 
   constructor(
     private readonly deps: StagedFilesDeps,
@@ -35,6 +38,7 @@ export class StagedFiles {
         errors: [{ field: 'uploadId', message: 'resumable uploads are not available' }],
       });
     const upload = await this.deps.uploads.take(actor, uploadId);
+    this.taken = upload;
     this.keys.add(upload.tempKey);
     return { tempKey: upload.tempKey, sizeBytes: upload.sizeBytes, sha256: upload.sha256, fileName: upload.fileName };
   }
@@ -61,6 +65,7 @@ export class StagedFiles {
 
   /** After the commit: the staged bytes become the rows' files. */
   async promote(): Promise<void> {
+    this.committed = true;
     for (const { from, to } of this.promotions) {
       try {
         await this.deps.storage.move(from, to);
@@ -73,8 +78,21 @@ export class StagedFiles {
     }
   }
 
-  /** Removes every staged key not promoted (in `finally`: after a success, nothing is left). */
+  /**
+   * Removes every staged key not promoted (in `finally`: after a success, nothing is left). A taken
+   * upload of a write that failed before its rows committed (a refused field, a 415) goes back with
+   * its bytes, so the client can send the write again without sending hundreds of megabytes again.
+   */
   async discard(): Promise<void> {
+    const taken = this.taken;
+    if (taken && !this.committed && (await this.deps.storage.stat(taken.tempKey).catch(() => null))) {
+      try {
+        await taken.giveBack();
+        this.keys.delete(taken.tempKey);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, uploadId: taken.id }, 'could not give back a taken upload');
+      }
+    }
     await Promise.all(
       [...this.keys].map((key) =>
         this.deps.storage

@@ -8,6 +8,8 @@ export interface CompletedUpload {
   sizeBytes: number;
   sha256: string;
   fileName: string;
+  /** Puts the upload back, untaken, its bytes where they are: the write that took it failed before using them. */
+  giveBack(): Promise<void>;
 }
 
 export interface CompletedUploads {

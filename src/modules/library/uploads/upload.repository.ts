@@ -68,11 +68,24 @@ export class UploadRepository {
     );
   }
 
-  /** Deletes the owner's finished upload and returns it: taking is once only, even under concurrency. */
-  async takeFinished(id: string, owner: UploadOwner): Promise<UploadRow | undefined> {
-    return this.sql.one<UploadRow>(
-      `DELETE FROM resource_uploads WHERE id = $1 AND organization_id = $2 AND creator_type = $3 AND creator_id = $4 AND status = 'finished' RETURNING ${COLUMNS}`,
+  /**
+   * Deletes the owner's finished upload and returns it: taking is once only, even under concurrency.
+   * `whole` is the row as stored, for `restore`.
+   */
+  async takeFinished(id: string, owner: UploadOwner): Promise<(UploadRow & { whole: unknown }) | undefined> {
+    return this.sql.one<UploadRow & { whole: unknown }>(
+      `DELETE FROM resource_uploads WHERE id = $1 AND organization_id = $2 AND creator_type = $3 AND creator_id = $4 AND status = 'finished'
+       RETURNING ${COLUMNS}, to_jsonb(resource_uploads.*) AS whole`,
       [id, owner.organizationId, owner.creatorType, owner.creatorId],
+    );
+  }
+
+  /** Puts a taken upload back as it was stored (a taker that failed before using its bytes). */
+  async restore(whole: unknown): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO resource_uploads SELECT * FROM jsonb_populate_record(NULL::resource_uploads, $1::jsonb)
+       ON CONFLICT (id) DO NOTHING`,
+      [JSON.stringify(whole)],
     );
   }
 

@@ -128,7 +128,14 @@ export class UploadService implements CompletedUploads {
     const owner = this.ownerOf(actor);
     const row = isUuid(uploadId) ? await this.deps.repository.takeFinished(uploadId, owner) : undefined;
     if (!row || !row.tempKey || !row.sha256) throw errors.notFound('upload', uploadId);
-    return { id: row.id, tempKey: row.tempKey, sizeBytes: row.sizeBytes, sha256: row.sha256, fileName: row.fileName };
+    return {
+      id: row.id,
+      tempKey: row.tempKey,
+      sizeBytes: row.sizeBytes,
+      sha256: row.sha256,
+      fileName: row.fileName,
+      giveBack: () => this.deps.repository.restore(row.whole),
+    };
   }
 
   /** Terminates the actor's upload (tus DELETE once finished): its row and its temporary file. */
