@@ -10,13 +10,8 @@ import { callerRefusedFirst } from '../caller-gate.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
-import {
-  contractPhases,
-  exceptCredentialFree,
-  rejectMisshapenQuery,
-  requireCredential,
-  type Contract,
-} from '../openapi.ts';
+import { contractPhases, exceptCredentialFree, requireCredential, type Contract } from '../openapi.ts';
+import { rejectMisshapenQuery } from '../query-shape.ts';
 import { routeNotFound } from '../problem.ts';
 import { afterCredential, apiCredential, type SurfaceDeps } from './credential.ts';
 import { mostSpecificFirst, routeTable, sequence } from '../dispatch.ts';

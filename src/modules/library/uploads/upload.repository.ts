@@ -74,7 +74,8 @@ export class UploadRepository {
    */
   async takeFinished(id: string, owner: UploadOwner): Promise<(UploadRow & { whole: unknown }) | undefined> {
     return this.sql.one<UploadRow & { whole: unknown }>(
-      `DELETE FROM resource_uploads WHERE id = $1 AND organization_id = $2 AND creator_type = $3 AND creator_id = $4 AND status = 'finished'
+      `DELETE FROM resource_uploads
+        WHERE id = $1 AND organization_id = $2 AND creator_type = $3 AND creator_id = $4 AND status = 'finished'
        RETURNING ${COLUMNS}, to_jsonb(resource_uploads.*) AS whole`,
       [id, owner.organizationId, owner.creatorType, owner.creatorId],
     );
