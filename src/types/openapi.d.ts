@@ -3152,7 +3152,7 @@ export interface components {
              * @description The resource file, at most LIBRARY_MAX_FILE_BYTES (500 MiB by default). Its part's file name is kept as the download name (at most 255 characters) and must not carry another format's extension.
              */
             file?: string;
-            /** @description Instead of `file`: a finished resumable upload (POST /api/uploads); it is taken once, by a write that succeeds (a refused write leaves it to be used again). */
+            /** @description Instead of `file`: a finished resumable upload (POST /api/uploads); it is taken once, by a write that succeeds (a refused write leaves it to be used again), before it expires (`LIBRARY_UPLOAD_EXPIRY_HOURS` after it finished; 404 then). */
             uploadId?: string;
             /**
              * Format: binary

@@ -1,6 +1,6 @@
 // The storage sweeper against local disk and S3 (s3rver): a crash's leftovers (an old temp file, a
 // half-written .part, the files of a resource whose row is gone) disappear; a live resource's files,
-// young temp files and a finished upload waiting to be taken stay.
+// young temp files, a finished upload waiting to be taken and one a write is still reading stay.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -54,6 +54,7 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
         clock: t.clock,
         uploads: t.container.services.uploads,
         tempMaxAgeMinutes: 60,
+        uploadExpiryHours: 24,
       };
       assert.deepEqual(await sweepStorage(deps), { temporary: 0, partial: 0, orphaned: 0 });
 
@@ -65,6 +66,29 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
       for (const key of liveKeys) assert.equal(await exists(t, key), true, key);
       assert.equal(await exists(t, pendingKey), true, 'a finished upload is kept until taken or expired');
       await t.container.sql.query('DELETE FROM resource_uploads WHERE id = $1', [uploadId]);
+    });
+
+    it("when a write has taken a finished upload and still reads it, then its bytes stay until the upload's expiry has passed", async () => {
+      t.clock.set(new Date());
+      // a write takes the upload (its row deleted, see takeFinished) an hour after it finished
+      const takenKey = `tmp/uploads/${randomUUID()}`;
+      await put(t, takenKey);
+      const deps = {
+        storage: t.container.storage,
+        sql: t.container.sql,
+        clock: t.clock,
+        uploads: t.container.services.uploads,
+        tempMaxAgeMinutes: 60,
+        uploadExpiryHours: 24,
+      };
+      t.clock.advance(61 * 60_000);
+      assert.equal((await sweepStorage(deps)).temporary, 0);
+      assert.equal(await exists(t, takenKey), true, 'swept under the write reading it');
+
+      // the write crashed: its leftover goes once no take can have happened within the max age
+      t.clock.advance(24 * 3_600_000);
+      await sweepStorage(deps);
+      assert.equal(await exists(t, takenKey), false);
     });
 
     if (name === 'local disk') {
@@ -81,6 +105,7 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
           clock: t.clock,
           uploads: t.container.services.uploads,
           tempMaxAgeMinutes: 60,
+          uploadExpiryHours: 24,
         });
         assert.equal(result.partial, 1);
         assert.equal(await exists(t, partKey), false);

@@ -443,7 +443,7 @@ describe('resumable uploads (tus)', () => {
       assert.equal(atUpload.headers[header], res.headers[header], header);
   });
 
-  it('when uploads pass their expiry, then the job removes the unfinished and the untaken ones', async () => {
+  it('when uploads pass their expiry, then none can be taken and the job removes the unfinished and the untaken ones', async () => {
     const unfinished = await t.http.post('/api/uploads').set(bearer(adminToken)).set(TUS).set('Upload-Length', '100');
     const unfinishedId = unfinished.headers.location!.split('/').pop()!;
     await t.http
@@ -476,6 +476,8 @@ describe('resumable uploads (tus)', () => {
     );
 
     t.clock.advance(3 * 3600_000);
+    // past its expiry, before the job has removed it: no write can take it any more
+    await assert.rejects(t.container.services.uploads.take(adminActor, finishedId), { code: 'not_found' });
     await run({}, context);
     assert.equal(
       await t.container.sql.one('SELECT 1 FROM resource_uploads WHERE id = ANY($1::uuid[])', [

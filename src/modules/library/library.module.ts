@@ -92,6 +92,7 @@ export const libraryModule = defineModule({
       clock,
       uploads: services.uploads,
       tempMaxAgeMinutes: config.library.tempMaxAgeMinutes,
+      uploadExpiryHours: config.library.uploadExpiryHours,
     }),
   ],
   subscribers: ({ services, platform: { queue } }) => [

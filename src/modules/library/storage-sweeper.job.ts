@@ -1,12 +1,13 @@
 // The storage sweeper: what a crash between "write the file" and "commit the row" (or between "delete
 // the row" and "delete its files") leaves behind. Removes temporary keys (`tmp/`) and half-written
 // `.part` files older than LIBRARY_TEMP_MAX_AGE_MINUTES, and every file under a resource's prefix
-// whose resource row no longer exists. A finished resumable upload's temp key is kept until it expires.
+// whose resource row no longer exists. A finished resumable upload's temp key is kept until it expires,
+// and for a while after a write takes it (below).
 import { defineJob, payloadOf } from '../../jobs/job.ts';
 import { TEMP_PREFIX, type FileStorage, type StoredObject } from '../../integrations/storage/file-storage.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Sql } from '../../shared/sql.ts';
-import type { UploadService } from './uploads/upload.service.ts';
+import { UPLOADS_TEMP_PREFIX, type UploadService } from './uploads/upload.service.ts';
 
 // the payload enqueue() takes for this name (see jobs/job.ts: JobPayloads)
 declare module '../../jobs/job.ts' {
@@ -21,6 +22,7 @@ export interface SweeperDeps {
   clock: Clock;
   uploads: Pick<UploadService, 'pendingTempKeys'>;
   tempMaxAgeMinutes: number;
+  uploadExpiryHours: number;
 }
 
 export interface SweepResult {
@@ -40,14 +42,22 @@ export async function sweepStorage({
   clock,
   uploads,
   tempMaxAgeMinutes,
+  uploadExpiryHours,
 }: SweeperDeps): Promise<SweepResult> {
   const cutoff = clock.now().getTime() - tempMaxAgeMinutes * 60_000;
   const old = (object: StoredObject) => object.modifiedAt.getTime() < cutoff;
+  // A write that takes a finished upload deletes its row and reads its bytes for seconds or minutes,
+  // and their age counts from the upload's end, so pending rows cannot protect them. Any take happens
+  // before the upload expires: its bytes are kept for the expiry plus the usual age, and a crashed
+  // write's leftovers go that much later.
+  const uploadCutoff = cutoff - uploadExpiryHours * 3_600_000;
+  const oldTemp = (object: StoredObject) =>
+    object.key.startsWith(UPLOADS_TEMP_PREFIX) ? object.modifiedAt.getTime() < uploadCutoff : old(object);
   const result: SweepResult = { temporary: 0, partial: 0, orphaned: 0 };
 
   const pending = await uploads.pendingTempKeys();
   for await (const object of storage.list(TEMP_PREFIX)) {
-    if (old(object) && !pending.has(object.key)) {
+    if (oldTemp(object) && !pending.has(object.key)) {
       await storage.delete(object.key);
       result.temporary += 1;
     }

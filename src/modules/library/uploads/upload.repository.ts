@@ -69,15 +69,17 @@ export class UploadRepository {
   }
 
   /**
-   * Deletes the owner's finished upload and returns it: taking is once only, even under concurrency.
+   * Deletes the owner's finished, unexpired upload and returns it: taking is once only, even under
+   * concurrency, and never after the expiry (the storage sweeper counts on it).
    * `whole` is the row as stored, for `restore`.
    */
-  async takeFinished(id: string, owner: UploadOwner): Promise<(UploadRow & { whole: unknown }) | undefined> {
+  async takeFinished(id: string, owner: UploadOwner, now: Date): Promise<(UploadRow & { whole: unknown }) | undefined> {
     return this.sql.one<UploadRow & { whole: unknown }>(
       `DELETE FROM resource_uploads
         WHERE id = $1 AND organization_id = $2 AND creator_type = $3 AND creator_id = $4 AND status = 'finished'
+          AND expires_at > $5
        RETURNING ${COLUMNS}, to_jsonb(resource_uploads.*) AS whole`,
-      [id, owner.organizationId, owner.creatorType, owner.creatorId],
+      [id, owner.organizationId, owner.creatorType, owner.creatorId, now],
     );
   }
 

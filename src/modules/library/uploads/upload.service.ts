@@ -28,7 +28,9 @@ export interface UploadServiceDeps {
   settings: Pick<LibrarySettings, 'maxFileBytes' | 'uploadExpiryHours' | 'uploadsDir'>;
 }
 
-export const tempKeyOf = (uploadId: string) => `${TEMP_PREFIX}uploads/${uploadId}`;
+/** Where a finished upload's bytes wait to be taken. */
+export const UPLOADS_TEMP_PREFIX = `${TEMP_PREFIX}uploads/`;
+export const tempKeyOf = (uploadId: string) => `${UPLOADS_TEMP_PREFIX}${uploadId}`;
 
 export class UploadService implements CompletedUploads {
   /** Where tus keeps the bytes of unfinished uploads (one file plus a .json per upload). */
@@ -126,7 +128,9 @@ export class UploadService implements CompletedUploads {
 
   async take(actor: Actor, uploadId: string): Promise<CompletedUpload> {
     const owner = this.ownerOf(actor);
-    const row = isUuid(uploadId) ? await this.deps.repository.takeFinished(uploadId, owner) : undefined;
+    const row = isUuid(uploadId)
+      ? await this.deps.repository.takeFinished(uploadId, owner, this.deps.clock.now())
+      : undefined;
     if (!row || !row.tempKey || !row.sha256) throw errors.notFound('upload', uploadId);
     return {
       id: row.id,
