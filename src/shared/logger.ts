@@ -5,7 +5,7 @@ export type { Logger };
 export function createLogger(level: string): Logger {
   return pino({
     level,
-    base: { service: 'guildhall' },
+    base: { service: 'guildhall', pid: process.pid }, // the pid tells the API from the worker, and an instance from another
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.token', '*.key'],
       censor: '[redacted]',

@@ -31,20 +31,20 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
   let dataDir: string;
   let database: TestDatabase;
 
+  const serviceEnv = () => ({
+    DATA_DIR: dataDir,
+    ...(database.databaseUrl
+      ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' }
+      : {}),
+    ...DEMO,
+  });
+
   before(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'guildhall-process-'));
     // Not from the migrated template: this is the first start, which migrates an empty database.
     database = await createTestDatabase({ template: false });
-    service = await startChildService(
-      {
-        DATA_DIR: dataDir,
-        ...(database.databaseUrl
-          ? { DATABASE_URL: database.databaseUrl, APP_SECRET: 'process-secret-process-secret-process-01' }
-          : {}),
-        ...DEMO,
-      },
-      240_000,
-    ); // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
+    // a first start (initdb, migrations, AdminJS) on a machine whose 2 cores other suites share
+    service = await startChildService(serviceEnv(), 240_000);
   });
   after(async () => {
     service.process.kill('SIGKILL');
@@ -106,5 +106,30 @@ describe('the service process: first start, demo data, graceful shutdown', () =>
     await assert.rejects(request(service.port, 'GET', '/health'), /ECONNREFUSED/);
     assert.equal(await service.exited, 0);
     assert.match(service.output(), /"msg":"stopped"/);
+  });
+
+  it("when npm start's own process gets SIGTERM, then the service under npm's shell stops gracefully too", async () => {
+    // npm relays the signal to the shell it runs the script with, not to the service under that shell
+    const viaNpm = await startChildService(serviceEnv(), 240_000, undefined, 'npm');
+    const servicePid = Number(/"pid":(\d+)[^\n]*Guildhall listening/.exec(viaNpm.output())?.[1]);
+    assert.notEqual(servicePid, viaNpm.process.pid, 'the service runs under npm, not as npm');
+    try {
+      const allClosed = new Promise((resolve) => viaNpm.process.once('close', resolve)); // every holder of its output
+      viaNpm.process.kill('SIGTERM');
+      const outcome = await Promise.race([
+        allClosed.then(() => 'stopped'),
+        new Promise((resolve) => setTimeout(resolve, 30_000, 'still running')),
+      ]);
+      assert.equal(outcome, 'stopped', `the service outlived npm:\n${viaNpm.output()}`);
+      assert.match(viaNpm.output(), /"signal":"parent exited"[^\n]*shutting down/);
+      assert.match(viaNpm.output(), /"msg":"stopped"/);
+      await assert.rejects(request(viaNpm.port, 'GET', '/health'), /ECONNREFUSED/);
+    } finally {
+      try {
+        process.kill(servicePid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
   });
 });

@@ -12,15 +12,23 @@ export interface ChildService {
   exited: Promise<number | null>;
 }
 
-/** `cwd`: where the service runs (its `.env` and relative paths); the project root unless given. */
+/**
+ * `cwd`: where the service runs (its `.env` and relative paths); the project root unless given.
+ * `launcher: 'npm'` runs `npm start` in the project root, as a newcomer does (npm, its shell, the service).
+ */
 export async function startChildService(
   env: Record<string, string>,
   timeoutMs = 90_000,
   cwd = root,
+  launcher: 'node' | 'npm' = 'node',
 ): Promise<ChildService> {
   // tsx resolved here, so a cwd outside the project still finds it
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/main.ts')], {
-    cwd,
+  const [command, args] =
+    launcher === 'npm'
+      ? ['npm', ['start', '--silent']]
+      : [process.execPath, ['--import', import.meta.resolve('tsx'), path.join(root, 'src/main.ts')]];
+  const child = spawn(command, args, {
+    cwd: launcher === 'npm' ? root : cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
