@@ -64,6 +64,13 @@ const rules = [
       ? 'HUBSPOT_API_URL must be https (or loopback) when NODE_ENV=production (tokens travel with every call)'
       : undefined,
   ),
+  // a key under the other environment's prefix would be stored, then refused by every request
+  rule(['DEMO_API_KEY', 'APP_ENV'], (v) => {
+    const prefix = v.APP_ENV === 'sandbox' ? 'gh_test_' : 'gh_live_';
+    return v.DEMO_API_KEY !== undefined && !v.DEMO_API_KEY.startsWith(prefix)
+      ? `DEMO_API_KEY must start with ${prefix} when APP_ENV=${v.APP_ENV} (the environment's keys)`
+      : undefined;
+  }),
   rule(['HUBSPOT_CLIENT_ID', 'HUBSPOT_CLIENT_SECRET'], (v) =>
     (v.HUBSPOT_CLIENT_ID === undefined) !== (v.HUBSPOT_CLIENT_SECRET === undefined)
       ? 'HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together'

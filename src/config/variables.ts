@@ -309,7 +309,7 @@ const demo = {
       'gh_live_… or gh_test_…',
       'must look like gh_live_<at least 16 letters, digits, - or _>',
     ).optional(),
-    "The demo organization's API key.",
+    "The demo organization's API key, with the deployment's prefix (gh_test_ when APP_ENV=sandbox).",
     { computedDefault: 'random, printed at seeding' },
   ),
 };

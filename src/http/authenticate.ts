@@ -6,6 +6,13 @@ import { isUuid } from '../shared/uuid.ts';
 import type { ErrorRenderer } from './surfaces/failure.ts';
 
 export const ORGANIZATION_HEADER = 'guildhall-organization';
+// RFC 6750 §2.1: "Bearer" 1*SP b64token; the scheme in any case (RFC 9110 §11.1). Anything after the
+// token is refused rather than ignored.
+const BEARER_CREDENTIALS = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/** The token of an `Authorization: Bearer` header; undefined for another scheme or a malformed one. */
+export const bearerCredentialOf = (header: string | undefined): string | undefined =>
+  header === undefined ? undefined : BEARER_CREDENTIALS.exec(header)?.[1];
 
 /**
  * Resolves `Authorization: Bearer ...` to an actor. Routes that need one call actorOf(req); routes
@@ -16,10 +23,9 @@ export function authenticate(auth: AuthService, findOrganization: (id: string) =
   return async (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization');
     if (!header) return next();
-    const [scheme, credential] = header.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !credential)
-      throw errors.unauthenticated('Use Authorization: Bearer <API key or token>');
-    const { actor, plan } = await auth.authenticate(credential.trim(), req.context.requestId);
+    const credential = bearerCredentialOf(header);
+    if (!credential) throw errors.unauthenticated('Use Authorization: Bearer <API key or token>');
+    const { actor, plan } = await auth.authenticate(credential, req.context.requestId);
     req.context.actor = actor;
     req.context.plan = plan;
 

@@ -50,8 +50,12 @@ export async function buildUser(
   });
 }
 
-export async function buildApiKey(organizationId: string): Promise<{ apiKey: ApiKey; secret: string }> {
-  const secret = `gh_live_${randomToken(24)}`;
+/** `prefix`: another environment's (gh_test_) stores a key as a hand-set demo key could. */
+export async function buildApiKey(
+  organizationId: string,
+  prefix = 'gh_live_',
+): Promise<{ apiKey: ApiKey; secret: string }> {
+  const secret = `${prefix}${randomToken(24)}`;
   const apiKey = await ApiKey.create({
     organizationId,
     name: 'test key',

@@ -37,6 +37,13 @@ describe('API keys', () => {
     assert.match(row[0]!.key_hash, /^[0-9a-f]{64}$/);
   });
 
+  it("when a key stored under the sandbox's prefix is used on the live environment, then 401 says where it belongs", async () => {
+    // a demo key set by hand could be stored so; keys this deployment makes have its own prefix
+    const { secret } = await buildApiKey(organizationId, 'gh_test_');
+    const problem = expectProblem(await t.http.get('/api/members').set(bearer(secret)), 401, 'unauthenticated');
+    assert.match(problem.detail, /belongs to the sandbox environment; this deployment serves the live one/);
+  });
+
   it('when a key is used, then it authenticates for its organization and lastUsedAt is recorded', async () => {
     const created = await t.http.post('/api/api-keys').set(bearer(adminToken)).send({ name: 'used' }).expect(201);
     // An API key may not manage keys, but it authenticates: 403 (not 401) proves it was recognised.

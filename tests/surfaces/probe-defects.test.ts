@@ -272,6 +272,13 @@ describe('defects found by the outside probe', () => {
   });
 
   describe('401 challenges', () => {
+    it('when the Bearer credential is spaced as RFC 6750 allows, then it is read; when more follows it, then 401', async () => {
+      await t.http.get('/api/members').set('Authorization', `bearer   ${admin}`).expect(200);
+      const trailing = await t.http.get('/api/members').set('Authorization', `Bearer ${admin} junk`);
+      expectProblem(trailing, 401, 'unauthenticated');
+      assert.equal(trailing.headers['www-authenticate'], 'Bearer realm="Guildhall", error="invalid_token"');
+    });
+
     it('when the JSON API answers 401, then WWW-Authenticate names the Bearer scheme, and invalid_token when one was refused', async () => {
       const missing = await t.http.get('/api/members');
       expectProblem(missing, 401, 'unauthenticated');

@@ -194,6 +194,16 @@ describe('production requirements', () => {
     }
   });
 
+  it("when DEMO_API_KEY has the other environment's prefix, then the start is refused", () => {
+    assert.deepEqual(problemsOf({ DEMO_API_KEY: 'gh_test_demoKeyForScripts0123456789' }), [
+      "DEMO_API_KEY must start with gh_live_ when APP_ENV=production (the environment's keys)",
+    ]);
+    assert.deepEqual(problemsOf({ APP_ENV: 'sandbox', DEMO_API_KEY: 'gh_live_demoKeyForScripts0123456789' }), [
+      "DEMO_API_KEY must start with gh_test_ when APP_ENV=sandbox (the environment's keys)",
+    ]);
+    assert.doesNotThrow(() => loadConfig({ APP_ENV: 'sandbox', DEMO_API_KEY: 'gh_test_demoKeyForScripts0123456789' }));
+  });
+
   it('when the deployment serves the sandbox, then the CRM uses the sandbox HubSpot app; half an app is refused', () => {
     const apps = {
       HUBSPOT_CLIENT_ID: 'live-id',

@@ -2,6 +2,7 @@
 // keys), application/scim+json in and out, SCIM error bodies.
 import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '../../shared/errors.ts';
+import { bearerCredentialOf } from '../authenticate.ts';
 import { hasBody } from '../body-guards.ts';
 import { noteSuspectEscape, rejectNulInUrl, rejectUnstorableJson } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
@@ -22,12 +23,12 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="SCIM"' };
 
 function directoryCredential(verifyToken: DirectoryTokenVerifier): RequestHandler {
   return async (req, _res, next) => {
-    const [scheme, token] = (req.get('authorization') ?? '').split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token)
+    const token = bearerCredentialOf(req.get('authorization'));
+    if (!token)
       throw new AppError('unauthenticated', 'Send Authorization: Bearer <directory SCIM token>', {
         headers: CHALLENGE,
       });
-    const actor = await verifyToken(token.trim(), req);
+    const actor = await verifyToken(token, req);
     if (!actor) throw new AppError('unauthenticated', 'The SCIM token is not valid', { headers: CHALLENGE });
     req.context.actor = actor;
     next();

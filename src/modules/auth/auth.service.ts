@@ -41,6 +41,11 @@ interface AuthUserRow {
 const suspended = () =>
   new AppError('organization_suspended', 'Your organization is suspended; contact the platform administrators');
 
+/** By the environment a key's prefix names, when it is not this deployment's. */
+const WRONG_ENVIRONMENT = {
+  sandbox: 'This API key (gh_test_) belongs to the sandbox environment; this deployment serves the live one',
+  production: 'This API key (gh_live_) belongs to the live environment; this deployment serves the sandbox one',
+} as const;
 const invalidCode = () => new AppError('invalid_mfa_code', 'The one-time code is not valid');
 
 /** One count of failures per account, whichever step they were made at (login or MFA step-up). */
@@ -137,6 +142,8 @@ export class AuthService {
   /** Resolves a bearer credential (API key or JWT) to the actor it stands for. */
   async authenticate(bearer: string, requestId: string): Promise<Authenticated> {
     if (bearer.startsWith('gh_')) {
+      const other = this.deps.apiKeys.otherEnvironmentOf(bearer);
+      if (other) throw errors.unauthenticated(WRONG_ENVIRONMENT[other]);
       const found = await this.deps.apiKeys.authenticate(bearer);
       if (!found) throw errors.unauthenticated('The API key is not valid or has been revoked');
       if (found.organizationSuspended) throw suspended();
