@@ -136,13 +136,15 @@ function writtenInDigits(raw: Buffer): (value: number) => boolean {
 }
 
 /**
- * After express.json (with `verify: noteSuspectEscape`): a parsed body holding unstorable text, a
+ * After express.json (with `verify: noteSuspectEscape`): an array, a parsed body holding unstorable text, a
  * number JSON.parse could not hold as sent, or nesting deeper than MAX_JSON_DEPTH is refused.
  */
 export const rejectUnstorableJson: RequestHandler = (req, _res, next) => {
   const raw = rawBodies.get(req);
   if (raw === undefined) return next(); // no JSON body was parsed
   rawBodies.delete(req);
+  // every body of the contract is an object: an array is refused as a scalar is (problem.ts)
+  if (Array.isArray(req.body)) return next(new AppError('malformed_body', 'The request body must be a JSON object'));
   const found = firstRefused(req.body, {
     text: suspect.has(req),
     maxDepth: MAX_JSON_DEPTH,

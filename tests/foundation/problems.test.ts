@@ -91,7 +91,7 @@ describe('errors are RFC 7807 problem+json', () => {
   });
 
   it('when the body is valid JSON but not an object, then 400 malformed_body says so', async () => {
-    for (const scalar of ['null', '123', '"str"', ' true']) {
+    for (const scalar of ['null', '123', '"str"', ' true', '[]', '[{"email": "a@example.test"}]']) {
       const res = await t.http.post('/api/auth/login').set('Content-Type', 'application/json').send(scalar);
       assert.equal(expectProblem(res, 400, 'malformed_body').detail, 'The request body must be a JSON object', scalar);
     }
