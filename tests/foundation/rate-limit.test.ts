@@ -78,6 +78,33 @@ describe(`per-plan hourly rate limits (${process.env.TEST_REDIS_URL ? 'Redis' : 
     await t.http.get('/api/api-keys').set(bearer(other.token)).expect(200);
   });
 
+  it('when an organization is over quota, then operations that take no credential still answer to its leftover header', async () => {
+    t.clock.set(new Date('2026-03-04T08:00:00Z'));
+    const { organization, token } = await orgWithToken('standard');
+    const user = await buildUser({ organizationId: organization.id, password: 'right-password-123' });
+    for (let i = 0; i < LIMITS.standard; i++) await t.http.get('/api/api-keys').set(bearer(token)).expect(200);
+    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)), 429, 'rate_limited');
+    // login, the password reset and the public catalogue are not counted against an organization
+    const login = await t.http
+      .post('/api/auth/login')
+      .set(bearer(token))
+      .send({ email: user.email, password: 'right-password-123' })
+      .expect(200);
+    assert.equal(login.headers['x-ratelimit-remaining'], undefined);
+    const reset = await t.http
+      .post('/api/auth/password-reset')
+      .set(bearer(token))
+      .send({ token: 'no-such-reset-token', password: 'another-password-123' });
+    expectProblem(reset, 422, 'invalid_reset_token');
+    const catalogue = await t.http
+      .get(`/api/public/organizations/${organization.slug}/resources`)
+      .set(bearer(token))
+      .expect(200);
+    // the per-address limit's headers, not the organization's
+    assert.notEqual(catalogue.headers['x-ratelimit-limit'], String(LIMITS.standard));
+    expectProblem(await t.http.get('/api/api-keys').set(bearer(token)), 429, 'rate_limited');
+  });
+
   it('when two instances of the service share the database, then they share the counter', async () => {
     t.clock.set(new Date('2026-03-04T08:00:00Z'));
     const second = createContainer({
