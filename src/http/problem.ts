@@ -12,6 +12,7 @@ import {
   ValidationError as SequelizeValidationError,
 } from 'sequelize';
 import { AppError, errorCatalog, errors, type ErrorCode, type FieldError } from '../shared/errors.ts';
+import { NOT_BLANK_PATTERN } from '../shared/not-blank.ts';
 
 interface HttpLikeError {
   status?: number;
@@ -47,8 +48,9 @@ function bracketed(field: string): string {
     .join('')}`;
 }
 
-// The contract's `pattern: '\S'` (a name or a question that is not only spaces) in words a client can show
-const readable = (message: string) => (message === 'must match pattern "\\S"' ? 'must not be blank' : message);
+// The contract's "not blank" pattern in words a client can show
+const readable = (message: string) =>
+  message === `must match pattern "${NOT_BLANK_PATTERN}"` ? 'must not be blank' : message;
 
 const VALIDATOR_ERRORS: ReadonlyArray<abstract new (...args: never[]) => Error> = Object.values(validatorErrors);
 

@@ -304,11 +304,11 @@ describe('defects found by the outside probe', () => {
         e.message,
       ]);
 
-    it('when a member, an event or a course is named with spaces only, then 400 "must not be blank" and nothing is stored', async () => {
+    it('when a member, an event or a course is named with spaces or invisible marks only, then 400 "must not be blank" and nothing is stored', async () => {
       const members = await t.http
         .post('/api/members')
         .set(bearer(admin))
-        .send({ firstName: '  ', lastName: '\t', email: 'blank@example.org' });
+        .send({ firstName: '  ', lastName: '\u200b\u00ad', email: 'blank@example.org' });
       assert.deepEqual(blank(members), [
         ['firstName', 'must not be blank'],
         ['lastName', 'must not be blank'],
@@ -316,7 +316,7 @@ describe('defects found by the outside probe', () => {
       const event = await t.http
         .post('/api/events')
         .set(bearer(admin))
-        .send({ title: ' ', startsAt: '2027-01-01T10:00:00Z', endsAt: '2027-01-01T12:00:00Z' });
+        .send({ title: '\t\u2060', startsAt: '2027-01-01T10:00:00Z', endsAt: '2027-01-01T12:00:00Z' });
       assert.deepEqual(blank(event), [['title', 'must not be blank']]);
       const course = await t.http.post('/api/courses').set(bearer(admin)).send({ title: '   ' });
       assert.deepEqual(blank(course), [['title', 'must not be blank']]);

@@ -84,6 +84,8 @@ describe('webhook target guard (SSRF)', () => {
     assert.equal((await guard.check('https://hooks.example.com/in')).host, 'hooks.example.com');
     await refused(guard.check('http://hooks.example.com/in'), /must use https/);
     await refused(guard.check('https://user:pw@hooks.example.com/in'), /credentials/);
+    await refused(guard.check('https://hooks.example.com:0/in'), /port 0/);
+    assert.equal((await guard.check('https://hooks.example.com:8443/in')).port, '8443');
     await refused(guard.check('ftp://hooks.example.com'), /https/);
     await refused(guard.check('not a url'), /absolute URL/);
     await refused(guard.check('https://internal.example.com/in'), /private address \(10\.0\.0\.7\)/);

@@ -6,8 +6,9 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { z } from 'zod';
 import { ROLES } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
+import { NOT_BLANK } from '../../shared/not-blank.ts';
 
-const name = z.string().trim().min(1, 'must not be blank').max(100, 'must be at most 100 characters');
+const name = z.string().trim().regex(NOT_BLANK, 'must not be blank').max(100, 'must be at most 100 characters');
 const oneOf = (values: readonly [string, ...string[]]) =>
   z.enum(values, { message: `must be one of ${values.join(', ')}` });
 const common = {

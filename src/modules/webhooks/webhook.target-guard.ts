@@ -100,6 +100,8 @@ export class WebhookTargetGuard {
     const schemes = this.options.allowPrivateTargets ? ['https:', 'http:'] : ['https:'];
     if (!schemes.includes(url.protocol)) throw unsafe(`must use ${schemes.map((s) => s.slice(0, -1)).join(' or ')}`);
     if (url.username || url.password) throw unsafe('must not contain credentials');
+    // no connection can be made to it (WHATWG URL keeps port 0, and drops only the scheme's default)
+    if (url.port === '0') throw unsafe('must not use port 0');
     return url;
   }
 
