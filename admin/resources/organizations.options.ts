@@ -111,7 +111,7 @@ export function organizationsOptions(container: Container, components: PortalCom
         icon: 'PauseCircle',
         variant: 'danger',
         component: components.ConfirmAction,
-        guard: 'Suspend this organization? Its users and API keys are refused at once.',
+        guard: 'Suspend this organization? Its users, API keys and directory sync are refused at once.',
         isAccessible: ({ record }) => record?.params.status === 'active',
         handler: change(() => ({ status: 'suspended' }), 'suspended'),
       },

@@ -171,7 +171,15 @@ export function usersOptions(container: Container, components: PortalComponents)
       list: { showFilter: true, component: components.UsersList },
       // a soft-deleted user is read-only: no Edit, Impersonate, Delete or password reset, only Permanent delete
       edit: { isVisible: ({ record }) => !isDeleted(record), component: components.UserEdit },
-      new: { component: components.UserEdit },
+      new: {
+        component: components.UserEdit,
+        // a refused creation sends the form back to the browser: never with the typed password in it
+        // (a created user's is cleared by the resource)
+        after: async (response: ActionResponse) => {
+          if (response.record?.params) response.record.params.password = null;
+          return response;
+        },
+      },
       show: { component: components.UserShow },
       delete: {
         actionType: 'record',

@@ -5294,6 +5294,15 @@ export interface components {
                 "application/scim+json": components["schemas"]["ScimError"];
             };
         };
+        /** @description The directory's organization is suspended (`organization_suspended`): nothing is read or written until it is reactivated. */
+        ScimForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/scim+json": components["schemas"]["ScimError"];
+            };
+        };
         /** @description A body that is neither `application/scim+json` nor `application/json` (answered before the directory's budget is counted). */
         ScimUnsupportedMediaType: {
             headers: {
@@ -6963,6 +6972,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7023,6 +7033,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description uniqueness. */
             409: {
                 headers: {
@@ -7093,6 +7104,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7169,6 +7181,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7253,6 +7266,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7343,6 +7357,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7452,6 +7467,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7512,6 +7528,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description uniqueness. */
             409: {
                 headers: {
@@ -7585,6 +7602,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7661,6 +7679,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7745,6 +7764,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7819,6 +7839,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Not in this directory. */
             404: {
                 headers: {
@@ -7889,6 +7910,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7930,6 +7952,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {
@@ -7971,6 +7994,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ScimUnauthorized"];
+            403: components["responses"]["ScimForbidden"];
             /** @description Over the directory's SCIM budget (`Retry-After`). */
             429: {
                 headers: {

@@ -221,6 +221,19 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     });
     assert.doesNotMatch(await created.text(), /TypedInitialPw1!/);
     assert.ok(await User.findOne({ where: { email: 'nina.typed@portal.test' } }));
+    // nor when the creation is refused
+    const refusedTyped = await page.request.post(`${base}/admin/api/resources/users/actions/new`, {
+      data: {
+        firstName: 'Nina',
+        lastName: 'Again',
+        email: 'MARY@portal.test',
+        role: 'ROLE_MEMBER',
+        organizationId,
+        password: 'TypedRefusedPw1!',
+      },
+    });
+    assert.match(await refusedTyped.text(), /already in use/);
+    assert.doesNotMatch(await refusedTyped.text(), /TypedRefusedPw1!/);
   });
 
   it('when the other resources are opened, then each one lists its records', async () => {

@@ -68,8 +68,9 @@ describe('directories', () => {
       bind: [directoryId],
     });
     assert.notEqual((rows as Array<{ token_hash: string }>)[0]!.token_hash, token);
-    assert.ok(await t.container.services.directories.verifyToken(token));
-    directory = (await t.container.services.directories.byToken(token))!;
+    const principal = await t.container.services.directories.verifyToken(token);
+    assert.ok(principal);
+    directory = await t.container.services.directories.ofActor(principal);
     expectProblem(
       await t.http
         .post('/api/admin/directories')

@@ -4,6 +4,7 @@
 // refused; groups grant roles by the mapping, the highest winning, never platform admin.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Organization } from '../../src/modules/organizations/organization.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser, mfaVerifiedTokenFor } from '../factories/index.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -107,6 +108,22 @@ describe('SCIM tenancy', () => {
     expectScimError(await client.post('/Users', entraUser('revoked.example')), 401);
     expectScimError(await t.http.get('/scim/v2/Users'), 401);
     expectScimError(await t.http.get('/scim/v2/Users').set('Authorization', 'Bearer scim_guessed'), 401);
+  });
+
+  it("when the directory's organization is suspended, then provisioning is refused with 403 and nothing is written", async () => {
+    const directory = await addDirectory(t);
+    const client = scimClient(t, directory.token);
+    await Organization.update(
+      { status: 'suspended', suspendedAt: new Date() },
+      { where: { id: directory.organizationId } },
+    );
+    const refused = expectScimError(await client.get('/Users'), 403);
+    assert.match(refused.detail, /organization is suspended/);
+    expectScimError(await client.post('/Users', entraUser('suspended.example')), 403);
+    assert.equal(await User.count({ where: { organizationId: directory.organizationId } }), 0);
+
+    await Organization.update({ status: 'active', suspendedAt: null }, { where: { id: directory.organizationId } });
+    expectScim(await client.post('/Users', entraUser('resumed.example')), 201);
   });
 
   it('when people join and leave groups, then the highest mapped role wins and never platform admin', async () => {

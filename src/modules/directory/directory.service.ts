@@ -53,8 +53,9 @@ export interface SyncRun {
 }
 
 /**
- * Runs `forget` on every write to a directory through the model, at once and again after the commit (a
- * lookup racing the transaction still read the old row), as the credential caches do for users.
+ * Runs `forget` on every write to a directory or an organization (a suspension) through the models, at
+ * once and again after the commit (a lookup racing the transaction still read the old row), as the
+ * credential caches do for users.
  */
 function forgetOnChange(forget: () => void): void {
   const nowAndAfterCommit = (options: { transaction?: Transaction | null }) => {
@@ -65,10 +66,18 @@ function forgetOnChange(forget: () => void): void {
   Directory.addHook('afterDestroy', (_directory, options) => nowAndAfterCommit(options));
   Directory.addHook('afterBulkUpdate', (options) => nowAndAfterCommit(options));
   Directory.addHook('afterBulkDestroy', (options) => nowAndAfterCommit(options));
+  Organization.addHook('afterSave', (_organization, options) => nowAndAfterCommit(options));
+  Organization.addHook('afterBulkUpdate', (options) => nowAndAfterCommit(options));
 }
 
 /** Tokens look like `scim_<43 url-safe characters>`; the prefix shown to admins is its first 12. */
 const TOKEN_PREFIX = 'scim_';
+
+/** An active directory found by its token, with whether its organization is suspended. */
+interface TokenDirectory {
+  directory: Directory;
+  organizationSuspended: boolean;
+}
 const newToken = () => `${TOKEN_PREFIX}${randomToken(32)}`;
 
 export class DirectoryService {
@@ -79,7 +88,7 @@ export class DirectoryService {
    * revocation or deactivation takes effect here within the cache's 2 seconds, the bound every
    * credential cache keeps.
    */
-  private readonly byTokenHash: BriefCache<Directory>;
+  private readonly byTokenHash: BriefCache<TokenDirectory>;
   private readonly byId: BriefCache<Directory>;
 
   constructor(
@@ -94,7 +103,7 @@ export class DirectoryService {
   ) {
     // ages by the injected clock, so tests can move past the bound
     const now = () => this.deps.clock.now().getTime();
-    this.byTokenHash = new BriefCache<Directory>({ now });
+    this.byTokenHash = new BriefCache<TokenDirectory>({ now });
     this.byId = new BriefCache<Directory>({ now });
     forgetOnChange(() => this.forgetDirectories());
   }
@@ -102,17 +111,23 @@ export class DirectoryService {
   /** The SCIM surface's credential: the directory a bearer token belongs to, as its principal. */
   readonly verifyToken = async (token: string): Promise<Actor | null> => {
     if (!token.startsWith(TOKEN_PREFIX)) return null;
-    const directory = await this.byToken(token);
-    return directory ? directoryActor(directory.id, directory.organizationId) : null;
+    const found = await this.byToken(token);
+    if (!found) return null;
+    // as an API key of the organization is: a suspension stops provisioning into it too
+    if (found.organizationSuspended)
+      throw new AppError('organization_suspended', "The directory's organization is suspended");
+    return directoryActor(found.directory.id, found.directory.organizationId);
   };
 
-  async byToken(token: string): Promise<Directory | null> {
+  private async byToken(token: string): Promise<TokenDirectory | null> {
     const tokenHash = sha256(token);
-    const directory = await this.byTokenHash.get(
-      tokenHash,
-      async () => (await Directory.findOne({ where: { tokenHash, status: 'active' } })) ?? undefined,
-    );
-    return directory ?? null;
+    const found = await this.byTokenHash.get(tokenHash, async () => {
+      const directory = await Directory.findOne({ where: { tokenHash, status: 'active' } });
+      if (!directory) return undefined;
+      const organization = await Organization.findByPk(directory.organizationId, { attributes: ['status'] });
+      return { directory, organizationSuspended: organization?.status === 'suspended' };
+    });
+    return found ?? null;
   }
 
   /** The directory a SCIM principal stands for (active). */
