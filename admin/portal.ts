@@ -4,13 +4,14 @@ import AdminJS, { ComponentLoader, type CurrentAdmin } from 'adminjs';
 import AdminJSExpress from '@adminjs/express';
 import { Database, Resource } from '@adminjs/sequelize';
 import connectPgSimple from 'connect-pg-simple';
-import type { Router } from 'express';
+import { Router } from 'express';
 import session from 'express-session';
 import pg from 'pg';
 import type { AppContext as Container } from '../src/app-context.ts';
 import { loadComponents } from './components/index.ts';
 import type { PortalAdmin } from './portal-actor.ts';
 import { PORTAL_STYLESHEET_PATH } from './portal-styles.ts';
+import { refuseUnknownActions } from './unknown-actions.ts';
 import { portalRoutes } from './portal.routes.ts';
 import { dashboardRoutes } from './dashboard.routes.ts';
 import { dashboardHandler } from './resources/dashboard.handler.ts';
@@ -241,5 +242,9 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
   // after AdminJS's own routes, so its session and login check apply to these too
   router.use(portalRoutes(container));
   router.use(dashboardRoutes(container));
-  return router;
+  // in front of AdminJS's routes: only a name that answers nothing is stopped, before any session check
+  const portal = Router();
+  portal.use(refuseUnknownActions(admin));
+  portal.use(router);
+  return portal;
 }

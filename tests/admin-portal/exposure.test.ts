@@ -178,6 +178,23 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     }
   });
 
+  it('when a portal API path names an action or a resource that does not exist, then 404, never a 500', async () => {
+    const { body } = await list('users');
+    const userId = body.records[0]!.params.id as string;
+    for (const path of [
+      '/admin/api/resources/users/actions/bogus',
+      `/admin/api/resources/users/records/${userId}/bogus`,
+      '/admin/api/resources/users/bulk/bogus',
+      '/admin/api/resources/nonexistent/actions/list',
+      `/admin/api/resources/users/records/${userId}/list`, // a resource action at a record's route
+      '/admin/api/resources/users/actions/constructor',
+    ]) {
+      const res = await portal.get(path).expect(404);
+      assert.equal(res.body.code, 'not_found', path);
+    }
+    await portal.get(`/admin/api/resources/users/records/${userId}/show`).expect(200);
+  });
+
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {
     const { body, text } = await list('mail_outbox');
     const welcome = body.records.find(
