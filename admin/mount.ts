@@ -27,6 +27,9 @@ export function adminPortal(container: Container, options: { eager: boolean }): 
       res.type('text/css').set('Cache-Control', 'public, max-age=3600').send(PORTAL_STYLESHEET);
       return;
     }
+    // Pages and the JSON API carry people's data: the browser keeps none of it (Back after logging out
+    // showed the last page's records). The bundles under /frontend/ keep their own caching.
+    if (!req.path.startsWith('/frontend/')) res.set('Cache-Control', 'no-store');
     req.url = withValidPaging(req.url);
     // AdminJS parses bodies with formidable, whose JSON parser throws on a malformed body: the
     // sender's mistake (400), which reached Express's default handler as a 500 with a stack trace.

@@ -99,6 +99,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
       translations: {
         en: {
           labels: { pages: 'Platform Settings' },
+          // AdminJS translates this refusal without its {{actionName}} and {{resourceId}}: the page showed
+          // them as written (browser Back to a confirmation whose action the record no longer offers)
+          messages: {
+            forbiddenError: 'This action is not available for this record now: open the record to see what it offers.',
+          },
           // every resource's columns, unless its own translations say otherwise
           properties: {
             organizationId: 'Organization',

@@ -25,6 +25,8 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   const [data, setData] = useState<AssociatedData[]>([]);
   const [heirs, setHeirs] = useState<Heir[]>([]);
   const [transferTo, setTransferTo] = useState('');
+  // a double click sent two deletes: the second answered "This user no longer exists" beside the success
+  const [busy, setBusy] = useState(false);
   const addNotice = useNotice();
   const navigate = useNavigate();
 
@@ -41,6 +43,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
   if (!record) return null;
 
   const confirm = async () => {
+    setBusy(true);
     const res = await api.recordAction({
       resourceId: resource.id,
       recordId: record.id,
@@ -49,6 +52,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
       data: { transferTo },
     });
     const body = res.data as { notice?: { message: string; type: 'success' | 'error' }; redirectUrl?: string };
+    setBusy(false);
     if (body.notice) addNotice(body.notice);
     if (body.redirectUrl) navigate(body.redirectUrl);
   };
@@ -94,7 +98,7 @@ const DeleteUser: React.FC<ActionProps> = ({ record, resource }) => {
           </Text>
         </FormGroup>
       )}
-      <Button data-testid="confirm-delete" variant="danger" onClick={confirm}>
+      <Button data-testid="confirm-delete" variant="danger" disabled={busy} onClick={confirm}>
         Delete user
       </Button>
     </Box>

@@ -69,6 +69,12 @@ const blank = (value: unknown) => value === undefined || value === null || value
 const optional = (value: unknown) => (blank(value) ? undefined : String(value));
 const nullable = (value: unknown) => (blank(value) ? null : String(value));
 const yes = (value: unknown) => value === true || value === 'true';
+/**
+ * A required field the form sent empty goes to the service as '' and is refused there; read as left out,
+ * it was kept as it was and the save reported success.
+ */
+const required = (params: Record<string, unknown>, name: string) =>
+  name in params ? String(params[name] ?? '') : undefined;
 
 export class UsersResource extends ServiceResource {
   constructor(container: Container) {
@@ -143,11 +149,11 @@ export class UsersResource extends ServiceResource {
     const actor = await portalActor(context?.currentAdmin);
     const row = await userFormRefusals(() =>
       this.container.services.users.update(actor, id, {
-        firstName: optional(params.firstName),
-        lastName: optional(params.lastName),
-        email: optional(params.email),
+        firstName: required(params, 'firstName'),
+        lastName: required(params, 'lastName'),
+        email: required(params, 'email'),
         phone: nullable(params.phone),
-        role: optional(params.role) as Role | undefined,
+        role: required(params, 'role') as Role | undefined,
         organizationId: nullable(params.organizationId),
         status: optional(params.status) as 'active' | undefined,
         confirmPrivilegeChange: yes(params.confirmPrivilegeChange),

@@ -234,6 +234,16 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     });
     assert.match(await refusedTyped.text(), /already in use/);
     assert.doesNotMatch(await refusedTyped.text(), /TypedRefusedPw1!/);
+    // a required field cleared on Edit is refused, not kept with a success notice
+    const typed = await User.findOne({ where: { email: 'nina.typed@portal.test' } });
+    const cleared = await page.request.post(`${base}/admin/api/resources/users/records/${typed!.id}/edit`, {
+      data: { role: '', firstName: '' },
+    });
+    const { record: clearedRecord } = (await cleared.json()) as { record: { errors: Record<string, unknown> } };
+    assert.deepEqual(Object.keys(clearedRecord.errors).sort(), ['firstName', 'role']);
+    await typed!.reload();
+    assert.equal(typed!.role, 'ROLE_MEMBER');
+    assert.equal(typed!.firstName, 'Nina');
   });
 
   it('when the other resources are opened, then each one lists its records', async () => {

@@ -195,6 +195,15 @@ describe('Admin Portal exposure', { timeout: 180_000 }, () => {
     await portal.get(`/admin/api/resources/users/records/${userId}/show`).expect(200);
   });
 
+  it("when portal pages and the portal's API answer, then the browser is told to keep none of it", async () => {
+    for (const path of ['/admin', '/admin/resources/users', '/admin/api/resources/users/actions/list']) {
+      const res = await portal.get(path);
+      assert.equal(res.headers['cache-control'], 'no-store', path);
+    }
+    const bundle = await portal.get('/admin/frontend/assets/app.bundle.js').expect(200);
+    assert.notEqual(bundle.headers['cache-control'], 'no-store');
+  });
+
   it('when the mail outbox is read, then the redacted text shows and the generated password never does', async () => {
     const { body, text } = await list('mail_outbox');
     const welcome = body.records.find(

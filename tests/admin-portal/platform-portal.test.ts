@@ -258,6 +258,10 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.locator('text=Acme Guild: reactivated').first().waitFor();
     await org.reload();
     assert.equal(org.status, 'active');
+    // Back to the confirmation of an action the record no longer offers: said in words, no {{placeholders}}
+    await page.goto(`${base}/admin/resources/organizations/records/${org.id}/reactivate`);
+    await page.locator('text=This action is not available for this record now').first().waitFor();
+    assert.doesNotMatch((await page.textContent('body')) ?? '', /\{\{/);
   });
 
   it('when "Users of this organization" is chosen, then the users list opens filtered by that organization', async () => {
