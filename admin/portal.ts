@@ -131,7 +131,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
                 organizationId: 'Organization',
                 targetType: 'Target type',
                 targetId: 'Target',
-                user: 'User',
+                user: 'Who (user)', // the filter matches the user who acted, as the Who column shows
                 before: 'Before',
                 after: 'After',
               },

@@ -67,10 +67,11 @@ const Counts: React.FC<{ counts: Record<string, number>; labels?: Record<string,
   </table>
 );
 
-const Figure: React.FC<{ n: number; href: string; label: string }> = ({ n, href, label }) => (
+/** `label`: the words for one, then for any other count ("1 failing job", "0 failing jobs"). */
+const Figure: React.FC<{ n: number; href: string; label: [string, string] }> = ({ n, href, label }) => (
   <Text>
     <Link href={href}>
-      <strong>{n}</strong> {label}
+      <strong>{n}</strong> {n === 1 ? label[0] : label[1]}
     </Link>
   </Text>
 );
@@ -184,15 +185,23 @@ const Dashboard: React.FC = () => {
           <Figure
             n={figures.openImpersonations}
             href={resource('impersonation_sessions')}
-            label="open impersonation sessions"
+            label={['open impersonation session', 'open impersonation sessions']}
           />
-          <Figure n={figures.failingJobs} href={resource('jobs', '?filters.state=failed')} label="failing jobs" />
+          <Figure
+            n={figures.failingJobs}
+            href={resource('jobs', '?filters.state=failed')}
+            label={['failing job', 'failing jobs']}
+          />
           <Figure
             n={figures.failingWebhookDeliveries}
             href={resource('webhook_deliveries', '?filters.status=failed')}
-            label="failing webhook deliveries"
+            label={['failing webhook delivery', 'failing webhook deliveries']}
           />
-          <Figure n={figures.unsentOutbox} href={resource('mail_outbox')} label="outbox messages not sent" />
+          <Figure
+            n={figures.unsentOutbox}
+            href={resource('mail_outbox')}
+            label={['outbox message not sent', 'outbox messages not sent']}
+          />
         </Card>
         <Card title="Your MFA" testId="mfa">
           <MfaCard enabled={figures.mfa.enabled} rootPath={rootPath} onEnabled={load} />

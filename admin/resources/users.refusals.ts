@@ -69,6 +69,12 @@ export function portalRefusal(error: AppError, now: Date = new Date()): PortalRe
       };
     case 'not_found':
       return { field: 'form', message: 'This user no longer exists.' };
+    case 'validation_failed':
+      // each field's own message is under it; the notice named fields by their code names
+      return {
+        field: error.extras.errors?.[0]?.field ?? 'form',
+        message: 'Some fields need attention: see the message under each.',
+      };
     default:
       return {
         field: error.extras.errors?.[0]?.field ?? 'form',
@@ -81,7 +87,7 @@ export function portalRefusal(error: AppError, now: Date = new Date()): PortalRe
 export function toUserFormError(error: unknown, now?: Date): unknown {
   if (!(error instanceof AppError)) return error;
   const fieldErrors = Object.fromEntries(
-    (error.extras.errors ?? []).map((e) => [e.field, { message: e.message, type: error.code }]),
+    (error.extras.errors ?? []).map((e) => [e.field, { message: readable(e.message), type: error.code }]),
   );
   const refusal = portalRefusal(error, now);
   if (!Object.keys(fieldErrors).length) fieldErrors[refusal.field] = { message: refusal.message, type: error.code };

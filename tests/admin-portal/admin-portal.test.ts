@@ -12,6 +12,7 @@ import { totpCode } from '../../src/modules/auth/mfa.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { ROLES } from '../../src/shared/access/roles.ts';
+import { ROLE_LABELS } from '../../src/modules/users/user.labels.ts';
 import { buildOrganization, buildUser, PASSWORD } from '../factories/index.ts';
 import { buildAdmin, mfaSecretOf } from '../factories/mfa.ts';
 import { prepareAdminBundle } from '../setup/admin-bundle.ts';
@@ -202,7 +203,8 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.deepEqual(await refusals({ organizationId, password: 'abc', phone: '1'.repeat(60), role: 'ROLE_GOD' }), {
       password: 'must be at least 12 characters',
       phone: 'must be at most 40 characters',
-      role: `must be one of ${ROLES.join(', ')}`,
+      // in the portal's words: the roles by their labels, as the dropdown shows them
+      role: `must be one of ${ROLES.map((role) => ROLE_LABELS[role]).join(', ')}`,
     });
     assert.deepEqual(await refusals({ organizationId, status: 'suspended' }), {
       status: 'must be one of active, pending',

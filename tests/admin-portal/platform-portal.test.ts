@@ -100,7 +100,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     const unsent = await count("SELECT count(*)::int AS n FROM mail_outbox WHERE status <> 'sent'");
     assert.match(
       await text('attention'),
-      new RegExp(`0 open impersonation sessions.*${unsent} outbox messages not sent`),
+      new RegExp(`0 open impersonation sessions.*${unsent} outbox ${unsent === 1 ? 'message' : 'messages'} not sent`),
     );
     assert.match(await text('mfa'), /MFA is enabled for your account/);
     // the admin's MFA enrolment is in the audit log, with the admin's name linking to their record
