@@ -3,7 +3,6 @@
 import { pipeline } from 'node:stream';
 import { Router, type Request } from 'express';
 import type { AppContext as Container } from '../src/app-context.ts';
-import { HOME_PORTAL } from '../src/shared/access/roles.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { portalActor } from './portal-actor.ts';
 import { crmPortalRoutes } from './resources/crm.routes.ts';
@@ -28,7 +27,7 @@ function listState(query: Request['query']) {
 }
 
 export function portalRoutes(container: Container): Router {
-  const { services, config } = container;
+  const { services } = container;
   const router = Router();
 
   router.get('/export/users.csv', async (req, res, next) => {
@@ -63,7 +62,6 @@ export function portalRoutes(container: Container): Router {
       targetEmail: user.email,
       mode: session.mode,
       expiresAt: session.expiresAt,
-      redirectUrl: config.portals[HOME_PORTAL[user.role]],
     });
   });
 

@@ -1,8 +1,10 @@
 /// <reference lib="dom" />
-// The default top bar, with a banner above it while the admin has an open impersonation session.
+// The default top bar, with a banner above it while the admin has an open impersonation session. It
+// links to no portal: the session's token is shown once, on the page that started it, and a link
+// without it opened the portal signed out.
 import React, { useCallback, useEffect, useState } from 'react';
 import { useSelector } from 'react-redux';
-import { Box, Button, Link, Text } from '@adminjs/design-system';
+import { Box, Button, Text } from '@adminjs/design-system';
 
 interface Current {
   active: boolean;
@@ -10,7 +12,6 @@ interface Current {
   targetEmail?: string;
   mode?: 'read_only' | 'act_as_user';
   expiresAt?: string;
-  redirectUrl?: string;
 }
 
 type Props = { OriginalComponent?: React.ComponentType<Record<string, unknown>> } & Record<string, unknown>;
@@ -58,13 +59,9 @@ const TopBar: React.FC<Props> = (props) => {
           <Text fontWeight="bold">
             Impersonating {current.targetName} ({current.targetEmail}) ·{' '}
             {current.mode === 'read_only' ? 'read-only' : 'acting as the user'} · ends{' '}
-            {current.expiresAt ? new Date(current.expiresAt).toLocaleTimeString() : ''}
+            {/* in UTC, as the notice that started it says */}
+            {current.expiresAt ? `${new Date(current.expiresAt).toISOString().slice(11, 16)} UTC` : ''}
           </Text>
-          {current.redirectUrl && (
-            <Link href={current.redirectUrl} target="_blank" rel="noreferrer">
-              Open their portal
-            </Link>
-          )}
           <Button data-testid="exit-impersonation" size="sm" variant="danger" onClick={exit}>
             Exit impersonation
           </Button>

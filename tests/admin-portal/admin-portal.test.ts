@@ -139,7 +139,11 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await page.waitForSelector('[data-testid=impersonation-started]');
     const banner = page.locator('[data-testid=impersonation-banner]');
     await banner.waitFor();
-    assert.match((await banner.textContent()) ?? '', /Impersonating Mary Member \(mary@portal\.test\) · read-only/);
+    assert.match(
+      (await banner.textContent()) ?? '',
+      /Impersonating Mary Member \(mary@portal\.test\) · read-only · ends \d\d:\d\d UTC/,
+    );
+    assert.equal(await banner.locator('a').count(), 0, 'no portal link without the session token');
     const open = await ImpersonationSession.findOne({
       where: { adminId: admin.id, targetUserId: mary.id, endedAt: null },
     });
