@@ -48,7 +48,8 @@ export function portalRefusal(error: AppError, now: Date = new Date()): PortalRe
       return {
         field: 'form',
         message:
-          'This needs MFA: enrol an authenticator app with "Enrol in MFA" on the dashboard, then try again. Enrolled already? Log out and log in again with its one-time code.',
+          'This needs MFA: enrol an authenticator app with "Enrol in MFA" on the dashboard, then try again. ' +
+          'Enrolled already? Log out and log in again with its one-time code.',
       };
     case 'impersonation_forbidden':
       return {

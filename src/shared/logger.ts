@@ -5,7 +5,8 @@ export type { Logger };
 export function createLogger(level: string): Logger {
   return pino({
     level,
-    base: { service: 'guildhall', pid: process.pid }, // the pid tells the API from the worker, and an instance from another
+    // the pid tells the API from the worker, and one instance from another
+    base: { service: 'guildhall', pid: process.pid },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret', '*.token', '*.key'],
       censor: '[redacted]',
