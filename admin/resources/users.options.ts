@@ -271,6 +271,8 @@ export function usersOptions(container: Container, components: PortalComponents)
                 message: `Password reset e-mail sent to ${record.params.email}; the link works until ${portalTime(sent.expiresAt)}.`,
                 type: 'success',
               },
+              // back to the user: the confirmation page stayed, its button ready to send another e-mail
+              redirectUrl: context.h.recordActionUrl({ resourceId: 'users', recordId: record.id, actionName: 'show' }),
             };
           } catch (error) {
             return { record, notice: userNotice(error, clock.now()) };

@@ -38,7 +38,7 @@ export function portalRefusal(error: AppError, now: Date = new Date()): PortalRe
       return /Permanent/.test(error.message)
         ? {
             field: 'confirmEmail',
-            message: "Type the user's e-mail address exactly to confirm the permanent deletion.",
+            message: "Type the user's e-mail address to confirm the permanent deletion.",
           }
         : {
             field: 'confirmPrivilegeChange',

@@ -222,6 +222,8 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.getByText('Their current password keeps working until they do.').waitFor();
     await page.click('[data-testid=confirm-action]');
     await page.locator('text=Password reset e-mail sent to mary@portal.test').waitFor();
+    // back on the user's page: no button left to send a second e-mail by mistake
+    await page.waitForURL(new RegExp(`/admin/resources/users/records/${mary.id}/show`));
     await shot('password-reset');
     assert.ok(await OutboxMessage.findOne({ where: { userId: mary.id, template: 'password_reset' } }));
   });
@@ -280,8 +282,9 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     await page.click('[data-testid=action-purge]');
     assert.equal(await page.locator('[data-testid=confirm-purge]').isDisabled(), true);
     const wrong = await recordAction(carl.id, 'purge', { confirmEmail: 'someone@else.test' });
-    assert.match(wrong.notice!.message, /Type the user's e-mail address exactly/);
-    await page.fill('#confirmEmail', 'carl@portal.test');
+    // any case, spaces around it: the address, not its spelling, is what is confirmed
+    assert.match(wrong.notice!.message, /Type the user's e-mail address to confirm/);
+    await page.fill('#confirmEmail', ' CARL@portal.test ');
     await page.click('[data-testid=confirm-purge]');
     await page.locator('text=Removed carl@portal.test permanently').waitFor();
     assert.equal(await User.findByPk(carl.id, { paranoid: false }), null);
