@@ -6,7 +6,7 @@ import type * as z from 'zod';
 import { configSchema } from './config/schema.ts';
 import { variables } from './config/variables.ts';
 
-export { appSecretRequired } from './config/schema.ts';
+export { apiKeyPrefix, appSecretRequired } from './config/schema.ts';
 
 export type Config = z.output<typeof configSchema>;
 export type AppEnv = Config['appEnv'];

@@ -15,6 +15,9 @@ export function appSecretRequired(because: string): string {
   );
 }
 
+/** The prefix of an API key of the environment a deployment serves (`APP_ENV`). */
+export const apiKeyPrefix = (appEnv: 'production' | 'sandbox') => (appEnv === 'sandbox' ? 'gh_test_' : 'gh_live_');
+
 /** A rule between variables: `problem` names what is wrong with them together, if anything. */
 function rule(reads: readonly (keyof Variables)[], problem: (v: Variables) => string | undefined) {
   return z.superRefine<Variables>(
@@ -66,7 +69,7 @@ const rules = [
   ),
   // a key under the other environment's prefix would be stored, then refused by every request
   rule(['DEMO_API_KEY', 'APP_ENV'], (v) => {
-    const prefix = v.APP_ENV === 'sandbox' ? 'gh_test_' : 'gh_live_';
+    const prefix = apiKeyPrefix(v.APP_ENV);
     return v.DEMO_API_KEY !== undefined && !v.DEMO_API_KEY.startsWith(prefix)
       ? `DEMO_API_KEY must start with ${prefix} when APP_ENV=${v.APP_ENV} (the environment's keys)`
       : undefined;

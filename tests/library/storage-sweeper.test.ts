@@ -13,6 +13,15 @@ import { startS3StandIn, type S3StandIn } from './s3-stand-in.ts';
 
 const put = (t: TestApp, key: string, text = 'x') => t.container.storage.put(key, Readable.from([Buffer.from(text)]));
 const exists = async (t: TestApp, key: string) => (await t.container.storage.stat(key)) !== null;
+/** What the job's handler is bound to in library.module.ts, with a 60-minute age and a 24-hour expiry. */
+const sweeperDeps = (t: TestApp) => ({
+  storage: t.container.storage,
+  sql: t.container.sql,
+  clock: t.clock,
+  uploads: t.container.services.uploads,
+  tempMaxAgeMinutes: 60,
+  uploadExpiryHours: 24,
+});
 
 function sweeperSuite(name: string, env: () => Record<string, string>) {
   describe(`storage sweeper: ${name}`, () => {
@@ -48,14 +57,7 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
       );
 
       // young: nothing is touched yet (a row may be about to commit)
-      const deps = {
-        storage: t.container.storage,
-        sql: t.container.sql,
-        clock: t.clock,
-        uploads: t.container.services.uploads,
-        tempMaxAgeMinutes: 60,
-        uploadExpiryHours: 24,
-      };
+      const deps = sweeperDeps(t);
       assert.deepEqual(await sweepStorage(deps), { temporary: 0, partial: 0, orphaned: 0 });
 
       t.clock.advance(61 * 60_000);
@@ -73,14 +75,7 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
       // a write takes the upload (its row deleted, see takeFinished) an hour after it finished
       const takenKey = `tmp/uploads/${randomUUID()}`;
       await put(t, takenKey);
-      const deps = {
-        storage: t.container.storage,
-        sql: t.container.sql,
-        clock: t.clock,
-        uploads: t.container.services.uploads,
-        tempMaxAgeMinutes: 60,
-        uploadExpiryHours: 24,
-      };
+      const deps = sweeperDeps(t);
       t.clock.advance(61 * 60_000);
       assert.equal((await sweepStorage(deps)).temporary, 0);
       assert.equal(await exists(t, takenKey), true, 'swept under the write reading it');
@@ -99,14 +94,7 @@ function sweeperSuite(name: string, env: () => Record<string, string>) {
         const partKey = `orgs/${orgId}/resources/${live.id}/v2/file.pdf.${randomUUID()}.part`;
         await put(t, partKey);
         t.clock.advance(61 * 60_000);
-        const result = await sweepStorage({
-          storage: t.container.storage,
-          sql: t.container.sql,
-          clock: t.clock,
-          uploads: t.container.services.uploads,
-          tempMaxAgeMinutes: 60,
-          uploadExpiryHours: 24,
-        });
+        const result = await sweepStorage(sweeperDeps(t));
         assert.equal(result.partial, 1);
         assert.equal(await exists(t, partKey), false);
       });

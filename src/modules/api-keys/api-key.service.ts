@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import type { AppEnv, Plan } from '../../config.ts';
+import { apiKeyPrefix, type AppEnv, type Plan } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
 import { assertCan } from '../../shared/access/policy.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
@@ -16,8 +16,6 @@ import { BriefCache } from '../../shared/brief-cache.ts';
 
 const PREFIX_LENGTH = 12;
 
-/** gh_live_ for the live environment, gh_test_ for the sandbox (config's rule for DEMO_API_KEY says the same). */
-const keyPrefixOf = (env: AppEnv) => (env === 'sandbox' ? 'gh_test_' : 'gh_live_');
 /** lastUsedAt is a hint, not a log: write it at most once a minute per key. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -46,13 +44,13 @@ export class ApiKeyService {
 
   /** Keys say which environment they belong to, so a sandbox key is recognisable at a glance. */
   private generate(): string {
-    return `${keyPrefixOf(this.deps.appEnv)}${randomToken(24)}`;
+    return `${apiKeyPrefix(this.deps.appEnv)}${randomToken(24)}`;
   }
 
   /** The environment a key's prefix names when it is not this deployment's: such a key is never accepted. */
   otherEnvironmentOf(secret: string): AppEnv | undefined {
-    if (secret.startsWith(keyPrefixOf(this.deps.appEnv))) return undefined;
-    return (['production', 'sandbox'] as const).find((env) => secret.startsWith(keyPrefixOf(env)));
+    if (secret.startsWith(apiKeyPrefix(this.deps.appEnv))) return undefined;
+    return (['production', 'sandbox'] as const).find((env) => secret.startsWith(apiKeyPrefix(env)));
   }
 
   async create(
@@ -123,7 +121,7 @@ export class ApiKeyService {
 
   async authenticate(secret: string): Promise<AuthenticatedKey | null> {
     // a key stored under the other environment's prefix (a demo key set by hand) opens nothing here
-    if (!secret.startsWith(keyPrefixOf(this.deps.appEnv))) return null;
+    if (!secret.startsWith(apiKeyPrefix(this.deps.appEnv))) return null;
     const hash = sha256(secret);
     const row = await this.cache.get(hash, () => this.lookUp(hash));
     if (!row) return null;
