@@ -120,7 +120,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
           resources: {
             users: USERS_TRANSLATIONS,
             sso_connections: SSO_CONNECTION_TRANSLATIONS,
-            api_keys: { labels: { api_keys: 'API keys' }, actions: { list: 'API keys', show: 'API key' } },
+            api_keys: {
+              labels: { api_keys: 'API keys' },
+              actions: { list: 'API keys', show: 'API key' },
+              properties: { createdByUserId: 'Created by' },
+            },
             directories: DIRECTORY_TRANSLATIONS,
             audit_log: {
               actions: { list: 'Audit log', show: 'Audit entry' },
@@ -139,7 +143,13 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
             impersonation_requests: {
               labels: { impersonation_requests: 'Impersonated requests' },
               actions: { list: 'Requests made while impersonating', show: 'Impersonated request' },
-              properties: { sessionId: 'Session', adminId: 'Admin', targetUserId: 'Target user' },
+              properties: {
+                sessionId: 'Session',
+                adminId: 'Admin',
+                targetUserId: 'Target user',
+                statusCode: 'Status',
+                occurredAt: 'When',
+              },
             },
             webhook_subscriptions: {
               labels: { webhook_subscriptions: 'Subscriptions' },

@@ -40,9 +40,11 @@ const Figure: React.FC<{ label: string; value: React.ReactNode; testId?: string 
   </Box>
 );
 
+const MAPPING_BADGE = { valid: 'success', invalid: 'danger', not_checked: 'secondary' } as const;
+
 const CrmDetail: React.FC<Props> = ({ data, chosen, onChoose, onRetry, onErrorsPage, onRefresh, busy }) => {
-  const { connection, status, errors, mapping, mappingProblem, runs } = data;
-  const name = connection?.organization_name ?? 'Organization';
+  const { organizationName, connection, status, errors, mapping, mappingProblem, runs } = data;
+  const name = connection?.organization_name ?? organizationName;
   return (
     <Box data-testid="crm-detail">
       <Box variant="white" p="xl" mb="xl">
@@ -121,8 +123,8 @@ const CrmDetail: React.FC<Props> = ({ data, chosen, onChoose, onRetry, onErrorsP
                   <TableCell>{m.service_field}</TableCell>
                   <TableCell style={{ fontFamily: 'monospace' }}>{m.crm_property}</TableCell>
                   <TableCell>
-                    <Badge size="sm" variant={m.status === 'valid' ? 'success' : 'danger'}>
-                      {m.status}
+                    <Badge size="sm" variant={MAPPING_BADGE[m.status]}>
+                      {m.status.replace('_', ' ')}
                     </Badge>
                   </TableCell>
                   <TableCell>{m.error ?? '—'}</TableCell>

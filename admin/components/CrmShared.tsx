@@ -4,12 +4,13 @@
 import React from 'react';
 import type { CrmDetailData, CrmErrorPage } from '../resources/crm.routes.ts';
 import { Badge } from '@adminjs/design-system';
+import { portalTime } from './portal-time.ts';
 
 export type { CrmDetailData, CrmErrorPage };
 export type CrmConnection = NonNullable<CrmDetailData['connection']>;
 export type ConnectionState = CrmConnection['connection_status'];
 
-export const when = (date: string | null, none = 'never') => (date ? new Date(date).toLocaleString() : none);
+export const when = (date: string | null, none = 'never') => portalTime(date) || none;
 export const count = (n: number) => n.toLocaleString('en-US');
 
 const STATES: Record<ConnectionState, { label: string; variant: 'success' | 'danger' | 'light' }> = {

@@ -5,6 +5,7 @@ import { useSelector } from 'react-redux';
 import { ApiClient } from 'adminjs';
 import { Box, Button, H2, H4, Input, Label, Link, Text } from '@adminjs/design-system';
 import { RESOURCE_OF_KIND } from './record-resources.ts';
+import { portalTime } from './portal-time.ts';
 
 interface Figures {
   usersByStatus: Record<string, number>;
@@ -26,7 +27,7 @@ interface Figures {
   failingWebhookDeliveries: number;
   unsentOutbox: number;
   mfa: { enabled: boolean };
-  labels: { roles: Record<string, string>; statuses: Record<string, string> };
+  labels: { roles: Record<string, string>; statuses: Record<string, string>; plans: Record<string, string> };
 }
 
 const api = new ApiClient();
@@ -179,7 +180,7 @@ const Dashboard: React.FC = () => {
           </Text>
         </Card>
         <Card title="Organizations by plan" testId="organizations-by-plan">
-          <Counts counts={figures.organizationsByPlan} />
+          <Counts counts={figures.organizationsByPlan} labels={figures.labels.plans} />
         </Card>
         <Card title="Needs attention" testId="attention">
           <Figure
@@ -213,7 +214,7 @@ const Dashboard: React.FC = () => {
           <tbody>
             {figures.recentAudit.map((entry) => (
               <tr key={entry.id}>
-                <td>{new Date(entry.occurredAt).toLocaleString()}</td>
+                <td>{portalTime(entry.occurredAt)}</td>
                 <td>
                   <Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>{entry.action}</Link>
                 </td>

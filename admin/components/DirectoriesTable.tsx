@@ -4,11 +4,12 @@
 import React from 'react';
 import { ViewHelpers } from 'adminjs';
 import { Badge, Link, Table, TableBody, TableCell, TableHead, TableRow } from '@adminjs/design-system';
+import { portalTime } from './portal-time.ts';
 
 const h = new ViewHelpers();
 const showUrl = (resourceId: string, recordId: string) =>
   h.recordActionUrl({ resourceId, recordId, actionName: 'show' });
-const when = (date: string | null) => (date ? new Date(date).toLocaleString() : 'never');
+const when = (date: string | null) => portalTime(date) || 'never';
 
 export interface DirectoryRow {
   id: string;

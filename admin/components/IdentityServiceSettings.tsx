@@ -5,6 +5,7 @@
 import React, { useEffect, useState } from 'react';
 import { ApiClient, ViewHelpers, useNotice } from 'adminjs';
 import { Box, Button, FormGroup, FormMessage, H2, H4, Input, Label, Link, Text } from '@adminjs/design-system';
+import { portalTime } from './portal-time.ts';
 
 const api = new ApiClient();
 const PAGE = 'integrations';
@@ -127,7 +128,7 @@ const IdentityServiceSettings: React.FC = () => {
               {settings.defaultConnection ?? 'none'}
             </Row>
             <Row label="Last updated" testId="updated-at">
-              {settings.updatedAt ? new Date(settings.updatedAt).toLocaleString() : 'never'}
+              {portalTime(settings.updatedAt) || 'never'}
             </Row>
           </tbody>
         </table>

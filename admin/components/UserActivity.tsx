@@ -3,6 +3,7 @@
 import React, { useEffect, useState } from 'react';
 import { ApiClient, type ActionProps } from 'adminjs';
 import { Box, H3, Table, TableBody, TableCell, TableHead, TableRow, Text } from '@adminjs/design-system';
+import { portalTime } from './portal-time.ts';
 
 interface Entry {
   id: string;
@@ -11,11 +12,13 @@ interface Entry {
   actorType: string;
   actorId: string | null;
   impersonatorId: string | null;
+  /** Who acted and who impersonated, by name (looked up by the action's handler). */
+  actorName: string | null;
+  impersonatorName: string | null;
   requestId: string | null;
 }
 
 const api = new ApiClient();
-const portalTime = (value: string) => `${new Date(value).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 const UserActivity: React.FC<ActionProps> = ({ record, resource }) => {
   const [entries, setEntries] = useState<Entry[] | null>(null);
@@ -33,12 +36,9 @@ const UserActivity: React.FC<ActionProps> = ({ record, resource }) => {
   if (!record) return null;
   const by = (e: Entry) => {
     const who =
-      e.actorType !== 'user'
-        ? e.actorType.replace('_', ' ')
-        : e.actorId === record.id
-          ? 'the user'
-          : 'an administrator';
-    return e.impersonatorId ? `${who} (impersonated)` : who;
+      e.actorType === 'user' && e.actorId === record.id ? 'the user' : (e.actorName ?? e.actorType.replace('_', ' '));
+    if (!e.impersonatorId) return who;
+    return `${who} (impersonated by ${e.impersonatorName ?? 'an administrator'})`;
   };
 
   return (

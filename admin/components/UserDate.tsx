@@ -1,14 +1,9 @@
 /// <reference lib="dom" />
-// The portal's one time format for users, with its zone: "2026-11-23 18:40 UTC".
+// A user's dates in the portal's one time format; a user who never logged in shows "Never".
 import React from 'react';
 import { useTranslation, type BasePropertyProps } from 'adminjs';
 import { FormGroup, Label, Text } from '@adminjs/design-system';
-
-export const portalTime = (value: unknown): string => {
-  if (!value) return '';
-  const date = new Date(String(value));
-  return Number.isNaN(date.getTime()) ? '' : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-};
+import { portalTime } from './portal-time.ts';
 
 const UserDate: React.FC<BasePropertyProps> = ({ property, resource, record, where }) => {
   const { translateProperty } = useTranslation();

@@ -15,6 +15,12 @@ export function loadComponents(loader: ComponentLoader) {
   loader.override('Login', source('Login'));
   loader.override('TopBar', source('TopBar'));
   loader.override('Breadcrumbs', source('Breadcrumbs'));
+  // every date-time in one format with its zone, a filter drawer that closes once applied, and one
+  // notice at a time
+  loader.override('DefaultDatetimeListProperty', source('PortalDate'));
+  loader.override('DefaultDatetimeShowProperty', source('PortalDate'));
+  loader.override('FilterDrawer', source('FilterDrawer'));
+  loader.override('NoticeBox', source('NoticeBox'));
   return {
     DeleteUser: loader.add('DeleteUser', source('DeleteUser')),
     ImpersonateUser: loader.add('ImpersonateUser', source('ImpersonateUser')),

@@ -6,11 +6,13 @@
 // A refusal answers its status with { code, message }, which the page shows as a notice.
 import { Router, type Request, type Response } from 'express';
 import type { AppContext as Container } from '../../src/app-context.ts';
-import type {
-  CrmConnectionSummary,
-  CrmErrorRow,
-  CrmRunRow,
-  CrmStatus,
+import {
+  type CrmConnectionSummary,
+  type CrmErrorRow,
+  type CrmRunRow,
+  type CrmStatus,
+  MAPPING_NOT_CHECKED,
+  NOT_CONNECTED,
 } from '../../src/modules/crm/crm-diagnostics.service.ts';
 import type { MappingStatus } from '../../src/modules/crm/crm-mapping.check.ts';
 import type { Actor } from '../../src/shared/access/actor.ts';
@@ -31,11 +33,22 @@ interface ErrorPage {
   type: string | null;
 }
 
+/**
+ * The API answers "invalid" with a "Not checked" error for an entry HubSpot never judged; the page says
+ * "not checked" instead of marking every row of an organization without HubSpot as wrong, and the
+ * reason once above the table.
+ */
+type PortalMappingStatus = Omit<MappingStatus, 'status'> & { status: MappingStatus['status'] | 'not_checked' };
+const forThePage = ({ error, ...entry }: MappingStatus): PortalMappingStatus =>
+  error === MAPPING_NOT_CHECKED ? { ...entry, status: 'not_checked' } : { ...entry, ...(error ? { error } : {}) };
+
 interface Detail {
+  /** Named here too: an organization that never connected HubSpot has no connection to name it. */
+  organizationName: string;
   connection: CrmConnectionSummary | null;
   status: CrmStatus;
   errors: ErrorPage;
-  mapping: MappingStatus[];
+  mapping: PortalMappingStatus[];
   mappingProblem: string | null;
   runs: CrmRunRow[];
 }
@@ -77,7 +90,9 @@ export function crmPortalRoutes(container: Container): Router {
   /** Checked against HubSpot while connected: a call that can be refused (budget in use, token refused). */
   const mapping = async (actor: Actor, organizationId: string) => {
     try {
-      return { mapping: await diagnostics.propertyMapping(actor, organizationId), mappingProblem: null };
+      const entries = (await diagnostics.propertyMapping(actor, organizationId)).map(forThePage);
+      const unchecked = entries.some((entry) => entry.status === 'not_checked');
+      return { mapping: entries, mappingProblem: unchecked ? NOT_CONNECTED : null };
     } catch (error) {
       if (!(error instanceof AppError) || error.status === 403 || error.status === 401) throw error;
       return { mapping: [], mappingProblem: `${error.title}: ${error.message}` };
@@ -88,13 +103,22 @@ export function crmPortalRoutes(container: Container): Router {
     try {
       const { actor, organizationId } = await inputs(req);
       const status = await diagnostics.status(actor, organizationId); // 404 for an unknown organization
-      const [{ rows }, errors, checked, runs] = await Promise.all([
+      const [organization, { rows }, errors, checked, runs] = await Promise.all([
+        container.services.organizations.get(actor, organizationId),
         diagnostics.connections(actor, { organizationId }),
         errorPage(actor, organizationId, req.query),
         mapping(actor, organizationId),
         diagnostics.runs(organizationId),
       ]);
-      res.json({ connection: rows[0] ?? null, status, errors, ...checked, runs } satisfies Detail);
+      const detail = {
+        organizationName: organization.name,
+        connection: rows[0] ?? null,
+        status,
+        errors,
+        ...checked,
+        runs,
+      };
+      res.json(detail satisfies Detail);
     } catch (error) {
       refuse(res, error);
     }

@@ -4,6 +4,7 @@ import type { AppContext as Container } from '../../src/app-context.ts';
 import { ROLE_LABELS, STATUS_LABELS } from '../../src/modules/users/user.labels.ts';
 import { portalActor } from '../portal-actor.ts';
 import { dashboardFigures } from './dashboard.repository.ts';
+import { PLAN_LABELS } from './organizations.options.ts';
 
 export function dashboardHandler(container: Container) {
   return async (_request: unknown, _response: unknown, context: PageContext) => {
@@ -15,7 +16,7 @@ export function dashboardHandler(container: Container) {
     return {
       ...figures,
       mfa: { enabled: me.mfaEnabledAt !== null },
-      labels: { roles: ROLE_LABELS, statuses: STATUS_LABELS },
+      labels: { roles: ROLE_LABELS, statuses: STATUS_LABELS, plans: PLAN_LABELS },
     };
   };
 }

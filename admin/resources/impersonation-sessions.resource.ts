@@ -35,6 +35,11 @@ export class ImpersonationSessionsResource extends AllowListedResource {
     return this.figures(await super.find(...args));
   }
 
+  /** The sessions a page of impersonated requests references, titled by their target's name. */
+  override async findMany(ids: Array<string | number>): Promise<BaseRecord[]> {
+    return this.figures(await super.findMany(ids));
+  }
+
   override async findOne(id: string): Promise<BaseRecord | null> {
     const record = await super.findOne(id);
     return record && (await this.figures([record]))[0]!;

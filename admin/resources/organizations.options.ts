@@ -44,6 +44,10 @@ const visible = (path: string) => ({
 });
 const choices = (values: readonly string[]) =>
   values.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }));
+/** The plans as the portal names them ("Professional"), for the dashboard's counts. */
+export const PLAN_LABELS: Record<string, string> = Object.fromEntries(
+  choices(PLANS).map(({ value, label }) => [value, label]),
+);
 
 export function organizationsOptions(container: Container, components: PortalComponents): ResourceOptions {
   const { organizations } = container.services;

@@ -42,6 +42,7 @@ export function platformResources(container: Container, components: PortalCompon
   const history = { name: 'History', icon: 'Clock' };
   const apiKeys = readOnly(models.ApiKey, PORTAL_PROPERTIES.api_keys, {
     listProperties: ['name', 'prefix', 'organizationId', 'createdAt', 'lastUsedAt', 'revokedAt'],
+    properties: { createdByUserId: { type: 'reference', reference: 'users' } },
     actions: {
       revoke: {
         actionType: 'record',
@@ -102,6 +103,13 @@ export function platformResources(container: Container, components: PortalCompon
     readOnly(models.ImpersonationRequest, PORTAL_PROPERTIES.impersonation_requests, {
       navigation: history,
       sort: { sortBy: 'occurredAt', direction: 'desc' },
+      listProperties: ['occurredAt', 'adminId', 'targetUserId', 'method', 'path', 'statusCode'],
+      // names instead of ids, each linking to its record
+      properties: {
+        sessionId: { type: 'reference', reference: 'impersonation_sessions' },
+        adminId: { type: 'reference', reference: 'users' },
+        targetUserId: { type: 'reference', reference: 'users' },
+      },
     }),
     readOnly(models.OutboxMessage, PORTAL_PROPERTIES.mail_outbox, {
       navigation: { name: 'Mail', icon: 'Mail' },

@@ -7,6 +7,8 @@ import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';
 import { Op } from 'sequelize';
 import { User } from '../../src/modules/users/user.model.ts';
+import { portalTime } from '../components/portal-time.ts';
+import { auditNames } from './audit-names.ts';
 import { userNotice } from './users.refusals.ts';
 
 const LIST = ['name', 'email', 'role', 'organizationId', 'status', 'lastLoginAt', 'createdAt'];
@@ -186,7 +188,8 @@ export function usersOptions(container: Container, components: PortalComponents)
         icon: 'Trash2',
         variant: 'danger',
         guard: undefined,
-        isVisible: ({ record }) => !isDeleted(record),
+        // not on one's own page: the service refuses deleting oneself
+        isVisible: ({ record, currentAdmin }) => !isDeleted(record) && paramsOf(record).id !== currentAdmin?.id,
         component: components.DeleteUser,
         handler: async (
           request: ActionRequest,
@@ -292,7 +295,20 @@ export function usersOptions(container: Container, components: PortalComponents)
           const actor = await portalActor(context.currentAdmin);
           const page = Math.max(1, Number(request.query?.page ?? 1) || 1);
           const entries = await services.activity.forUser(actor, recordId(request), {}, { page, itemsPerPage: 50 });
-          return { record, entries: entries.data, pagination: entries.pagination };
+          // "By" names who acted (an administrator by name), as the audit log does
+          const nameOf = await auditNames(
+            container.sql,
+            entries.data.flatMap((e) => [
+              [e.actorType, e.actorId],
+              ['user', e.impersonatorId],
+            ]),
+          );
+          const named = entries.data.map((e) => ({
+            ...e,
+            actorName: nameOf(e.actorType, e.actorId) ?? null,
+            impersonatorName: nameOf('user', e.impersonatorId) ?? null,
+          }));
+          return { record, entries: named, pagination: entries.pagination };
         },
       },
       impersonate: {
@@ -344,9 +360,6 @@ export function usersOptions(container: Container, components: PortalComponents)
     },
   };
 }
-
-/** The portal's one time format: "2026-11-23 18:40 UTC". */
-export const portalTime = (date: Date) => `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 /** Who may receive a deleted user's data: the other active, live users of the same organization. */
 async function heirsOf(userId: string, organizationId: string | null): Promise<Array<{ id: string; label: string }>> {

@@ -108,7 +108,11 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await page.fill('input[name="filter-name"]', 'mary');
     await page.click('button:has-text("Apply changes")');
     await page.waitForURL(/filters\.name=mary/);
-    await page.locator('form[data-css="users-filter-drawer"] button').first().click();
+    // applied, the drawer closes by itself: the filtered list is in view
+    await page.waitForFunction(() => {
+      const drawer = document.querySelector('form[data-css="users-filter-drawer"]');
+      return drawer !== null && drawer.getBoundingClientRect().left >= window.innerWidth - 1;
+    });
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     assert.match(
       (await page.textContent('tbody')) ?? '',
@@ -187,6 +191,15 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     await create('nina.blank@portal.test', '   ');
     await page.locator('text=must not be blank').first().waitFor();
     assert.equal(await User.count({ where: { email: 'nina.blank@portal.test' } }), 0);
+    // corrected on the same form: the success notice replaces the refusal's, which no longer shows beside it
+    const notices = page.locator('[data-testid=notice-wrapper]');
+    await notices.getByText('Some fields need attention').waitFor();
+    await page.fill('input[name=firstName]', 'Nina');
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${base}/admin/resources/users`);
+    assert.ok(await User.findOne({ where: { email: 'nina.blank@portal.test' } }));
+    await page.waitForFunction(() => document.querySelector('[data-testid=notice-wrapper]')?.children.length === 1);
+    assert.doesNotMatch((await notices.textContent()) ?? '', /need attention/);
     const posted = await page.request.post(`${base}/admin/api/resources/users/actions/new`, {
       data: { firstName: 'Nina', lastName: 'New', email: 'not-an-email', role: 'ROLE_MEMBER' },
     });
@@ -280,10 +293,15 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     assert.ok(audit.meta.total > 0, "the audit log has the portal's own changes");
   });
 
-  it('when the admin tries to delete their own account in the portal, then the refusal rule shows and nothing is deleted', async () => {
-    await page.goto(`${base}/admin/resources/users/records/${admin.id}/delete`);
-    await page.click('[data-testid=confirm-delete]');
-    await page.waitForSelector('text=Cannot delete own account');
+  it('when the admin opens their own account, then Delete is not offered; posted anyway, the refusal rule answers and nothing is deleted', async () => {
+    await page.goto(`${base}/admin/resources/users/records/${mary.id}/show`);
+    await page.locator('[data-testid=action-delete]').waitFor(); // offered on another user's page
+    await page.goto(`${base}/admin/resources/users/records/${admin.id}/show`);
+    await page.locator('[data-testid=action-edit]').waitFor();
+    assert.equal(await page.locator('[data-testid=action-delete]').count(), 0);
+    const res = await page.request.post(`${base}/admin/api/resources/users/records/${admin.id}/delete`, { data: {} });
+    assert.equal(res.status(), 200);
+    assert.match(((await res.json()) as { notice: { message: string } }).notice.message, /Cannot delete own account/);
     await admin.reload();
     assert.equal(admin.deletedAt, null);
   });

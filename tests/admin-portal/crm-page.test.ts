@@ -264,6 +264,23 @@ describe('Admin Portal CRM page in a browser', { timeout: 300_000 }, () => {
     await shot('needs-reauthorization', 1300);
   });
 
+  it('when an organization that never connected HubSpot is opened, then its mapping says not checked, not invalid', async () => {
+    await page.goto(`${base}/admin/pages/crm?organization=${idle.id}`);
+    await page.locator('[data-testid=crm-mapping] tbody tr').first().waitFor();
+    await shot('mapping-not-checked', 2700);
+    const rows = ((await page.locator('[data-testid=crm-mapping] tbody').textContent()) ?? '').replace(/\s+/g, ' ');
+    assert.match(rows, /email.*email.*not checked/);
+    assert.doesNotMatch(rows, /invalid/);
+    // named, with the reason once above the table
+    assert.equal((await page.locator('[data-testid=crm-detail-name]').textContent())?.trim(), 'Quarry Guild');
+    await page.locator('text=Not checked: the organization is not connected to HubSpot').waitFor();
+    // the page's route says so (the API keeps the contract's two words: invalid, with the reason)
+    const detail = JSON.parse((await fromPage(`${base}/admin/crm/${idle.id}`)).body) as {
+      mapping: Array<{ status: string }>;
+    };
+    assert.ok(detail.mapping.length > 0 && detail.mapping.every((m) => m.status === 'not_checked'));
+  });
+
   it('the page’s routes answer only a signed-in platform admin; an unknown organization is a 404', async () => {
     const unknown = await fromPage(`${base}/admin/crm/${randomUUID()}`);
     assert.equal(unknown.status, 404);

@@ -47,6 +47,9 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     const { sequelize } = t.db;
     const guide = await buildResource(sequelize, acme.id, { name: 'Member guide', sizeBytes: 3 * 1024 * 1024 });
     guideId = guide.id;
+    await sequelize.query("UPDATE resources SET tags = ARRAY['handbook', 'onboarding'], view_count = 7 WHERE id = $1", {
+      bind: [guide.id],
+    });
     await buildResource(sequelize, acme.id, {
       name: 'Welcome video',
       type: 'video',
@@ -91,11 +94,12 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
       'Format',
       'Access level',
       'Status',
+      'Views',
       'Downloads',
       'Created',
     ]);
     const text = await rowsText();
-    assert.match(text, /Member guide.*Acme Guild/);
+    assert.match(text, /Member guide.*Acme Guild.*published\s*7\s*0/);
     assert.match(text, /Welcome video.*Acme Guild.*video.*mp4.*public.*published/);
     assert.match(text, /Small notes.*Small Guild.*draft/);
     // the portal's stylesheet: a cell breaks at spaces, never inside a word ("publis hed"), even on a
@@ -120,6 +124,8 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
     await page.goto(`${base}/admin/resources/library_resources/records/${guideId}/show`);
     await page.waitForSelector('text=Member guide');
     await shot('library-resource-show');
+    // tags on one line, as written
+    assert.match((await page.textContent('section, main, body')) ?? '', /Tags\s*handbook, onboarding/);
     assert.equal(await page.locator('a[href*="/actions/edit"]').count(), 0);
     // the library's service is in the container: the portal offers deletion through it (a header button)
     assert.ok('resources' in t.container.services);

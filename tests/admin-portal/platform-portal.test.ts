@@ -95,8 +95,8 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.match(await text('users-by-role'), /Platform Admin\s*1/);
     assert.match(await text('users-by-role'), /Client Admin\s*1/);
     assert.match(await text('new-users'), /Last 7 days: 3.*Last 30 days: 3/);
-    assert.match(await text('organizations-by-plan'), /enterprise\s*1/);
-    assert.match(await text('organizations-by-plan'), /standard\s*1/);
+    assert.match(await text('organizations-by-plan'), /Enterprise\s*1/);
+    assert.match(await text('organizations-by-plan'), /Standard\s*1/);
     const unsent = await count("SELECT count(*)::int AS n FROM mail_outbox WHERE status <> 'sent'");
     assert.match(
       await text('attention'),
@@ -106,6 +106,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     // the admin's MFA enrolment is in the audit log, with the admin's name linking to their record
     const recent = page.locator('[data-testid=recent-audit]');
     assert.match((await recent.textContent()) ?? '', /user\.mfa_enabled.*Petra Portal/s);
+    assert.match((await recent.textContent()) ?? '', /\d{4}-\d\d-\d\d \d\d:\d\d UTC/, "the portal's one time format");
     assert.equal((await recent.locator(`a[href$="/resources/users/records/${admin.id}/show"]`).count()) > 0, true);
   });
 
@@ -299,6 +300,13 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       .send({ firstName: 'Kay', lastName: 'Keyed', email: 'kay@platform.test' })
       .expect(201);
     const keyPage = `/admin/resources/api_keys/records/${apiKey.id}/show`;
+    // its page names who created it, linked to their record
+    await apiKey.update({ createdByUserId: admin.id });
+    await page.goto(`${base}${keyPage}`);
+    const creator = page.locator(`a[href$="/admin/resources/users/records/${admin.id}/show"]`);
+    await creator.waitFor();
+    assert.equal((await creator.textContent())?.trim(), 'Petra Portal');
+    assert.match((await page.textContent('section, main, body')) ?? '', /Created by/);
     await page.goto(`${base}/admin`);
     const recent = page.locator('[data-testid=recent-audit]');
     await recent.locator(`a[href$="${keyPage}"]`).first().waitFor();
@@ -375,6 +383,16 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       ((await page.textContent('section, main, body')) ?? '').replace(/\s+/g, ' '),
       /Admin\s*Petra Portal.*Target user\s*Mary Member.*support ticket/,
     );
+    // the requests made with it name the admin and the target, with the portal's one time format
+    await page.goto(`${base}/admin/resources/impersonation_requests`);
+    await page.waitForSelector('tbody tr');
+    await shot(page, 'impersonation-requests');
+    const request = ((await page.textContent('tbody tr')) ?? '').replace(/\s+/g, ' ');
+    assert.match(
+      request,
+      /\d{4}-\d\d-\d\d \d\d:\d\d UTC.*Petra Portal.*Mary Member.*GET.*\/api\/(members|events).*200/,
+    );
+    assert.doesNotMatch(request, new RegExp(admin.id));
   });
 
   it('when a failed job is retried and then cancelled from its page, then the jobs service does it in pg-boss and audits it', async () => {

@@ -228,7 +228,7 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.ok(await OutboxMessage.findOne({ where: { userId: mary.id, template: 'password_reset' } }));
   });
 
-  it('when the activity log of a user is opened, then it lists what happened to them', async () => {
+  it('when the activity log of a user is opened, then it lists what happened to them and who did it, by name', async () => {
     await page.goto(`${base}/admin/resources/users/records/${mary.id}/activity`);
     await page.locator('[data-testid=user-activity] tbody tr').first().waitFor();
     assert.equal(
@@ -236,10 +236,12 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
       'Activity of Mary Member',
     );
     await shot('activity');
+    // by whom, by name: the admin who sent the reset
     assert.match(
       (await page.locator('[data-testid=user-activity]').textContent()) ?? '',
-      /user\.password_reset_requested/,
+      /\d\d:\d\d UTCuser\.password_reset_requestedPetra Portal/,
     );
+    assert.doesNotMatch((await page.locator('[data-testid=user-activity]').textContent()) ?? '', /an administrator/);
   });
 
   it('when a user is deleted, then the Deleted users view shows them with "Deleted on", without Edit or Impersonate, and Permanent delete needs the e-mail', async () => {

@@ -95,6 +95,10 @@ interface Deps {
   budget: CrmBudget;
 }
 
+/** Why a mapping entry HubSpot has never judged is "invalid" (the contract's status is valid or invalid). */
+export const NOT_CONNECTED = 'the organization is not connected to HubSpot';
+export const MAPPING_NOT_CHECKED = `Not checked: ${NOT_CONNECTED}`;
+
 export class CrmDiagnosticsService {
   constructor(private readonly deps: Deps) {}
 
@@ -280,7 +284,7 @@ export class CrmDiagnosticsService {
     return mapping.map((entry) => {
       const last = verdict.get(entry.crm_property);
       if (last) return { ...entry, status: last.status, ...(last.error ? { error: last.error } : {}) };
-      return { ...entry, status: 'invalid', error: 'Not checked: the organization is not connected to HubSpot' };
+      return { ...entry, status: 'invalid', error: MAPPING_NOT_CHECKED };
     });
   }
 
