@@ -159,13 +159,28 @@ describe('POST /webhooks/idp (signature, de-duplication, acknowledgement)', () =
     assert.equal((rows as Array<{ n: number }>)[0]!.n, 1);
   });
 
-  it('when a signed body is not JSON or lacks id or event, then 400 problem+json (unsigned: 401 first)', async () => {
+  it('when a signed body is not JSON or lacks id, event or data, then 400 problem+json (unsigned: 401 first)', async () => {
     expectProblem(await deliver('{"id":', 't=1, v1=00'), 401, 'unauthenticated');
     expectProblem(await signed('{"id":'), 400, 'malformed_body');
     const missing = expectProblem(await signed(JSON.stringify({ data: {} })), 400, 'validation_failed');
     assert.deepEqual(missing.errors.map((e: { field: string }) => e.field).sort(), ['event', 'id']);
     const notObject = expectProblem(await signed('[1,2]'), 400, 'validation_failed');
     assert.equal(notObject.errors[0].field, 'body');
+    // data is required, as the contract says (it was accepted, then the job found no directory named)
+    const noData = expectProblem(
+      await signed(JSON.stringify({ id: 'evt_no_data', event: 'dsync.user.created' })),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      noData.errors.map((e: { field: string }) => e.field),
+      ['data'],
+    );
+    assert.equal(
+      await t.db.sequelize.query("SELECT 1 FROM idp_webhook_events WHERE id = 'evt_no_data'", { plain: true }),
+      null,
+      'nothing recorded',
+    );
   });
 
   it('when the event kind is unknown, then it is acknowledged, logged and marked processed', async () => {

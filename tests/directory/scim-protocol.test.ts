@@ -135,6 +135,38 @@ describe('SCIM protocol', () => {
     expectScimError(await scim.get(`/Groups?${filter('members.display co 1')}`), 400, 'invalidFilter');
   });
 
+  it('when attributes or excludedAttributes name sub-attributes or URN-qualified names, then the resource is narrowed to them (RFC 7644 §3.10)', async () => {
+    const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    const body = entraUser('attributes.example', { [ENTERPRISE]: { department: 'Finance', employeeNumber: '4711' } });
+    const user = expectScim(await scim.post('/Users', body), 201);
+    const read = async (query: string) => expectScim(await scim.get(`/Users/${user.id}?${query}`), 200);
+    const keys = (resource: Record<string, unknown>) => Object.keys(resource).sort();
+
+    const department = await read(`attributes=${ENTERPRISE}:department`);
+    assert.deepEqual(keys(department), ['id', 'meta', 'schemas', ENTERPRISE]);
+    assert.deepEqual(department[ENTERPRISE], { department: 'Finance' });
+    const qualified = await read('attributes=urn:ietf:params:scim:schemas:core:2.0:User:userName');
+    assert.equal(qualified.userName, body.userName);
+    assert.equal(qualified.name, undefined);
+    const withoutDepartment = await read(`excludedAttributes=${ENTERPRISE.toLowerCase()}:Department`);
+    assert.deepEqual(withoutDepartment[ENTERPRISE], { employeeNumber: '4711' });
+    assert.equal(withoutDepartment.userName, body.userName);
+
+    const givenName = await read('attributes=name.givenName');
+    assert.deepEqual(givenName.name, { givenName: 'Ada' });
+    const values = await read('attributes=emails.value,userName');
+    assert.deepEqual(values.emails, [{ value: body.userName }]);
+    assert.equal(values.userName, body.userName);
+    const noType = await read('excludedAttributes=emails.type');
+    assert.deepEqual(noType.emails, [{ primary: true, value: body.userName }]);
+    // the list narrows each resource the same way
+    const listed = expectScim(
+      await scim.get(`/Users?attributes=name.familyName&${filter(`userName eq "${body.userName}"`)}`),
+      200,
+    );
+    assert.deepEqual(listed.Resources[0].name, { familyName: 'Lovelace' });
+  });
+
   it('when a client sends ETags, then a current one gives 304 and a stale If-Match gives 412', async () => {
     const createdRes = await scim.post('/Users', entraUser('etag.example'));
     const user = expectScim(createdRes, 201);

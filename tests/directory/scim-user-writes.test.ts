@@ -219,4 +219,52 @@ describe('SCIM user writes', () => {
     assert.equal(await webhookEvents(), 2, 'the webhook still gets every member.created');
     assert.equal(await deliveries(), 4);
   });
+
+  it('when a second directory user names an address this directory already manages, then 409 uniqueness and the first keeps its account', async () => {
+    const first = expectScim(await scim.post('/Users', person('writes.twice@entra.test', 'Alice')), 201);
+    const second = {
+      ...person('writes.twice@entra.test', 'Mallory'),
+      userName: 'alice-other',
+      externalId: 'ext-other',
+    };
+    expectScimError(await scim.post('/Users', second), 409, 'uniqueness');
+    const account = (await User.findOne({ where: { email: 'writes.twice@entra.test' } }))!;
+    assert.equal(account.firstName, 'Alice', 'not renamed by the refused one');
+    const managing = await t.db.sequelize.query('SELECT count(*)::int AS n FROM directory_users WHERE user_id = $1', {
+      bind: [account.id],
+      plain: true,
+    });
+    assert.equal((managing as { n: number }).n, 1);
+    // a PUT of the first with its own address is still its own
+    expectScim(await scim.put(`/Users/${first.id}`, person('writes.twice@entra.test', 'Alicia')), 200);
+    await account.reload();
+    assert.equal(account.firstName, 'Alicia');
+  });
+
+  it('when an address is not an e-mail address, then 400 invalidValue and no account is made', async () => {
+    const bad = { ...person('writes.bad@entra.test'), userName: 'bademail', emails: [{ value: 'not an email' }] };
+    const refused = expectScimError(await scim.post('/Users', bad), 400, 'invalidValue');
+    assert.match(refused.detail, /e-mail address/);
+    assert.equal(await User.count({ where: { email: 'not an email' } }), 0);
+  });
+
+  it('when a hard-deleted user is provisioned again, then a new account gets the cancelled member record back', async () => {
+    const hard = await addDirectory(t, { hardDelete: true });
+    const client = scimClient(t, hard.token);
+    const dave = expectScim(await client.post('/Users', person('writes.dave@entra.test', 'Dave')), 201);
+    const before = (await User.findOne({ where: { email: 'writes.dave@entra.test' } }))!;
+    const member = (await Member.findOne({ where: { userId: before.id } }))!;
+    assert.equal((await client.delete(`/Users/${dave.id}`)).status, 204);
+    await member.reload();
+    assert.equal(member.status, 'cancelled');
+
+    const again = expectScim(await client.post('/Users', person('writes.dave@entra.test', 'Dave')), 201);
+    assert.notEqual(again.id, dave.id);
+    const account = (await User.findOne({ where: { email: 'writes.dave@entra.test' } }))!;
+    assert.notEqual(account.id, before.id, 'a new account');
+    await member.reload();
+    assert.equal(member.userId, account.id, 'the same member record, linked to it');
+    assert.equal(member.status, 'active');
+    assert.equal(await Member.count({ where: { organizationId: hard.organizationId } }), 1);
+  });
 });

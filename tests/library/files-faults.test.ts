@@ -323,4 +323,49 @@ describe('library files: bad input and faults leave nothing behind', () => {
       'unsupported_media_type',
     );
   });
+
+  it('when a change is sent as JSON with text that cannot be stored, a blank name or text past its length, then 400 and nothing changes; the lengths count characters', async () => {
+    // another organization's resource: the others' "nothing kept" checks count this one's
+    const elsewhere = (await buildOrganization()).id;
+    const owner = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: elsewhere }));
+    const created = await t.http
+      .post('/api/resources')
+      .set(bearer(owner))
+      .field('name', 'Kept as is')
+      .attach('file', await fixture('pdf'), 'a.pdf');
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.id as string;
+    const put = (body: string) =>
+      t.http.put(`/api/resources/${id}`).set(bearer(owner)).set('Content-Type', 'application/json').send(body);
+    const refusedField = async (body: string, field: string, message: RegExp) => {
+      const problem = expectProblem(await put(body), 400, 'validation_failed');
+      assert.equal(problem.errors[0].field, field, body);
+      assert.match(problem.errors[0].message, message, body);
+    };
+    await refusedField('{"name":"c\\u0000d"}', 'name', /NUL/);
+    await refusedField('{"description":"x\\ud800"}', 'description', /surrogate/);
+    await refusedField('{"tags":["x\\udc00"]}', 'tags[0]', /surrogate/);
+    // bytes that are not UTF-8 (supertest would send a Buffer as JSON of its bytes: fetch sends them as they are)
+    const notUtf8 = await fetch(`http://127.0.0.1:${server.port}/api/resources/${id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+      body: Buffer.from('{"description":"bad \xff byte"}', 'latin1'),
+    });
+    assert.equal(notUtf8.status, 400);
+    assert.equal(((await notUtf8.json()) as { code: string }).code, 'malformed_body');
+    // invisible marks only, as the contract's not-blank pattern says (JSON and multipart alike)
+    await refusedField('{"name":"\\u200b\\u200b"}', 'name', /must not be blank/);
+    const softHyphen = await t.http.put(`/api/resources/${id}`).set(bearer(owner)).field('name', '\u00ad\u2060');
+    assert.match(expectProblem(softHyphen, 400, 'validation_failed').errors[0].message, /must not be blank/);
+    const read = async () => (await t.http.get(`/api/resources/${id}`).set(bearer(owner)).expect(200)).body;
+    assert.equal((await read()).name, 'Kept as is');
+    assert.equal((await read()).description, null);
+
+    // maxLength counts characters, as JSON Schema does: 150 emoji are 150 characters (300 UTF-16 units)
+    const emoji = '\u{1F600}';
+    assert.equal((await put(JSON.stringify({ name: emoji.repeat(150), tags: [emoji.repeat(30)] }))).status, 200);
+    assert.equal((await read()).name, emoji.repeat(150));
+    assert.deepEqual((await read()).tags, [emoji.repeat(30)]);
+    await refusedField(JSON.stringify({ name: emoji.repeat(201) }), 'name', /at most 200 characters/);
+  });
 });

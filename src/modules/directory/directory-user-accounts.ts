@@ -7,7 +7,7 @@ import type { Transaction } from 'sequelize';
 import type { Role } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
 import { linkedMemberSql } from '../members/index.ts';
-import { User, type UserStatus } from '../users/index.ts';
+import { isEmailAddress, User, type UserStatus } from '../users/index.ts';
 import type { Directory } from './directory.model.ts';
 import {
   type DirectoryUserInput,
@@ -75,11 +75,12 @@ export const storedFields = (input: DirectoryUserInput): unknown[] => [
   input.resource,
 ];
 
-/** What an account holds of its directory user; a work e-mail is required. */
+/** What an account holds of its directory user; a work e-mail is required, and must be one (it is the login). */
 export function profileOf(input: DirectoryUserInput) {
   const email = emailOf(input);
   if (!email)
     throw errors.validation([{ field: 'emails', message: 'a work e-mail (or a userName that is one) is required' }]);
+  if (!isEmailAddress(email)) throw errors.validation([{ field: 'emails', message: 'must be an e-mail address' }]);
   const names = { firstName: input.givenName || email.split('@')[0]!, lastName: input.familyName || '-' };
   const status: UserStatus = input.active ? 'active' : 'inactive';
   return { ...names, email, status, department: input.department, jobTitle: input.jobTitle };
@@ -97,7 +98,7 @@ export abstract class DirectoryUserAccounts extends DirectoryWrites {
   protected async accountFor(
     directory: Directory,
     input: DirectoryUserInput,
-    current: { userId: string | null; account: Account | null } | null,
+    current: { id: string; userId: string | null; account: Account | null } | null,
     transaction: Transaction,
   ): Promise<{ account: Account; created: boolean }> {
     const profile = profileOf(input);
@@ -114,6 +115,13 @@ export abstract class DirectoryUserAccounts extends DirectoryWrites {
     if (byEmail) {
       const managedElsewhere = byEmail.directoryId !== null && byEmail.directoryId !== directory.id;
       if (byEmail.organizationId !== directory.organizationId || managedElsewhere) throw notAvailable();
+      // another user of this directory manages it already: a second one would take it over (its name,
+      // and its deactivation on the other's delete)
+      if (
+        byEmail.directoryId === directory.id &&
+        (await this.managedByAnother(directory, byEmail.id, current, transaction))
+      )
+        throw notAvailable();
       const account = await this.updateAccount(byEmail, { ...profile, directoryId: directory.id }, transaction);
       return { account, created: false };
     }
@@ -144,6 +152,21 @@ export abstract class DirectoryUserAccounts extends DirectoryWrites {
       if (isUniqueViolation(error)) throw notAvailable();
       throw error;
     }
+  }
+
+  private async managedByAnother(
+    directory: Directory,
+    accountId: string,
+    current: { id: string } | null,
+    transaction: Transaction,
+  ): Promise<boolean> {
+    const row = await this.deps.sql.one(
+      `SELECT 1 AS managed FROM directory_users
+        WHERE directory_id = $1 AND user_id = $2 AND id IS DISTINCT FROM $3::uuid LIMIT 1`,
+      [directory.id, accountId, current?.id ?? null],
+      transaction,
+    );
+    return row !== undefined;
   }
 
   protected lockAccount(where: string, value: string, transaction: Transaction): Promise<Account | undefined> {

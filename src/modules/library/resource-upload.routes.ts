@@ -4,6 +4,7 @@
 // or a JSON body of the same text fields (metadata only, 1 MB at most).
 import express, { type Request, type Response } from 'express';
 import { actorOf } from '../../http/context.ts';
+import { noteSuspectEscape, rejectUnstorableJson } from '../../http/text-guard.ts';
 import { JSON_BODY_LIMIT_BYTES } from '../../http/surfaces/body.ts';
 import type { UploadRoutes } from '../../http/surfaces/surface-routes.ts';
 import type { FileStorage } from '../../integrations/storage/file-storage.ts';
@@ -13,7 +14,8 @@ import type { StagedFile } from './upload/file-inspection.ts';
 import { DEFAULT_LIMITS, FEATURED_IMAGE_MAX_BYTES, multipartReader, type UploadedPart } from './upload/multipart.ts';
 import { parseResourceFields } from './upload/resource-fields.ts';
 
-const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: () => true });
+// the API surface's guard too: bytes that are not UTF-8, a NUL or a lone surrogate are refused, not stored changed
+const parseJson = express.json({ limit: JSON_BODY_LIMIT_BYTES, type: () => true, verify: noteSuspectEscape });
 
 const isMultipart = (req: Request) => Boolean(req.is('multipart/form-data'));
 const isJson = (req: Request) => Boolean(req.is(['application/json', 'application/*+json']));
@@ -25,10 +27,13 @@ function readJson(req: Request, res: Response): Promise<Record<string, unknown>>
   return new Promise((resolve, reject) =>
     parseJson(req, res, (error?: unknown) => {
       if (error) return reject(error);
-      const body = req.body as unknown;
-      if (!body || typeof body !== 'object' || Array.isArray(body))
-        return reject(new AppError('malformed_body', 'The JSON body must be an object'));
-      resolve(body as Record<string, unknown>);
+      rejectUnstorableJson(req, res, (refused?: unknown) => {
+        if (refused) return reject(refused);
+        const body = req.body as unknown;
+        if (!body || typeof body !== 'object' || Array.isArray(body))
+          return reject(new AppError('malformed_body', 'The JSON body must be an object'));
+        resolve(body as Record<string, unknown>);
+      });
     }),
   );
 }

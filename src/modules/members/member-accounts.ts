@@ -2,7 +2,7 @@
 // organization's member record with the same e-mail, or one is created, through the members service
 // so that member.created / member.updated are announced like any other change.
 import { randomUUID } from 'node:crypto';
-import { Op, Sequelize, type Transaction } from 'sequelize';
+import type { Transaction } from 'sequelize';
 import { systemActor } from '../../shared/access/actor.ts';
 import { DOMAIN_EVENT_COLUMNS, type DomainEvents, eventValues } from '../../shared/domain-events/domain-events.ts';
 import type { Sql } from '../../shared/sql.ts';
@@ -32,9 +32,18 @@ export interface LinkedMember {
  */
 export function linkedMemberSql(organizationId: string, userId: string, email: string): string {
   return `(SELECT json_build_object('userId', m.user_id, 'status', m.status) FROM members m
-     WHERE m.organization_id = ${organizationId}
-       AND (m.user_id = ${userId} OR (m.user_id IS NULL AND lower(m.email) = lower(${email})))
-     ORDER BY m.user_id ASC NULLS LAST LIMIT 1)`;
+     WHERE m.organization_id = ${organizationId} AND ${linkable('m', userId, email)}
+     ORDER BY (m.user_id IS NOT DISTINCT FROM ${userId}) DESC LIMIT 1)`;
+}
+
+/**
+ * Which member records an account links to (SQL over the members alias `m`): its own, or one with its
+ * address whose account is gone (none, or deleted: a directory's hard delete keeps the cancelled record,
+ * and the person provisioned again gets it back instead of a refusal that the address is taken).
+ */
+function linkable(m: string, userId: string, email: string): string {
+  return `(${m}.user_id = ${userId} OR (lower(${m}.email) = lower(${email}) AND (${m}.user_id IS NULL OR EXISTS
+    (SELECT 1 FROM users gone WHERE gone.id = ${m}.user_id AND gone.deleted_at IS NOT NULL))))`;
 }
 
 /** Whether link(account, options) would write nothing, given what linkedMemberSql found. */
@@ -62,7 +71,7 @@ export interface NewAccountLinkResult {
 export class MemberAccounts {
   constructor(
     private readonly members: Pick<CrudService<Member, never, MemberInput>, 'create' | 'replace'>,
-    private readonly deps?: MemberAccountsDeps,
+    private readonly deps: MemberAccountsDeps,
   ) {}
 
   /**
@@ -72,7 +81,7 @@ export class MemberAccounts {
   async linkNew(user: MemberAccount, status: MemberStatus, transaction: Transaction): Promise<void> {
     const link = this.newAccountLink(user, status, 1);
     if (!link) return this.link(user, { create: true, status }, transaction);
-    const row = await this.deps!.sql.one<{ result: NewAccountLinkResult }>(
+    const row = await this.deps.sql.one<{ result: NewAccountLinkResult }>(
       `WITH ${link.ctes} SELECT ${link.result} AS result`,
       link.values,
       transaction,
@@ -107,7 +116,7 @@ export class MemberAccounts {
       }
     | undefined {
     const organizationId = user.organizationId;
-    if (!this.deps || !organizationId) return undefined;
+    if (!organizationId) return undefined;
     const { publisher } = this.deps;
     const now = new Date();
     const attributes = {
@@ -158,8 +167,7 @@ export class MemberAccounts {
       ? `EXISTS (SELECT 1 FROM ${accountFrom})`
       : `EXISTS (SELECT 1 FROM users WHERE id = ${$(12)} AND organization_id = ${$(2)} AND deleted_at IS NULL)`;
     const ctes = `member_candidate AS (
-         SELECT 1 FROM members WHERE organization_id = ${$(2)}
-            AND (user_id = ${$(12)} OR (user_id IS NULL AND lower(email) = lower(${$(5)}))) LIMIT 1),
+         SELECT 1 FROM members m WHERE m.organization_id = ${$(2)} AND ${linkable('m', $(12), $(5))} LIMIT 1),
        member_created AS (
          INSERT INTO members (id, organization_id, first_name, last_name, email, phone, tier, membership_type, status,
            joined_at, renewal_date, user_id, custom_fields, created_at, updated_at)
@@ -193,20 +201,13 @@ export class MemberAccounts {
     const organizationId = user.organizationId;
     if (!organizationId) return;
     const actor = systemActor(organizationId);
-    const member = await Member.findOne({
-      where: {
-        organizationId,
-        [Op.or]: [
-          { userId: user.id },
-          {
-            userId: null,
-            [Op.and]: [Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), user.email.toLowerCase())],
-          },
-        ],
-      },
-      order: [['userId', 'ASC NULLS LAST']],
+    const found = await this.deps.sql.one<{ id: string }>(
+      `SELECT m.id FROM members m WHERE m.organization_id = $1 AND ${linkable('m', '$2::uuid', '$3')}
+        ORDER BY (m.user_id IS NOT DISTINCT FROM $2::uuid) DESC LIMIT 1`,
+      [organizationId, user.id, user.email],
       transaction,
-    });
+    );
+    const member = found ? await Member.findByPk(found.id, { transaction }) : null;
     if (member) {
       const status = options.status ?? member.status;
       if (member.userId === user.id && member.status === status) return;

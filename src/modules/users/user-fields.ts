@@ -8,6 +8,10 @@ import { ROLES } from '../../shared/access/roles.ts';
 import { errors } from '../../shared/errors.ts';
 import { NOT_BLANK } from '../../shared/not-blank.ts';
 
+/** An address the contract and the users service accept (ajv-formats' full e-mail format, at most 320). */
+export const isEmailAddress = (value: string): boolean =>
+  value.length <= 320 && (fullFormats.email as RegExp).test(value);
+
 const name = z.string().trim().regex(NOT_BLANK, 'must not be blank').max(100, 'must be at most 100 characters');
 const oneOf = (values: readonly [string, ...string[]]) =>
   z.enum(values, { message: `must be one of ${values.join(', ')}` });

@@ -26,10 +26,11 @@ function envelopeOf(payload: unknown): IdpEnvelope {
     problems.push({ field: 'id', message: 'is required: the event id (at most 200 characters)' });
   if (typeof event !== 'string' || event.length === 0 || event.length > 100)
     problems.push({ field: 'event', message: 'is required: the event kind' });
-  if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data)))
-    problems.push({ field: 'data', message: 'must be an object' });
+  // required, as the contract's IdentityServiceEvent says: an event without it names nothing to act on
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    problems.push({ field: 'data', message: 'is required: the event data (an object)' });
   if (problems.length > 0) throw errors.validation(problems);
-  return { id: id as string, event: event as string, data: (data ?? {}) as Record<string, unknown> };
+  return { id: id as string, event: event as string, data: data as Record<string, unknown> };
 }
 
 export function idpWebhookRoutes(router: InboundWebhookRouter, deps: IdpWebhookRouteDeps): void {

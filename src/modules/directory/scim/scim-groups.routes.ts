@@ -8,16 +8,8 @@ import type { DirectoryGroupRow } from '../directory-provisioning.service.ts';
 import { type ScimContext, directoryOf, idOf } from './scim-context.ts';
 import { planGroupPatch } from './scim-group-patch.ts';
 import { groupInput, renderGroup } from './scim-group.mapper.ts';
-import {
-  answeredNotModified,
-  assertIfMatch,
-  etagOf,
-  excludes,
-  listQuery,
-  project,
-  sendList,
-  sendResource,
-} from './scim-http.ts';
+import { answeredNotModified, assertIfMatch, etagOf, listQuery, sendList, sendResource } from './scim-http.ts';
+import { excludes, project } from './scim-attributes.ts';
 import { parsePatchOp } from './scim-patch.ts';
 
 export function scimGroupRoutes(router: Router, context: ScimContext): void {

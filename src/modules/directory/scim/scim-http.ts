@@ -1,6 +1,6 @@
 // What every SCIM resource route shares: weak ETags from the row's version (RFC 7644 §3.14), list
-// paging (1-based startIndex, count capped at 200), the ListResponse message, and `attributes` /
-// `excludedAttributes` on the top-level attributes.
+// paging (1-based startIndex, count capped at 200) and the ListResponse message. `attributes` and
+// `excludedAttributes`: scim-attributes.ts.
 import type { Request, Response } from 'express';
 import { sendScim } from '../../../http/surfaces/renderers.ts';
 import { errors } from '../../../shared/errors.ts';
@@ -60,28 +60,6 @@ export function listQuery(req: Request): ListQuery {
   const startIndex = Math.max(1, integer(req, 'startIndex') ?? 1);
   const count = Math.min(MAX_RESULTS, Math.max(0, integer(req, 'count') ?? DEFAULT_COUNT));
   return { filter, startIndex, count };
-}
-
-function names(req: Request, parameter: string): string[] | null {
-  const raw = req.query[parameter];
-  if (typeof raw !== 'string' || !raw.trim()) return null;
-  return raw.split(',').map((name) => name.trim().split('.')[0]!.toLowerCase());
-}
-
-/** Whether the client asked to leave an attribute out (`excludedAttributes=members`). */
-export function excludes(req: Request, attribute: string): boolean {
-  const excluded = names(req, 'excludedAttributes');
-  const only = names(req, 'attributes');
-  const name = attribute.toLowerCase();
-  return Boolean(excluded?.includes(name) || (only && !only.includes(name)));
-}
-
-const ALWAYS = ['id', 'schemas', 'meta'];
-
-/** The resource with only the attributes asked for, or without those excluded; id, schemas and meta stay. */
-export function project(req: Request, resource: Record<string, unknown>): Record<string, unknown> {
-  if (!names(req, 'attributes') && !names(req, 'excludedAttributes')) return resource;
-  return Object.fromEntries(Object.entries(resource).filter(([key]) => ALWAYS.includes(key) || !excludes(req, key)));
 }
 
 export function sendList(res: Response, query: ListQuery, total: number, resources: unknown[]): void {

@@ -6,7 +6,8 @@ import { errors } from '../../../shared/errors.ts';
 import type { Directory } from '../directory.model.ts';
 import type { DirectoryUserRow } from '../directory-provisioning.service.ts';
 import { type ScimContext, directoryOf, idOf } from './scim-context.ts';
-import { answeredNotModified, assertIfMatch, listQuery, project, sendList, sendResource } from './scim-http.ts';
+import { project } from './scim-attributes.ts';
+import { answeredNotModified, assertIfMatch, listQuery, sendList, sendResource } from './scim-http.ts';
 import { applyPatch, parsePatchOp } from './scim-patch.ts';
 import { renderUser, storedUser, userInput } from './scim-user.mapper.ts';
 

@@ -6,9 +6,17 @@ import { ACCESS_LEVEL_INPUTS, parseAccessLevel } from '../access-levels.ts';
 import { isCurrency, minorDigitsOf } from '../currencies.ts';
 import { RESOURCE_STATUSES, type ResourceStatus } from '../resource.model.ts';
 import type { ResourceMetadataInput } from '../resource.service.ts';
+import { NOT_BLANK } from '../../../shared/not-blank.ts';
 import { isUuid } from '../../../shared/uuid.ts';
 
 export const FIELD_LIMITS = { name: 200, description: 5000, tags: 50, tag: 50, categoryIds: 50 } as const;
+
+/** A text's length as the contract's maxLength counts it: characters (code points), not UTF-16 units (an emoji is one). */
+const characters = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
 
 const KNOWN = new Set([
   'name',
@@ -71,14 +79,14 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
   const name = single('name');
   if (typeof name === 'string') {
     const trimmed = name.trim();
-    if (!trimmed) fail('name', 'must not be empty');
-    else if (trimmed.length > FIELD_LIMITS.name) fail('name', `must be at most ${FIELD_LIMITS.name} characters`);
+    if (!NOT_BLANK.test(trimmed)) fail('name', 'must not be blank');
+    else if (characters(trimmed) > FIELD_LIMITS.name) fail('name', `must be at most ${FIELD_LIMITS.name} characters`);
     else out.name = trimmed;
   }
   const description = single('description', true);
   if (description !== undefined) {
     const text = description?.trim() ?? '';
-    if (text.length > FIELD_LIMITS.description)
+    if (characters(text) > FIELD_LIMITS.description)
       fail('description', `must be at most ${FIELD_LIMITS.description} characters`);
     else out.description = text || null;
   }
@@ -86,7 +94,7 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
   if (tags) {
     const clean = [...new Set(tags.map((tag) => tag.trim()).filter(Boolean))];
     if (clean.length > FIELD_LIMITS.tags) fail('tags', `at most ${FIELD_LIMITS.tags} tags`);
-    else if (clean.some((tag) => tag.length > FIELD_LIMITS.tag))
+    else if (clean.some((tag) => characters(tag) > FIELD_LIMITS.tag))
       fail('tags', `each tag at most ${FIELD_LIMITS.tag} characters`);
     else out.tags = clean;
   }
