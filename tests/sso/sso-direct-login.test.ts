@@ -2,6 +2,7 @@
 // signs the responses) and an OIDC connection (a certified OpenID Provider on loopback), and people
 // sign in through the browser surface end to end: /auth/sso → IdP → ACS or callback → one-time code.
 import assert from 'node:assert/strict';
+import { decodeJwt } from 'jose';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { Member } from '../../src/modules/members/member.model.ts';
@@ -101,6 +102,9 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
       assert.equal(session.body.user.email, 'erin@contoso.test');
       assert.equal(session.body.user.role, 'ROLE_CLIENT_ADMIN');
       assert.equal(session.body.mfaVerified, true, 'Entra asserted multi-factor authentication');
+      // how: a federated sign-in with the IdP's MFA, not a password (RFC 8176 as Entra ID writes it)
+      assert.deepEqual(decodeJwt(session.body.accessToken).amr, ['fed', 'mfa']);
+      await t.http.get('/api/auth/me').set('Authorization', `Bearer ${session.body.accessToken}`).expect(200);
       const user = await User.findOne({ where: { email: 'erin@contoso.test' } });
       assert.equal(user?.ssoSubject, 'entra-object-id-erin');
 
@@ -252,6 +256,7 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
       const session = await exchange(done.headers.location!).expect(200);
       assert.equal(session.body.user.role, 'ROLE_MEMBER', 'no groups: the default role');
       assert.equal(session.body.mfaVerified, false);
+      assert.deepEqual(decodeJwt(session.body.accessToken).amr, ['fed']);
       const member = await Member.findOne({ where: { userId: session.body.user.id } });
       assert.equal(member?.email, 'gina@workspace.test');
       // the code is spent at the IdP and the state here: the same callback again is refused

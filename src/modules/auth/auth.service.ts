@@ -54,6 +54,9 @@ const throttleKeyOf = (email: string) => `login:${email.toLowerCase()}`;
 /** A rule another module adds to password logins (SSO's "require SSO"); throws to refuse. */
 export type PasswordLoginCheck = (user: User) => Promise<void>;
 
+/** The `amr` methods of a token that count as multi-factor (a password and code, or an IdP's MFA). */
+const MFA_METHODS = new Set(['otp', 'mfa']);
+
 export class AuthService {
   private readonly userCache = new BriefCache<AuthUserRow>();
   private readonly passwordLoginChecks: PasswordLoginCheck[] = [];
@@ -170,7 +173,7 @@ export class AuthService {
       id: user.id,
       organizationId: user.organization_id,
       role: user.role,
-      mfaVerified: claims.amr?.includes('otp') ?? false,
+      mfaVerified: claims.amr?.some((method) => MFA_METHODS.has(method)) ?? false,
       requestId,
       ...(claims.act && claims.sid
         ? { impersonation: { sessionId: claims.sid, impersonatorId: claims.act.sub, mode: claims.mode ?? 'read_only' } }
@@ -235,13 +238,13 @@ export class AuthService {
     return this.sessionFor(user, true);
   }
 
-  async sessionFor(user: User, mfaVerified: boolean): Promise<Session> {
-    const issued = await this.deps.tokens.issue({
-      sub: user.id,
-      org: user.organizationId,
-      roles: [user.role],
-      amr: mfaVerified ? ['pwd', 'otp'] : ['pwd'],
-    });
+  /**
+   * A login's token. `amr` (RFC 8176) says how: `pwd` (+ `otp`) for a password (and a code); `fed` (a
+   * federated sign-in, as Entra ID writes it; + `mfa` when the IdP asserted one) for SSO.
+   */
+  async sessionFor(user: User, mfaVerified: boolean, via: 'password' | 'sso' = 'password'): Promise<Session> {
+    const amr = via === 'sso' ? ['fed', ...(mfaVerified ? ['mfa'] : [])] : ['pwd', ...(mfaVerified ? ['otp'] : [])];
+    const issued = await this.deps.tokens.issue({ sub: user.id, org: user.organizationId, roles: [user.role], amr });
     return { ...issued, user, mfaVerified };
   }
 

@@ -99,7 +99,7 @@ export class SsoLoginService {
     if (!handoff) throw new AppError('sso_login_failed', 'This sign-in code is unknown, expired or already used');
     const user = await User.findByPk(handoff.userId);
     if (!user || user.status !== 'active') throw new AppError('account_inactive', 'The account cannot log in');
-    return this.deps.auth.sessionFor(user, handoff.mfa);
+    return this.deps.auth.sessionFor(user, handoff.mfa, 'sso');
   }
 
   /** SAML: the service provider's metadata XML of a connection (public: IdPs fetch it). */
