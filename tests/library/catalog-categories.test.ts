@@ -162,6 +162,24 @@ describe('resource categories', () => {
     assert.deepEqual((await t.http.get(`/api/resources/${resource.id}`).set(member).expect(200)).body.categories, []);
     const listed = await t.http.get('/api/resources?itemsPerPage=100').set(member).expect(200);
     assert.deepEqual(listed.body.data.find((r: { id: string }) => r.id === resource.id).categories, []);
+    // the resource saved again as it was keeps its archived link; another cannot join the archived category
+    await t.http
+      .put(`/api/resources/${resource.id}`)
+      .set(admin)
+      .send({ name: 'Kept resource', categoryIds: [id] })
+      .expect(200);
+    assert.deepEqual((await t.http.get(`/api/resources/${resource.id}`).set(admin).expect(200)).body.categories, [
+      { id, name: 'Archive me' },
+    ]);
+    const outsider = await buildResource(t, organizationId, { name: 'Not in it' });
+    expectProblem(
+      await t.http
+        .put(`/api/resources/${outsider.id}`)
+        .set(admin)
+        .send({ categoryIds: [id] }),
+      422,
+      'unprocessable',
+    );
     const again = await t.http.post(`/api/resources/categories/${id}/archive`).set(admin).expect(200);
     assert.equal(again.body.archivedAt, archived.body.archivedAt);
     const back = await t.http.post(`/api/resources/categories/${id}/unarchive`).set(admin).expect(200);

@@ -389,6 +389,35 @@ describe('library files: upload, versions, delete, download', () => {
         .expect(200);
       assert.deepEqual(res.body.price, shown);
     }
+    // PUT changes only the fields sent: one half of the price is paired with the stored other half
+    const amountOnly = await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ priceAmount: '14.00' });
+    assert.equal(amountOnly.status, 200, amountOnly.text);
+    assert.deepEqual(amountOnly.body.price, { amount: '14.00', currency: 'EUR' });
+    const currencyOnly = await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ priceCurrency: 'usd' });
+    assert.equal(currencyOnly.status, 200, currencyOnly.text);
+    assert.deepEqual(currencyOnly.body.price, { amount: '14.00', currency: 'USD' });
+    // ...and the pair must still be a price: 14.00 has no decimals JPY lacks, 14.5 would
+    await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ priceAmount: '14.5' }).expect(200);
+    const jpy = expectProblem(
+      await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ priceCurrency: 'JPY' }),
+      400,
+      'validation_failed',
+    );
+    assert.equal(jpy.errors[0].field, 'priceAmount');
+    // at most 12 digits before the point, as the message says
+    const long = expectProblem(
+      await t.http.put(`/api/resources/${id}`).set(bearer(admin)).send({ priceAmount: '999999999999999' }),
+      400,
+      'validation_failed',
+    );
+    assert.match(long.errors[0].message, /at most 12 digits/);
+    // a new resource needs both halves
+    const half = expectProblem(
+      await upload(await fixture('pdf'), 'h.pdf', { accessLevel: 'paid', priceAmount: '5' }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(half.errors, [{ field: 'priceCurrency', message: 'is required with priceAmount' }]);
   });
 
   it('when a resource is deleted, then its row and every file under its prefix are gone, and resource.deleted is emitted', async () => {

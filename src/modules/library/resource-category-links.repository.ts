@@ -3,18 +3,26 @@ import type { Transaction } from 'sequelize';
 import { AppError, type FieldError } from '../../shared/errors.ts';
 import type { Sql } from '../../shared/sql.ts';
 
-/** Categories must be this organization's and not archived; 422 names the ones that are not. */
+/**
+ * Categories must be this organization's and not archived, except an archived one the resource being
+ * changed (`resourceId`) is already in: its link is kept, so a form saved again as it was is not
+ * refused. 422 names the ones that are not.
+ */
 export async function checkCategories(
   sql: Sql,
   organizationId: string,
   ids: readonly string[],
   transaction: Transaction,
+  resourceId: string | null = null,
 ): Promise<string[]> {
   const unique = [...new Set(ids)];
   if (!unique.length) return [];
   const rows = await sql.rows<{ id: string }>(
-    'SELECT id FROM resource_categories WHERE id = ANY($1::uuid[]) AND organization_id = $2 AND archived_at IS NULL',
-    [unique, organizationId],
+    `SELECT c.id FROM resource_categories c
+      WHERE c.id = ANY($1::uuid[]) AND c.organization_id = $2
+        AND (c.archived_at IS NULL OR EXISTS (SELECT 1 FROM resource_category_links l
+               WHERE l.category_id = c.id AND l.resource_id = $3::uuid))`,
+    [unique, organizationId, resourceId],
     transaction,
   );
   const found = new Set(rows.map((row) => row.id));

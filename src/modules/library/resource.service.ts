@@ -14,6 +14,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Sql } from '../../shared/sql.ts';
 import type { AuditService } from '../audit/index.ts';
 import type { AccessLevel } from './access-levels.ts';
+import { type Price, priceRefusal } from './resource-price.ts';
 import { libraryReader } from './resource.access.ts';
 import { checkCategories, linkCategories } from './resource-category-links.repository.ts';
 import { toResourceDto, type ResourceDto } from './resource.mapper.ts';
@@ -32,7 +33,9 @@ export interface ResourceMetadataInput {
   tags?: string[];
   accessLevel?: AccessLevel;
   /** Required when the level is paid, refused otherwise; null clears it. */
-  price?: { amount: string; currency: string } | null;
+  price?: Price | null;
+  /** One half of the price (a change of the amount or the currency only): paired with the stored other half. */
+  pricePart?: Partial<Price>;
   status?: ResourceStatus;
 }
 
@@ -92,6 +95,7 @@ export class ResourceService {
       if (input.file && input.uploadId)
         throw errors.validation([{ field: 'uploadId', message: 'send either a file part or an uploadId, not both' }]);
       const accessLevel = input.accessLevel ?? 'members';
+      if (input.pricePart) throw errors.validation([halfMissing(input.pricePart)]);
       const price = input.price ?? null;
       assertPriceMatchesLevel(accessLevel, price);
       const source = input.file ?? (input.uploadId ? await staged.takeUpload(actor, input.uploadId) : undefined);
@@ -180,9 +184,10 @@ export class ResourceService {
         if (input.description !== undefined) resource.description = input.description;
         if (input.tags !== undefined) resource.tags = input.tags;
         if (input.accessLevel !== undefined) resource.accessLevel = input.accessLevel;
-        if (input.price !== undefined) {
-          resource.priceAmount = input.price?.amount ?? null;
-          resource.priceCurrency = input.price?.currency ?? null;
+        const price = input.pricePart ? pairedPrice(input.pricePart, resource) : input.price;
+        if (price !== undefined) {
+          resource.priceAmount = price?.amount ?? null;
+          resource.priceCurrency = price?.currency ?? null;
         } else if (input.accessLevel !== undefined && input.accessLevel !== 'paid') {
           // leaving the paid level drops the price it needed (a price is refused on other levels)
           resource.priceAmount = null;
@@ -193,7 +198,7 @@ export class ResourceService {
           resource.priceAmount === null
             ? null
             : { amount: resource.priceAmount, currency: resource.priceCurrency ?? '' },
-          input.price !== undefined,
+          price !== undefined,
         );
         if (input.status !== undefined && input.status !== resource.status) {
           resource.status = input.status;
@@ -221,7 +226,7 @@ export class ResourceService {
           staged.promoteAfterCommit(image.tempKey, key);
         }
         if (input.categoryIds !== undefined) {
-          const categoryIds = await checkCategories(this.deps.sql, organizationId, input.categoryIds, transaction);
+          const categoryIds = await checkCategories(this.deps.sql, organizationId, input.categoryIds, transaction, id);
           await this.deps.sql.query('DELETE FROM resource_category_links WHERE resource_id = $1', [id], transaction);
           await linkCategories(this.deps.sql, organizationId, id, categoryIds, transaction);
         }
@@ -339,6 +344,26 @@ export class ResourceService {
 
 function userIdOf(actor: Actor): string | null {
   return actor.type === 'user' ? actor.id : null;
+}
+
+/** The half of a price that was not sent, as the refusal names it. */
+function halfMissing(part: Partial<Price>) {
+  return part.amount === undefined
+    ? { field: 'priceAmount', message: 'is required with priceCurrency' }
+    : { field: 'priceCurrency', message: 'is required with priceAmount' };
+}
+
+/** One half of a price with the resource's stored other half (400 when it has none, or the pair is not a price). */
+function pairedPrice(part: Partial<Price>, resource: Resource): Price {
+  const amount = part.amount ?? resource.priceAmount;
+  const currency = part.currency ?? resource.priceCurrency;
+  if (amount === null || currency === null) {
+    const missing = halfMissing(part);
+    throw errors.validation([{ ...missing, message: `${missing.message} (this resource has no price yet)` }]);
+  }
+  const refusal = priceRefusal(amount, currency);
+  if (refusal) throw errors.validation([{ field: refusal[0], message: refusal[1] }]);
+  return { amount, currency };
 }
 
 /** A paid resource needs a price; any other level refuses one (400 naming the price fields). */

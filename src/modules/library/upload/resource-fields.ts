@@ -3,7 +3,7 @@
 // openapi.yaml's ResourceUploadForm are checked here, every failing field reported at once.
 import { errors, type FieldError } from '../../../shared/errors.ts';
 import { ACCESS_LEVEL_INPUTS, parseAccessLevel } from '../access-levels.ts';
-import { isCurrency, minorDigitsOf } from '../currencies.ts';
+import { amountRefusal, currencyRefusal, priceRefusal } from '../resource-price.ts';
 import { RESOURCE_STATUSES, type ResourceStatus } from '../resource.model.ts';
 import type { ResourceMetadataInput } from '../resource.service.ts';
 import { NOT_BLANK } from '../../../shared/not-blank.ts';
@@ -29,7 +29,6 @@ const KNOWN = new Set([
   'status',
   'uploadId',
 ]);
-const AMOUNT = /^\d{1,12}(\.\d{1,3})?$/;
 const UPLOAD_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export interface ParsedResourceFields extends ResourceMetadataInput {
@@ -37,20 +36,6 @@ export interface ParsedResourceFields extends ResourceMetadataInput {
 }
 
 /** `source`: multipart values are strings (an empty one clears a list or an optional text); JSON keeps its types. */
-/** Why a price cannot be stored as sent (the field and the reason), or nothing. */
-function priceRefusal(amount: unknown, currency: unknown): [field: string, message: string] | undefined {
-  if (typeof amount !== 'string' || !AMOUNT.test(amount))
-    return ['priceAmount', 'must be a decimal amount like 12.50 (sent with priceCurrency)'];
-  const code = typeof currency === 'string' ? currency.toUpperCase() : '';
-  if (!isCurrency(code)) return ['priceCurrency', 'must be an ISO 4217 code like EUR (sent with priceAmount)'];
-  if (Number(amount) === 0) return ['priceAmount', 'must be more than 0: a resource that costs nothing is not paid'];
-  // stored as sent, it would be shown rounded (JPY 1.999 as 2): refused instead of changed
-  const digits = minorDigitsOf(code);
-  if ((amount.split('.')[1] ?? '').replace(/0+$/, '').length > digits)
-    return ['priceAmount', `has more decimals than ${code} has (${digits})`];
-  return undefined;
-}
-
 export function parseResourceFields(body: Record<string, unknown>, source: 'multipart' | 'json'): ParsedResourceFields {
   const problems: FieldError[] = [];
   const fail = (field: string, message: string) => void problems.push({ field, message });
@@ -125,7 +110,16 @@ export function parseResourceFields(body: Record<string, unknown>, source: 'mult
     const clearing =
       (amount === null || amount === '') && (currency === null || currency === '' || currency === undefined);
     if (clearing) out.price = null;
-    else {
+    else if (amount === undefined) {
+      // one half: a change keeps the stored other half (the resource service pairs them); a new resource needs both
+      const refusal = currencyRefusal(currency);
+      if (refusal) fail('priceCurrency', refusal);
+      else out.pricePart = { currency: (currency as string).toUpperCase() };
+    } else if (currency === undefined) {
+      const refusal = amountRefusal(amount);
+      if (refusal) fail('priceAmount', refusal);
+      else out.pricePart = { amount: amount as string };
+    } else {
       const refusal = priceRefusal(amount, currency);
       if (refusal) fail(...refusal);
       else out.price = { amount: amount as string, currency: (currency as string).toUpperCase() };
