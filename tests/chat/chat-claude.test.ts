@@ -140,6 +140,29 @@ describe('library chat, with Claude (stand-in)', () => {
     assert.equal(followUp.messages[1]!.content, first.body.answer);
   });
 
+  it('when an earlier answer cites a resource the asker can no longer open, then Claude is not given it', async () => {
+    const first = await ask('premium', { query: 'What is the median salary in the zircon survey?' });
+    assert.match(first.body.answer, /142,000/);
+    await t.http
+      .put(`/api/resources/${lib.docs.premiumSurvey}`)
+      .set(bearer(tokens.admin))
+      .send({ status: 'draft' })
+      .expect(200);
+    try {
+      await ask('premium', { query: 'And how much is the refund?', conversationId: first.body.conversationId });
+      const followUp = standIn.requests.at(-1)!;
+      assert.equal(followUp.messages[1]!.role, 'assistant');
+      assert.doesNotMatch(JSON.stringify(followUp.messages), /142,000/);
+      assert.match(String(followUp.messages[1]!.content), /no longer open/);
+    } finally {
+      await t.http
+        .put(`/api/resources/${lib.docs.premiumSurvey}`)
+        .set(bearer(tokens.admin))
+        .send({ status: 'published' })
+        .expect(200);
+    }
+  });
+
   for (const [name, behaviour, reason] of [
     ['overloaded (529)', { kind: 'overloaded' }, 'overloaded'],
     ['too slow (timeout)', { kind: 'slow', delayMs: TIMEOUT_MS * 3 }, 'timeout'],

@@ -266,6 +266,42 @@ describe('library chat, search mode', () => {
     assert.ok(!other.body.data.some((gap: { question: string }) => /dress code/i.test(gap.question)));
   });
 
+  it('when an answer cites a resource its asker can no longer open, then history and feedback withhold it; open again, it shows', async () => {
+    const query = 'What is the median salary in the zircon survey?';
+    const answered = await ask('premium', { query });
+    assert.match(answered.body.answer, /142,000/);
+    const history = async () =>
+      (
+        await t.http
+          .get(`/api/resources/chat/history?conversationId=${answered.body.conversationId}`)
+          .set(bearer(tokens.premium))
+          .expect(200)
+      ).body.data[0].turns[0];
+    assert.match((await history()).answer, /142,000/);
+    const setStatus = (status: string) =>
+      t.http.put(`/api/resources/${lib.docs.premiumSurvey}`).set(bearer(tokens.admin)).send({ status }).expect(200);
+    await setStatus('draft'); // unpublished: members open it no more (nor do downgraded ones, or revoked purchases)
+    try {
+      const withheld = await history();
+      assert.equal(withheld.query, query, 'the question stays');
+      assert.doesNotMatch(withheld.answer, /142,000/);
+      assert.match(withheld.answer, /no longer open/);
+      assert.deepEqual(withheld.sources, []);
+      const rated = await t.http
+        .post('/api/resources/chat/feedback')
+        .set(bearer(tokens.premium))
+        .send({ turnId: answered.body.turnId, helpful: true })
+        .expect(200);
+      assert.doesNotMatch(JSON.stringify(rated.body), /142,000/);
+      // a follow-up in the conversation is not answered from it either
+      const followUp = await ask('premium', { query, conversationId: answered.body.conversationId });
+      assert.doesNotMatch(JSON.stringify(followUp.body), /142,000/);
+    } finally {
+      await setStatus('published');
+    }
+    assert.match((await history()).answer, /142,000/);
+  });
+
   it('without credentials, 401', async () => {
     expectProblem(await t.http.post('/api/resources/chat').send({ query: 'dues' }), 401, 'unauthenticated');
   });

@@ -32,6 +32,7 @@ import {
 } from './chat.repository.ts';
 import { answerBySearch, noAnswer } from './chat.search-answer.ts';
 import type { AnswerSink, ChatAnswer, ChatInput, ChatModel, UnrecordedAnswer } from './chat.types.ts';
+import { withholdUnopenable } from './chat.withheld.ts';
 import { PassageRetrieval } from './passage-retrieval.repository.ts';
 
 export type { AnswerSink, ChatAnswer, ChatInput, ChatModel, Diagnostics } from './chat.types.ts';
@@ -75,7 +76,8 @@ export class ChatService {
     const asker = askerOf(actor, reader.organizationId);
     if (input.conversationId && !(await this.repository.conversationExists(asker, input.conversationId)))
       throw errors.notFound('conversation', input.conversationId);
-    const history = input.conversationId ? await this.repository.recentTurns(input.conversationId, HISTORY_TURNS) : [];
+    const recent = input.conversationId ? await this.repository.recentTurns(input.conversationId, HISTORY_TURNS) : [];
+    const history = await withholdUnopenable(this.deps.sql, reader, recent);
 
     const queryVector = await this.retrieval.embedQuery(input.query);
     const retrieved = await this.retrieval.retrieve(
@@ -164,7 +166,19 @@ export class ChatService {
       { offset: offsetOf(page), limit: page.itemsPerPage },
       conversationId,
     );
-    return pageOf(conversations, total, page);
+    // one look at the cited resources for the whole page
+    const reader = await resolveReader(this.deps.sql, actor);
+    const turns = await withholdUnopenable(
+      this.deps.sql,
+      reader,
+      conversations.flatMap((c) => c.turns),
+    );
+    const shown = new Map(turns.map((turn) => [turn.id, turn]));
+    return pageOf(
+      conversations.map((c) => ({ ...c, turns: c.turns.map((turn) => shown.get(turn.id)!) })),
+      total,
+      page,
+    );
   }
 
   async feedback(
@@ -177,7 +191,8 @@ export class ChatService {
       throw errors.validation([{ field: 'turnId', message: 'turnId or conversationId is required' }]);
     const turn = await this.repository.rate(asker, input, input.helpful, input.comment?.trim() || null);
     if (!turn) throw errors.notFound('chat answer', input.turnId ?? input.conversationId);
-    return turn;
+    const [shown] = await withholdUnopenable(this.deps.sql, await resolveReader(this.deps.sql, actor), [turn]);
+    return shown!;
   }
 
   /** Client admins: what members asked that the library answered poorly or not at all. */
