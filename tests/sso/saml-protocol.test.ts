@@ -328,6 +328,14 @@ describe('SAML adapter: IdP-initiated', () => {
     await refused(new SamlProtocol(makeContext()).complete(connection, callback(response), null), /did not make/);
   });
 
+  it('when what was posted is no SAML response, then it is named so, not refused as a sign-in started at the IdP', async () => {
+    const protocol = new SamlProtocol(makeContext());
+    const garbage = { url: new URL(ACS), form: { SAMLResponse: Buffer.from('hello').toString('base64') } };
+    await refused(protocol.complete(makeConnection(), garbage, null), /not a SAML response/);
+    const otherXml = { url: new URL(ACS), form: { SAMLResponse: Buffer.from('<a>b</a>').toString('base64') } };
+    await refused(protocol.complete(makeConnection(), otherXml, null), /not a SAML response/);
+  });
+
   it('when allowed, a replayed unsolicited response is still refused', async () => {
     const protocol = new SamlProtocol(makeContext());
     const connection = makeConnection({ allowIdpInitiated: true });

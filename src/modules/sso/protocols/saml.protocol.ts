@@ -174,12 +174,14 @@ export class SamlProtocol implements SsoProtocol<'saml'> {
 
   /** A response nobody asked for (an app tile in the IdP's portal): allowed per connection, never as an answer. */
   private checkIdpInitiated(connection: ProtocolConnection<'saml'>, samlResponse: string): void {
+    // read first: what is no SAML response is said to be so, not refused as an IdP-initiated sign-in
+    const answersARequest = claimsInResponseTo(samlResponse);
     if (!connection.allowIdpInitiated) {
       throw fail('This connection does not accept sign-in started at the identity provider; start from our login page');
     }
     // It claims to answer a request, but not one this browser's state knows: a response stolen from
     // another login, or our state lost. Either way it is not an IdP-initiated login.
-    if (claimsInResponseTo(samlResponse)) throw fail('The SAML response answers a sign-in request we did not make');
+    if (answersARequest) throw fail('The SAML response answers a sign-in request we did not make');
   }
 
   private checkAssertion(connection: ProtocolConnection<'saml'>, assertion: SignedAssertion): void {
@@ -246,7 +248,8 @@ function claimsInResponseTo(samlResponse: string): boolean {
   } catch (error) {
     throw fail('The SAML response is not well-formed XML', error);
   }
-  const response = (doc.Response ?? {}) as XmlNode;
+  if (!doc || typeof doc !== 'object' || !doc.Response) throw fail('The SAMLResponse is not a SAML response message');
+  const response = doc.Response as XmlNode;
   const confirmations = list(response.Assertion).flatMap((a) => list((a.Subject as XmlNode)?.SubjectConfirmation));
   return (
     response['@InResponseTo'] !== undefined ||
