@@ -112,6 +112,11 @@ export interface OwnedUserData {
   transferable: boolean;
   /** Appended to the bound user id (e.g. `::text` for a text column). */
   cast?: string;
+  /**
+   * The rows' organization column, for rows that link the user only while they belong to it: moved to
+   * another organization (or made a platform admin), the user is unlinked from the old one's rows.
+   */
+  unlinkOutside?: string;
 }
 
 /** What a module declares about itself: the facts the catalogs are derived from, without building anything. */

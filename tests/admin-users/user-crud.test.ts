@@ -5,6 +5,7 @@ import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { OutboxMessage } from '../../src/modules/mail/outbox-message.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser } from '../factories/index.ts';
+import { buildMember } from '../factories/records.ts';
 import { buildAdmin } from '../factories/mfa.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -298,5 +299,25 @@ describe('Admin users: create, read, update', () => {
     const res = await update(promoted.id, { role: 'ROLE_PLATFORM_ADMIN', confirmPrivilegeChange: true }).expect(200);
     assert.equal(res.body.organization, null);
     assert.equal((await User.findByPk(promoted.id))?.organizationId, null);
+  });
+
+  it('when a user moves to another organization (or becomes a platform admin), then the old organization’s member record is unlinked, not shared across tenants', async () => {
+    const other = (await buildOrganization({ name: 'Other Crud Org' })).id;
+    const mover = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
+    const record = await buildMember(orgId, { userId: mover.id, email: mover.email });
+    await update(mover.id, { organizationId: other }).expect(200);
+    await record.reload();
+    assert.equal(record.userId, null, 'the record stays its organization’s, without the moved account');
+    assert.equal(record.organizationId, orgId);
+    const counted = (await t.http.get(`/api/admin/users/${mover.id}`).set(bearer(token)).expect(200)).body;
+    assert.equal(counted.associatedData.find((d: { type: string }) => d.type === 'member_records').count, 0);
+    // a record of the organization it now belongs to stays linked; so does everything when nothing moves
+    const kept = await buildMember(other, { userId: mover.id, email: mover.email });
+    await update(mover.id, { firstName: 'Still' }).expect(200);
+    await kept.reload();
+    assert.equal(kept.userId, mover.id);
+    await update(mover.id, { role: 'ROLE_PLATFORM_ADMIN', confirmPrivilegeChange: true }).expect(200);
+    await kept.reload();
+    assert.equal(kept.userId, null, 'a platform admin belongs to no organization');
   });
 });

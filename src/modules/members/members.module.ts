@@ -36,6 +36,8 @@ export const membersModule = defineModule({
       table: 'members',
       column: 'user_id',
       transferable: false,
+      // a record links a user of its own organization only (the members service checks it on write)
+      unlinkOutside: 'organization_id',
     },
   ],
   permissions: ['members:read', 'members:write'],

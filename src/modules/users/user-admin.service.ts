@@ -202,6 +202,8 @@ export class UserAdminService {
         if (Object.keys(changes).length === 0) return;
         const before = toAuditSnapshot(user);
         await user.update(changes, { transaction });
+        if (changes.organizationId !== undefined)
+          await this.deps.ownership.leaveOtherOrganizations(user.id, changes.organizationId, transaction);
         await this.auditChanges(actor, user, before, toAuditSnapshot(user), transaction);
       }),
     );

@@ -37,6 +37,25 @@ export class UserOwnership {
     }
   }
 
+  /**
+   * The user now belongs to `organizationId` (null: none, a platform admin): rows of other organizations
+   * that link them only while they belonged there are unlinked (a member record stays its
+   * organization's, without an account from another tenant).
+   */
+  async leaveOtherOrganizations(
+    userId: string,
+    organizationId: string | null,
+    transaction: Transaction,
+  ): Promise<void> {
+    for (const item of this.declared.filter((d) => d.unlinkOutside)) {
+      await this.sequelize.query(
+        `UPDATE ${item.table} SET ${item.column} = NULL
+          WHERE ${item.column} = $1${item.cast ?? ''} AND ${item.unlinkOutside} IS DISTINCT FROM $2`,
+        { bind: [userId, organizationId], transaction },
+      );
+    }
+  }
+
   private async countOf(item: OwnedUserData, userId: string, transaction?: Transaction): Promise<number> {
     const [row] = await this.sequelize.query<{ count: string }>(
       `SELECT count(*) AS count FROM ${item.table} WHERE ${item.column} = $1${item.cast ?? ''}`,
