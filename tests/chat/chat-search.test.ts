@@ -262,6 +262,12 @@ describe('library chat, search mode', () => {
     assert.equal(dues.unhelpful, 1);
     assert.deepEqual(dues.comments, ['Out of date']);
     expectProblem(await t.http.get('/api/resources/reports/content-gaps').set(bearer(tokens.member)), 403, 'forbidden');
+    // since, its colons sent as they are
+    const since = await t.http
+      .get('/api/resources/reports/content-gaps?since=2020-01-01T00:00:00Z')
+      .set(bearer(tokens.admin));
+    assert.equal(since.status, 200, JSON.stringify(since.body));
+    assert.equal(since.body.pagination.totalItems, res.body.pagination.totalItems);
     const other = await t.http.get('/api/resources/reports/content-gaps').set(bearer(tokens.otherAdmin));
     assert.ok(!other.body.data.some((gap: { question: string }) => /dress code/i.test(gap.question)));
   });

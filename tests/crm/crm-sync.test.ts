@@ -218,6 +218,12 @@ describe('CRM (HubSpot): connect, sync, diagnostics', () => {
       (await errorList(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).total,
       0,
     );
+    // a date-time's colons may be sent as they are, as on every other date-time filter
+    const raw = new Date(Date.now() - 3_600_000).toISOString();
+    assert.equal(
+      (await errorList(`?since=${raw}&until=${new Date(Date.now() + 60_000).toISOString()}`)).total,
+      list.total,
+    );
 
     hub.rejectEmails.clear();
     const retried = await t.http
