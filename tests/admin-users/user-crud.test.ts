@@ -40,6 +40,7 @@ describe('Admin users: create, read, update', () => {
       password: 'a long initial password',
     }).expect(201);
     assert.equal(res.body.name, 'Ada Lovelace');
+    assert.equal(res.headers.location, `/api/admin/users/${res.body.id}`);
     assert.equal(res.body.status, 'active');
     assert.deepEqual(res.body.organization, { id: orgId, name: 'Crud Org' });
     assert.equal(res.body.lastLoginAt, null);

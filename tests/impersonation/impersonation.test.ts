@@ -36,6 +36,7 @@ describe('Impersonation', () => {
     const { admin, mfaToken } = await buildAdmin(t, { firstName: 'Support', lastName: 'Person' });
     const member = await buildUser({ organizationId: orgId, role: 'ROLE_MEMBER' });
     const res = await start(mfaToken, member.id, { reason: 'ticket #42' }).expect(201);
+    assert.equal(res.headers.location, '/api/admin/impersonate', 'where the session is ended');
     assert.equal(res.body.tokenType, 'Bearer');
     assert.equal(res.body.expiresIn, 900);
     assert.equal(res.body.redirectUrl, `${t.config.baseUrl}/portal/member`);
@@ -144,6 +145,7 @@ describe('Impersonation', () => {
       .set(bearer(res.body.accessToken))
       .send({ name: 'on behalf' })
       .expect(201);
+    assert.equal(created.headers.location, `/api/api-keys/${created.body.id}`);
     const audit = await AuditEntry.findOne({ where: { action: 'api_key.created', targetId: created.body.id } });
     assert.equal(audit?.actorId, clientAdmin.id);
     assert.equal(audit?.impersonatorId, admin.id);

@@ -12,7 +12,10 @@ export function apiKeyRoutes(router: Router, apiKeys: ApiKeyService): void {
   });
   router.post('/api/api-keys', async (req, res) => {
     const { apiKey, secret } = await apiKeys.create(actorOf(req), { name: req.body.name });
-    res.status(201).json({ ...toApiKeyDto(apiKey), key: secret });
+    res
+      .status(201)
+      .location(`/api/api-keys/${apiKey.id}`)
+      .json({ ...toApiKeyDto(apiKey), key: secret });
   });
   router.delete('/api/api-keys/:id', async (req, res) => {
     await apiKeys.revoke(actorOf(req), req.params.id);

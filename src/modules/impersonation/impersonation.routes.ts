@@ -22,7 +22,8 @@ export function impersonationRoutes(router: Router, impersonation: Impersonation
       mode: req.body?.mode,
       reason: req.body?.reason,
     });
-    res.status(201).json(toStarted(started));
+    // a session has no URI of its own: the one that ends it (with the session's token)
+    res.status(201).location('/api/admin/impersonate').json(toStarted(started));
   });
   router.delete('/api/admin/impersonate', async (req, res) => {
     res.json(await impersonation.end(actorOf(req)));

@@ -36,7 +36,8 @@ export function userAdminRoutes(
     pipeline(csv, res, (error) => error && next(error));
   });
   router.post('/api/admin/users', async (req, res) => {
-    res.status(201).json(toAdminUser(await users.create(actorOf(req), req.body)));
+    const created = toAdminUser(await users.create(actorOf(req), req.body));
+    res.status(201).location(`/api/admin/users/${created.id}`).json(created);
   });
   router.get('/api/admin/users/:id', async (req, res) => {
     const { user, associatedData } = await users.get(actorOf(req), req.params.id);
