@@ -6163,6 +6163,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -8803,6 +8804,7 @@ export interface operations {
             /** @description Created. */
             201: {
                 headers: {
+                    Location: components["headers"]["Location"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
@@ -9078,6 +9080,8 @@ export interface operations {
             /** @description Session started. */
             201: {
                 headers: {
+                    /** @description Where the session is ended: `DELETE /api/admin/impersonate` with its token (a session has no URI of its own; `GET /api/admin/impersonations` lists it). */
+                    Location?: string;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
