@@ -87,7 +87,14 @@ describe('webhook target guard (SSRF)', () => {
     await refused(guard.check('https://hooks.example.com:0/in'), /port 0/);
     assert.equal((await guard.check('https://hooks.example.com:8443/in')).port, '8443');
     await refused(guard.check('ftp://hooks.example.com'), /https/);
-    await refused(guard.check('not a url'), /absolute URL/);
+    // a malformed address is a validation error, not an unsafe target
+    for (const malformed of ['not a url', 'https://hooks.example.com:99999/in'])
+      await assert.rejects(guard.check(malformed), (error: unknown) => {
+        assert.ok(error instanceof AppError);
+        assert.equal(error.code, 'validation_failed');
+        assert.match(error.message + JSON.stringify(error.extras), /absolute URL/);
+        return true;
+      });
     await refused(guard.check('https://internal.example.com/in'), /private address \(10\.0\.0\.7\)/);
     await refused(guard.check('https://mixed.example.com/in'), /loopback/);
     await refused(guard.check('https://127.0.0.1/in'), /loopback/);

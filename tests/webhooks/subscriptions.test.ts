@@ -83,6 +83,13 @@ describe('webhook subscriptions', () => {
       assert.equal(problem.errors[0].field, 'url');
     }
     await subscribe({ url: 'https://v6.partner.test/x', events: ['member.created'] }).expect(201);
+    // a port past 65535 is a malformed URL: the sender's 400, not an unsafe target
+    const malformed = expectProblem(
+      await subscribe({ url: 'https://hooks.partner.test:99999/x', events: ['member.created'] }),
+      400,
+      'validation_failed',
+    );
+    assert.equal(malformed.errors[0].field, 'url');
   });
 
   it('when a subscription is changed, paused and resumed, then each change is stored and audited', async () => {

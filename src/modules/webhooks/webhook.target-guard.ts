@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { DnsLookup, ResolvedAddress } from '../../shared/dns-lookup.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, errors } from '../../shared/errors.ts';
 
 export { systemDnsLookup, type DnsLookup, type ResolvedAddress } from '../../shared/dns-lookup.ts';
 
@@ -95,7 +95,10 @@ export class WebhookTargetGuard {
     try {
       url = new URL(raw);
     } catch {
-      throw unsafe('is not an absolute URL');
+      // a malformed address (a port past 65535, no host) is the sender's mistake, not an unsafe target
+      throw errors.validation([
+        { field: 'url', message: 'must be an absolute URL (a scheme, a host, a port up to 65535)' },
+      ]);
     }
     const schemes = this.options.allowPrivateTargets ? ['https:', 'http:'] : ['https:'];
     if (!schemes.includes(url.protocol)) throw unsafe(`must use ${schemes.map((s) => s.slice(0, -1)).join(' or ')}`);
