@@ -171,4 +171,21 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
     const own = await t.http.get('/api/crm/connection').set(bearer(adminToken)).expect(200);
     assert.equal(own.body.status, 'needs_reauthorization');
   });
+
+  it('when an organization without HubSpot sends a wrong mapping, then 400 names the entry first; a right one is 409 crm_not_connected', async () => {
+    const idle = (await buildOrganization()).id;
+    const idleAdmin = await tokenFor(t, await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId: idle }));
+    const patch = (propertyMapping: object[]) =>
+      t.http.patch('/api/crm/connection').set(bearer(idleAdmin)).send({ propertyMapping });
+    const wrong = expectProblem(
+      await patch([{ service_field: 'firstName', crm_property: 'email' }]),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      wrong.errors.map((e: { field: string }) => e.field),
+      ['propertyMapping.0.crm_property'],
+    );
+    expectProblem(await patch([{ service_field: 'firstName', crm_property: 'firstname' }]), 409, 'crm_not_connected');
+  });
 });

@@ -305,10 +305,11 @@ export class CrmConnectionService {
   ): Promise<ConnectionRow> {
     assertCan(actor, 'integrations:configure');
     const organizationId = organizationOf(actor);
-    const row = await this.row(organizationId);
-    if (!row) throw new AppError('crm_not_connected', 'Connect HubSpot before changing its settings');
+    // a mapping that would write wrong data is wrong whatever the connection's state: said first
     const problems = mappingProblems(input.propertyMapping ?? []);
     if (problems.length) throw errors.validation(problems);
+    const row = await this.row(organizationId);
+    if (!row) throw new AppError('crm_not_connected', 'Connect HubSpot before changing its settings');
     await this.deps.sequelize.transaction(async (transaction) => {
       await this.deps.sql.query(
         `UPDATE crm_connections SET delete_policy = COALESCE($2, delete_policy),
