@@ -27,6 +27,8 @@ interface Entry {
   shared: number;
   /** Hits leased from the shared total and not used yet. */
   unused: number;
+  /** The limit the lease was taken under: a lease is not spent under another (a plan changed). */
+  limit?: number;
   /** The lease being taken, which requests wait for instead of taking their own. */
   refill?: Promise<boolean>;
   /** Clock time of the last hit, to give back the lease of an idle instance. */
@@ -136,6 +138,12 @@ export class RateLimiter {
     const w = this.window(windowSeconds, now);
     const entry = this.entryFor(key, w);
     entry.lastHitAt = now;
+    if (entry.limit !== limit) {
+      // a lease taken under a larger limit would let hits past a lowered one: given back first
+      entry.limit = limit;
+      if (entry.refill) await entry.refill.catch(() => {});
+      await this.giveBack(key, entry);
+    }
     const lease = Math.max(1, Math.floor(this.leaseSize(limit)));
     const ceiling = limit - Math.max(this.exactMargin, Math.ceil(limit * 0.1));
     const leasable = () => lease > 1 && entry.shared + lease <= ceiling;

@@ -37,6 +37,22 @@ class MemoryStore implements CounterStore {
 const allowedCount = (states: LimitState[]) => states.filter((s) => s.allowed).length;
 
 describe('RateLimiter', () => {
+  it('when the limit is lowered (a plan downgrade) while a lease is unspent, then no hit passes the new limit', async () => {
+    const store = new MemoryStore();
+    const limiter = new RateLimiter(store, new ManualClock(new Date('2026-01-01T10:00:00Z')), {
+      leaseSize: (limit) => Math.floor(limit / 100),
+      exactMargin: 50,
+    });
+    // 1,000 hits under a limit of 24,000: leased in blocks of 240
+    for (let i = 0; i < 1000; i++) assert.equal((await limiter.consume('org:a', 24_000, 3600)).allowed, true);
+    // lowered to 1,000: already spent, so the next is refused (an unspent lease made about 100 more pass)
+    const after = [];
+    for (let i = 0; i < 50; i++) after.push(await limiter.consume('org:a', 1000, 3600));
+    assert.equal(allowedCount(after), 0);
+    assert.equal(store.total(), 1000, 'the unspent lease was given back');
+    await limiter.close();
+  });
+
   it('when far from the limit, then hits are leased in blocks; near it every hit is decided alone and the 101st of 100 is refused', async () => {
     const store = new MemoryStore();
     const limiter = new RateLimiter(store, new ManualClock(new Date('2026-01-01T10:00:00Z')), {
