@@ -1126,7 +1126,7 @@ export interface paths {
          *     e-mail is always sent. Password: give `password`, or `generatePassword: true` to have one
          *     generated and e-mailed, or neither to e-mail a single-use link to choose one. Every user but a
          *     platform admin needs `organizationId`; a platform admin has none. E-mail addresses are unique (case-insensitive):
-         *     409 `email_taken`.
+         *     409 `email_taken`. Creating a platform admin needs an MFA-verified token (403 `mfa_required`).
          */
         post: operations["createUser"];
         delete?: never;
@@ -1153,7 +1153,8 @@ export interface paths {
          *     `cannot_modify_self`); a role of higher privilege without `confirmPrivilegeChange: true` (422
          *     `confirmation_required`); an e-mail already in use (409 `email_taken`); the name, e-mail, role or
          *     organization of a user provisioned by a directory (409 `managed_by_directory`: change them in the
-         *     directory). Status can be set to `active`, `inactive` or `suspended`.
+         *     directory); promotion to `ROLE_PLATFORM_ADMIN` without an MFA-verified token (403
+         *     `mfa_required`, as impersonation and deletion). Status can be set to `active`, `inactive` or `suspended`.
          */
         put: operations["updateUser"];
         post?: never;

@@ -13,13 +13,15 @@ import { startTestApp, type TestApp } from '../setup/test-app.ts';
 describe('Admin users: create, read, update', () => {
   let t: TestApp;
   let token: string;
+  let plainToken: string; // the same admin's token without the MFA step
   let adminId: string;
   let orgId: string;
 
   before(async () => {
     t = await startTestApp();
     const built = await buildAdmin(t);
-    token = built.token;
+    token = built.mfaToken;
+    plainToken = built.token;
     adminId = built.admin.id;
     orgId = (await buildOrganization({ name: 'Crud Org' })).id;
   });
@@ -297,6 +299,16 @@ describe('Admin users: create, read, update', () => {
     assert.equal((await User.findByPk(admin.id))?.organizationId, null);
 
     const promoted = await buildUser({ organizationId: orgId, role: 'ROLE_CLIENT_ADMIN' });
+    // the highest privilege is granted with a verified MFA step, as impersonation and deletion are
+    const body = { role: 'ROLE_PLATFORM_ADMIN', confirmPrivilegeChange: true };
+    const unverified = t.http.put(`/api/admin/users/${promoted.id}`).set(bearer(plainToken)).send(body);
+    expectProblem(await unverified, 403, 'mfa_required');
+    const createdUnverified = t.http
+      .post('/api/admin/users')
+      .set(bearer(plainToken))
+      .send({ firstName: 'P', lastName: 'A', email: 'unverified@crud.test', role: 'ROLE_PLATFORM_ADMIN' });
+    expectProblem(await createdUnverified, 403, 'mfa_required');
+    assert.equal((await User.findByPk(promoted.id))?.role, 'ROLE_CLIENT_ADMIN');
     const res = await update(promoted.id, { role: 'ROLE_PLATFORM_ADMIN', confirmPrivilegeChange: true }).expect(200);
     assert.equal(res.body.organization, null);
     assert.equal((await User.findByPk(promoted.id))?.organizationId, null);

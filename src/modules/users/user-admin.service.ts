@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { Op, Sequelize, UniqueConstraintError, type Transaction } from 'sequelize';
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../shared/access/actor.ts';
-import { assertCan } from '../../shared/access/policy.ts';
+import { assertCan, assertMfa } from '../../shared/access/policy.ts';
 import { scopeFor } from '../../shared/access/scope.ts';
 import { HOME_PORTAL, PRIVILEGE, type Role } from '../../shared/access/roles.ts';
 import { hashPassword, randomToken } from '../../shared/crypto.ts';
@@ -90,6 +90,8 @@ export class UserAdminService {
   async create(actor: Actor, input: CreateUserInput): Promise<UserRow> {
     assertCan(actor, 'users:admin');
     checkUserFields(input, 'create');
+    // the highest privilege is granted as impersonation and deletion are done: with a verified MFA step
+    if (input.role === 'ROLE_PLATFORM_ADMIN') assertMfa(actor);
     if (input.password && input.generatePassword) {
       throw errors.validation([{ field: 'generatePassword', message: 'cannot be combined with password' }]);
     }
@@ -178,6 +180,7 @@ export class UserAdminService {
         if (changes.status !== undefined && !EDITABLE_STATUSES.includes(changes.status)) {
           throw errors.validation([{ field: 'status', message: `can be set to ${EDITABLE_STATUSES.join(', ')}` }]);
         }
+        if (changes.role === 'ROLE_PLATFORM_ADMIN') assertMfa(actor);
         if (
           changes.role !== undefined &&
           PRIVILEGE[changes.role] > PRIVILEGE[user.role] &&
