@@ -57,7 +57,17 @@ describe('Users CSV export', () => {
     assert.match(res.headers['content-type'], /^text\/csv; charset=utf-8/);
     assert.match(res.headers['content-disposition'], /^attachment; filename="users-\d{4}-\d{2}-\d{2}\.csv"$/);
     const rows: string[][] = parse(res.body as string);
-    assert.deepEqual(rows[0], ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created']);
+    assert.deepEqual(rows[0], [
+      'ID',
+      'Name',
+      'Email',
+      'Role',
+      'Organization',
+      'Status',
+      'Last Login',
+      'Created',
+      'Deleted',
+    ]);
     assert.equal(rows.length, 5);
     const plain = rows.find((r) => r[2] === 'plain@csv.test')!;
     assert.equal(plain[1], 'Plain Person');
@@ -66,6 +76,7 @@ describe('Users CSV export', () => {
     assert.equal(plain[5], 'Active');
     assert.equal(plain[6], '2026-05-05T05:05:05.000Z');
     assert.match(plain[7]!, /^\d{4}-\d{2}-\d{2}T/);
+    assert.equal(plain[8], '', 'a live user has no deletion time');
     assert.equal(
       rows.find((r) => r[2] === 'newline@csv.test')![1],
       'Line Break\nInside',
@@ -95,9 +106,20 @@ describe('Users CSV export', () => {
     );
   });
 
+  it('when the deleted users are exported, then each says when it was deleted', async () => {
+    const gone = await buildUser({ organizationId: orgId, role: 'ROLE_MEMBER', email: 'gone@csv.test' });
+    await gone.destroy(); // the soft delete (paranoid)
+    await gone.reload({ paranoid: false });
+    const res = await exportCsv(`?deleted=true&organizationId=${orgId}`).expect(200);
+    const rows: string[][] = parse(res.body as string);
+    const row = rows.find((r) => r[2] === 'gone@csv.test');
+    assert.ok(row, res.body as string);
+    assert.equal(row[8], gone.deletedAt!.toISOString());
+  });
+
   it('when nothing matches, then the export is the header row alone', async () => {
     const res = await exportCsv('?email=nobody-matches-this').expect(200);
-    assert.equal(res.body, 'ID,Name,Email,Role,Organization,Status,Last Login,Created\r\n', 'RFC 4180: CRLF');
+    assert.equal(res.body, 'ID,Name,Email,Role,Organization,Status,Last Login,Created,Deleted\r\n', 'RFC 4180: CRLF');
   });
 
   it('when the list has more rows than a page, then the export holds all of them', async () => {

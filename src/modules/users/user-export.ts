@@ -13,7 +13,18 @@ import { ROLE_LABELS, STATUS_LABELS } from './user.labels.ts';
 import type { UserStatus } from './user.model.ts';
 import { orderOf, whereOf, type UserListFilter, type UserScope, type UserSort } from './user-query.repository.ts';
 
-export const CSV_COLUMNS = ['ID', 'Name', 'Email', 'Role', 'Organization', 'Status', 'Last Login', 'Created'] as const;
+/** The datagrid's columns, then Deleted: when a soft-deleted user was deleted (empty for the others). */
+export const CSV_COLUMNS = [
+  'ID',
+  'Name',
+  'Email',
+  'Role',
+  'Organization',
+  'Status',
+  'Last Login',
+  'Created',
+  'Deleted',
+] as const;
 
 type ExportRow = [
   id: string,
@@ -24,6 +35,7 @@ type ExportRow = [
   status: UserStatus,
   lastLogin: string | null,
   created: string,
+  deleted: string | null,
 ];
 
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
@@ -37,7 +49,8 @@ export function exportQuery(
   const binds = new Binds();
   const where = whereOf(scope, filter, binds);
   const text = `SELECT u.id::text, u.first_name || ' ' || u.last_name, u.email, u.role, o.name, u.status,
-           to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}), to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC})
+           to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}), to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+           to_char(u.deleted_at AT TIME ZONE 'UTC', ${ISO_UTC})
       FROM users u LEFT JOIN organizations o ON o.id = u.organization_id WHERE ${where} ORDER BY ${orderOf(sort)}`;
   return { text, values: binds.values };
 }
@@ -54,6 +67,7 @@ const csvLine = (row: ExportRow): string =>
     STATUS_LABELS[row[5]],
     row[6] ?? '',
     row[7],
+    row[8] ?? '',
   ].join(',')}${CSV_EOL}`;
 
 const csvLines = () => csvWriter<ExportRow>(CSV_COLUMNS, csvLine);
