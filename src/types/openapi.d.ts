@@ -8774,8 +8774,8 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AdminUserList"];
                     /**
-                     * @example ID,Name,Email,Role,Organization,Status,Last Login,Created
-                     *     5f0c...,Ada Lovelace,ada@example.org,Client Admin,Demo Association,Active,,2026-11-22T10:00:00.000Z
+                     * @example ID,Name,Email,Role,Organization,Status,Last Login,Created,Deleted
+                     *     5f0c...,Ada Lovelace,ada@example.org,Client Admin,Demo Association,Active,,2026-11-22T10:00:00.000Z,
                      */
                     "text/csv": string;
                 };
