@@ -27,13 +27,13 @@ interface HttpLikeError {
   method?: string;
 }
 
-/** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`. */
+/** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`; `/body` (the whole of it) -> `body`. */
 function fieldOf(path: string): string {
   const cleaned = path
     .replace(/^[./]?(body|query|params|path|headers)[./]?/, '')
     .replace(/^\//, '')
     .replace(/\//g, '.');
-  return cleaned || path;
+  return cleaned || path.replace(/^[./]/, '');
 }
 
 const QUERY_PATH = /^[./]?query[./]/;

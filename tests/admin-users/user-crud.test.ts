@@ -163,6 +163,12 @@ describe('Admin users: create, read, update', () => {
   });
 
   it('when the request is invalid, then it is refused before anything is written', async () => {
+    // an update with nothing in it names the body, not the validator's "/body"
+    const empty = expectProblem(await update(adminId, {}), 400, 'validation_failed');
+    assert.deepEqual(
+      empty.errors.map((e: { field: string }) => e.field),
+      ['body'],
+    );
     expectProblem(
       await create({ firstName: 'No', lastName: 'Org', email: 'noorg@crud.test', role: 'ROLE_MEMBER' }),
       400,
