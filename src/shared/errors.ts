@@ -81,8 +81,9 @@ export const errorCatalog = {
   },
   cannot_modify_self: {
     status: 403,
-    title: 'Cannot change own role or status',
-    description: 'Users cannot change their own role or status; another administrator must do it.',
+    title: 'Cannot change your own access',
+    description:
+      'Users cannot change their own role or status (another administrator must), nor suspend the organization they act in.',
   },
   cannot_delete_self: {
     status: 403,
