@@ -154,7 +154,9 @@ describe('Admin organizations: tenants as first-class records', () => {
       .set(bearer(token))
       .set('Guildhall-Organization', org.id)
       .send({ status: 'suspended' });
-    expectProblem(res, 403, 'cannot_modify_self');
+    // and are told how: the same request without the header naming it
+    assert.match(expectProblem(res, 403, 'cannot_modify_self').detail, /without a Guildhall-Organization header/);
+    await t.http.put(`/api/admin/organizations/${org.id}`).set(bearer(token)).send({ status: 'suspended' }).expect(200);
   });
 
   it('when nothing changes, then no audit entry is written; an unknown id is 404', async () => {
