@@ -112,6 +112,19 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
     }
   });
 
+  it('when HubSpot sends the browser back with an error, then denied; with neither code nor error, failed; the state is spent either way', async () => {
+    const back = async (extra: string) => {
+      const started = await t.http.post('/api/crm/connection').set(bearer(adminToken)).expect(200);
+      const state = new URL(started.body.authorizeUrl).searchParams.get('state')!;
+      const landed = await t.http.get(`/auth/callback/crm?state=${encodeURIComponent(state)}${extra}`).expect(302);
+      const again = await t.http.get(`/auth/callback/crm?state=${encodeURIComponent(state)}&code=x`).expect(302);
+      assert.equal(again.headers.location, '/auth/crm/result?result=expired', 'single-use');
+      return landed.headers.location;
+    };
+    assert.equal(await back('&error=access_denied'), '/auth/crm/result?result=denied');
+    assert.equal(await back(''), '/auth/crm/result?result=failed');
+  });
+
   it('when the admin who started a connection is suspended before HubSpot sends them back, then nothing is connected', async () => {
     const other = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
     const started = await t.http

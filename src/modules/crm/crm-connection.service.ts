@@ -135,9 +135,9 @@ export class CrmConnectionService {
     if (!claimed || new Date(claimed.expires_at) <= clock.now()) {
       return { organizationId: null, result: 'expired' };
     }
-    if (query.error || !query.code || !oauth) {
-      return { organizationId: claimed.organization_id, result: 'denied' };
-    }
+    if (query.error) return { organizationId: claimed.organization_id, result: 'denied' };
+    // neither a code nor an error: not what HubSpot sends, so not a refusal of consent either
+    if (!query.code || !oauth) return { organizationId: claimed.organization_id, result: 'failed' };
     // the state is bound to the admin who started: one suspended, deleted or demoted since completes nothing
     const starter = await sql.one(
       `SELECT 1 FROM users WHERE id = $1 AND status = 'active' AND deleted_at IS NULL
