@@ -64,8 +64,22 @@ describe('require SSO', () => {
     await login(outsider.email).expect(200);
     assert.equal(await AuditEntry.count({ where: { action: 'sso.policy_changed', organizationId } }), 1);
 
+    // the last active connection is the only way in while the policy holds: not disabled, not deleted
+    const only = (await SsoConnection.findOne({ where: { organizationId, status: 'active' } }))!;
+    const path = `/api/sso/connections/${only.id}`;
+    const disabled = expectProblem(
+      await t.http.post(`${path}/disable`).set(bearer(adminToken)),
+      400,
+      'invalid_connection',
+    );
+    assert.match(disabled.detail, /Turn Require SSO off first/);
+    expectProblem(await t.http.delete(path).set(bearer(adminToken)), 400, 'invalid_connection');
+    await only.reload();
+    assert.equal(only.status, 'active');
+
     await t.http.put('/api/sso/policy').set(bearer(adminToken)).send({ requireSso: false }).expect(200);
     await login(staff.email).expect(200);
+    await t.http.post(`${path}/disable`).set(bearer(adminToken)).expect(200); // with the policy off
   });
 
   it("when a member or another organization's admin asks, then the policy is not theirs to read", async () => {
