@@ -220,6 +220,13 @@ describe('courses', () => {
       400,
       'validation_failed',
     );
+    // three capitals that name no currency: ISO 4217 as the library's prices are checked
+    const unknown = expectProblem(
+      await t.http.post('/api/courses').set(bearer(token)).send({ title: 'Currency', currency: 'AAA' }),
+      400,
+      'validation_failed',
+    );
+    assert.equal(unknown.errors[0].field, 'currency');
   });
 
   it('when a PUT changes nothing, then no audit entry or event is written', async () => {

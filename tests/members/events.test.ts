@@ -88,6 +88,9 @@ describe('events', () => {
     sameSet(await list('endsAt[strictly_before]=2026-03-10T16:00:00Z'), []);
     sameSet(await list('endsAt[after]=2026-05-20T18:00:00Z'), [ids.congress!, ids.gala!]);
     sameSet(await list('endsAt[strictly_after]=2026-05-20T18:00:00Z'), [ids.gala!]);
+    // a bound past the millisecond is kept to the microsecond: 09:00:00.000 is before 09:00:00.0004
+    sameSet(await list('startsAt[after]=2026-04-01T09:00:00.0004Z&startsAt[before]=2026-06-01'), [ids.congress!]);
+    sameSet(await list('startsAt[after]=2026-04-01&startsAt[strictly_before]=2026-04-01T09:00:00.0004Z'), [ids.board!]);
   });
 
   it('when filtering capacity, then gt, gte, lt, lte and between apply (an unlimited event has no capacity)', async () => {

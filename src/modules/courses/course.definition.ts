@@ -1,3 +1,5 @@
+import { isCurrency } from '../../shared/currencies.ts';
+import { errors } from '../../shared/errors.ts';
 import { defineResource } from '../crud/index.ts';
 import { toCourseDto, type CourseDto, type CourseInput } from './course.mapper.ts';
 import { Course } from './course.model.ts';
@@ -35,6 +37,9 @@ export const courseResource = defineResource<Course, CourseDto, CourseInput>({
   defaultOrder: [{ field: 'title', direction: 'asc' }],
   toAttributes(input, { now, existing }) {
     const status = input.status ?? 'draft';
+    // the contract's pattern takes any three capitals: an ISO 4217 code the runtime knows, as prices in the library
+    if (input.currency !== undefined && !isCurrency(input.currency))
+      throw errors.validation([{ field: 'currency', message: 'must be an ISO 4217 code like EUR' }]);
     const previous = (existing as Course | undefined)?.publishedAt ?? null;
     return {
       title: input.title,

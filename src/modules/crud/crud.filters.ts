@@ -74,7 +74,10 @@ export function parseValue(parameter: string, spec: FieldSpec, raw: unknown): Sc
       if (Number.isNaN(instant.getTime())) return undefined;
       // an offset can carry a valid day out of range: 9999-12-31T23:59:59-14:00 is year 10000 in UTC
       if (!isStorableInstant(instant)) throw errors.invalidFilter(parameter, OUTSIDE_STORABLE_YEARS);
-      return instant.toISOString();
+      // a Date keeps milliseconds (it truncates the rest); the database compares to the microsecond, so
+      // a bound of 10:00:00.0004 must not become 10:00:00.000 (an inclusive [after] would take it)
+      const micros = /\.(\d{4,6})(?=Z|[+-])/.exec(text)?.[1];
+      return micros ? instant.toISOString().replace(/\.\d{3}Z$/, `.${micros.padEnd(6, '0')}Z`) : instant.toISOString();
     },
     // numbers are checked as sent, untrimmed: Number() would also take ' 12', '0x10' and '1e2'
     integer: () =>

@@ -2,7 +2,7 @@
 // currency, more than 0, with no more decimals than the currency has. Checked where a price is read
 // (upload fields) and where a change names only one half of it (the resource service pairs it with
 // the stored other half: PUT changes only the fields sent).
-import { isCurrency, minorDigitsOf } from './currencies.ts';
+import { isCurrency, minorDigitsOf } from '../../shared/currencies.ts';
 
 export interface Price {
   amount: string;

@@ -2,7 +2,7 @@
 import type { components } from '../../types/openapi.d.ts';
 import { accessLabels, type AccessLevel } from './access-levels.ts';
 import type { ResourceFormat, ResourceStatus, ResourceType } from './resource.model.ts';
-import { minorDigitsOf } from './currencies.ts';
+import { minorDigitsOf } from '../../shared/currencies.ts';
 
 export type ResourceDto = components['schemas']['Resource'];
 
