@@ -295,7 +295,8 @@ export interface paths {
         /**
          * Delete an SSO connection
          * @description Its sign-ins stop at once; an active connection announces `connection.deactivated` first. Users it
-         *     provisioned stay (they keep their accounts, without SSO).
+         *     provisioned stay (they keep their accounts, without SSO). The organization's last active
+         *     connection while "Require SSO" is on is not deleted (400 `invalid_connection`: nobody could sign in).
          */
         delete: operations["deleteSsoConnection"];
         options?: never;
@@ -364,6 +365,8 @@ export interface paths {
         /**
          * Disable an SSO connection
          * @description Its sign-ins are refused from now on ("Invalid connection"). Announces `connection.deactivated`.
+         *     The organization's last active connection while "Require SSO" is on is not disabled (400
+         *     `invalid_connection`: nobody could sign in; turn the policy off first).
          */
         post: operations["disableSsoConnection"];
         delete?: never;
@@ -3480,28 +3483,28 @@ export interface components {
             settings: components["schemas"]["SsoSettings"];
             /** @description Whether a client secret is kept (OIDC); the secret itself is never returned. */
             clientSecretSet: boolean;
-            /** @description Generated: what the IdP administrator enters on their side. */
+            /** @description Generated: what the IdP administrator enters on their side, for the connection's protocol only (the others are null; a brokered connection has none). */
             serviceProvider: {
                 /**
                  * Format: uri
-                 * @description SAML SP entity id.
+                 * @description SAML SP entity id (SAML only).
                  */
-                entityId: string;
+                entityId: string | null;
                 /**
                  * Format: uri
-                 * @description SAML ACS URL (HTTP-POST).
+                 * @description SAML ACS URL, HTTP-POST (SAML only).
                  */
-                acsUrl: string;
+                acsUrl: string | null;
                 /**
                  * Format: uri
-                 * @description Our SAML metadata XML.
+                 * @description Our SAML metadata XML (SAML only).
                  */
-                metadataUrl: string;
+                metadataUrl: string | null;
                 /**
                  * Format: uri
-                 * @description OIDC redirect URI (`/auth/callback/idp`).
+                 * @description OIDC redirect URI, `/auth/callback/idp` (OIDC only).
                  */
-                redirectUri: string;
+                redirectUri: string | null;
             };
             /**
              * Format: uri

@@ -82,6 +82,7 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
 
     it('when the IdP administrator reads our metadata, then it names the generated entity id and ACS URL', async () => {
       assert.equal(connection.serviceProvider.acsUrl, `${BASE}/auth/saml/${connection.id}/acs`);
+      assert.equal(connection.serviceProvider.redirectUri, null, 'an OIDC address is no use to a SAML IdP');
       const metadata = await t.http.get(`/auth/saml/${connection.id}/metadata`).expect(200);
       assert.match(metadata.headers['content-type']!, /application\/samlmetadata\+xml/);
       assert.ok(metadata.text.includes(`entityID="${connection.serviceProvider.entityId}"`));
@@ -251,6 +252,9 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
       const authorize = new URL(start.headers.location!);
       assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
       assert.equal(authorize.searchParams.get('redirect_uri'), connection.serviceProvider.redirectUri);
+      // only the OIDC address: the SAML ones answered "There is no such SAML connection"
+      const { entityId, acsUrl, metadataUrl } = connection.serviceProvider;
+      assert.deepEqual([entityId, acsUrl, metadataUrl], [null, null, null]);
       const back = await idp.authorize(start.headers.location!, 'gina');
       const done = await t.http.get(`${back.pathname}${back.search}`).expect(302);
       const session = await exchange(done.headers.location!).expect(200);

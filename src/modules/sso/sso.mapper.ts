@@ -27,11 +27,13 @@ export function toConnectionDto(connection: SsoConnection, urls: ConnectionUrls)
     domains: connection.domains,
     settings: connection.settings as SsoConnectionDto['settings'],
     clientSecretSet: connection.secretSealed !== null,
+    // only the addresses the connection's protocol gives an IdP administrator (a brokered one: none, the
+    // identity service uses the platform's redirect URI); the others answered nothing there
     serviceProvider: {
-      entityId: urls.spEntityId,
-      acsUrl: urls.acsUrl,
-      metadataUrl: urls.metadataUrl,
-      redirectUri: urls.redirectUri,
+      entityId: connection.protocol === 'saml' ? urls.spEntityId : null,
+      acsUrl: connection.protocol === 'saml' ? urls.acsUrl : null,
+      metadataUrl: connection.protocol === 'saml' ? urls.metadataUrl : null,
+      redirectUri: connection.protocol === 'oidc' ? urls.redirectUri : null,
     },
     loginUrl: `${urls.redirectUri.replace(/\/auth\/callback\/idp$/, '')}/auth/sso?connection=${connection.id}`,
     groupRoles: connection.groupRoles,
