@@ -277,7 +277,10 @@ describe('OIDC protocol adapter against oidc-provider', () => {
         (err) => {
           refused('validation_failed')(err);
           assert.deepEqual((err as AppError).extras.errors, [
-            { field: 'settings.discoveryUrl', message: 'must use https' },
+            {
+              field: 'settings.discoveryUrl',
+              message: 'must use https (http only with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true, for development)',
+            },
           ]);
           return true;
         },

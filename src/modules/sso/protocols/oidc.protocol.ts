@@ -115,7 +115,9 @@ export class OidcProtocol implements SsoProtocol<'oidc'> {
       problems.push({ field: FIELD, message: 'must be an absolute URL' });
     }
     if (target !== null && !this.allowedScheme(target.wellKnown)) {
-      const message = this.context.allowInsecureHttp ? 'must use https or http' : 'must use https';
+      const message = this.context.allowInsecureHttp
+        ? 'must use https or http'
+        : 'must use https (http only with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true, for development)';
       problems.push({ field: FIELD, message });
     }
     if (problems.length > 0 || target === null || secret === null) throw errors.validation(problems);
