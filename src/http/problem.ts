@@ -27,7 +27,10 @@ interface HttpLikeError {
   method?: string;
 }
 
-/** `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`; `/body` (the whole of it) -> `body`. */
+/**
+ * `/body/email` -> `email`, `/query/itemsPerPage` -> `itemsPerPage`, `.query.page` -> `page`; `/body` (the
+ * whole of it) -> `body`.
+ */
 function fieldOf(path: string): string {
   const cleaned = path
     .replace(/^[./]?(body|query|params|path|headers)[./]?/, '')

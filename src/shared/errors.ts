@@ -83,7 +83,8 @@ export const errorCatalog = {
     status: 403,
     title: 'Cannot change your own access',
     description:
-      'Users cannot change their own role or status (another administrator must), nor suspend the organization they act in.',
+      'Users cannot change their own role or status (another administrator must), ' +
+      'nor suspend the organization they act in.',
   },
   cannot_delete_self: {
     status: 403,

@@ -7,7 +7,8 @@ import { Binds, type Sql } from '../../shared/sql.ts';
 import type { TurnRecord } from './chat.repository.ts';
 
 export const WITHHELD_ANSWER =
-  'This answer drew on resources you can no longer open, so it is no longer shown. Ask again for an answer from what you can open now.';
+  'This answer drew on resources you can no longer open, so it is no longer shown. ' +
+  'Ask again for an answer from what you can open now.';
 
 /** The turns, each answer whose sources the reader can no longer all open withheld. */
 export async function withholdUnopenable(sql: Sql, reader: LibraryReader, turns: TurnRecord[]): Promise<TurnRecord[]> {

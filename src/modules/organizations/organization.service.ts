@@ -98,7 +98,8 @@ export class OrganizationService {
     if (actor.organizationId === id && input.status === 'suspended') {
       throw new AppError(
         'cannot_modify_self',
-        'You cannot suspend the organization you are acting in: send the request without a Guildhall-Organization header naming it',
+        'You cannot suspend the organization you are acting in: ' +
+          'send the request without a Guildhall-Organization header naming it',
       );
     }
     await this.write(async (transaction) => {

@@ -24,6 +24,7 @@ import type {
 } from './protocols/sso-protocol.ts';
 import type { SamlProtocol } from './protocols/saml.protocol.ts';
 import { toConnectionSnapshot } from './sso.mapper.ts';
+import { assertNotTheWayIn } from './sso-policy.service.ts';
 
 /** One adapter per protocol; SAML's also writes our service provider metadata. */
 export type SsoProtocols = { [K in SsoProtocolKind]: SsoProtocol<K> } & { saml: SamlProtocol };
@@ -216,14 +217,14 @@ export class SsoConnectionService {
   async disable(actor: Actor, id: string): Promise<SsoConnection> {
     assertCan(actor, 'integrations:configure');
     const connection = await this.find(actor, id);
-    await this.assertNotTheWayIn(connection);
+    if (connection.status === 'active') await assertNotTheWayIn(this.deps.sql, connection);
     return this.setStatus(actor, connection, 'inactive');
   }
 
   async remove(actor: Actor, id: string): Promise<void> {
     assertCan(actor, 'integrations:configure');
     const connection = await this.find(actor, id);
-    await this.assertNotTheWayIn(connection);
+    if (connection.status === 'active') await assertNotTheWayIn(this.deps.sql, connection);
     await this.deps.sequelize.transaction(async (transaction) => {
       if (connection.status === 'active') await this.publish(actor, 'connection.deactivated', connection, transaction);
       await this.record(actor, 'sso.connection_deleted', connection, toConnectionSnapshot(connection), transaction);
@@ -257,27 +258,6 @@ export class SsoConnectionService {
       changed++;
     }
     return changed;
-  }
-
-  /**
-   * While "Require SSO" is on, the organization's last active connection is its only way in (a
-   * password login is refused to all but the break-glass admin): it is not disabled or deleted, as
-   * the policy is not turned on without one.
-   */
-  private async assertNotTheWayIn(connection: SsoConnection): Promise<void> {
-    if (connection.status !== 'active') return;
-    const locked = await this.deps.sql.one(
-      `SELECT 1 AS locked FROM sso_policies p
-        WHERE p.organization_id = $1 AND p.require_sso
-          AND NOT EXISTS (SELECT 1 FROM sso_connections c
-                           WHERE c.organization_id = p.organization_id AND c.status = 'active' AND c.id <> $2)`,
-      [connection.organizationId, connection.id],
-    );
-    if (locked)
-      throw new AppError(
-        'invalid_connection',
-        "Require SSO is on and this is the organization's last active connection: nobody could sign in. Turn Require SSO off first (PUT /api/sso/policy), or enable another connection",
-      );
   }
 
   private async setStatus(

@@ -114,3 +114,24 @@ function toPolicy(row: Row | undefined): SsoPolicy {
     updatedAt: row?.updated_at ?? null,
   };
 }
+
+/**
+ * While "Require SSO" is on, an organization's last active connection is its only way in (a password
+ * login is refused to all but the break-glass admin): it is not disabled or deleted, as the policy is
+ * not turned on without one.
+ */
+export async function assertNotTheWayIn(sql: Sql, connection: { id: string; organizationId: string }): Promise<void> {
+  const locked = await sql.one(
+    `SELECT 1 AS locked FROM sso_policies p
+      WHERE p.organization_id = $1 AND p.require_sso
+        AND NOT EXISTS (SELECT 1 FROM sso_connections c
+                         WHERE c.organization_id = p.organization_id AND c.status = 'active' AND c.id <> $2)`,
+    [connection.organizationId, connection.id],
+  );
+  if (locked)
+    throw new AppError(
+      'invalid_connection',
+      "Require SSO is on and this is the organization's last active connection: nobody could sign in. " +
+        'Turn Require SSO off first (PUT /api/sso/policy), or enable another connection',
+    );
+}

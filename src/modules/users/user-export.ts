@@ -49,7 +49,8 @@ export function exportQuery(
   const binds = new Binds();
   const where = whereOf(scope, filter, binds);
   const text = `SELECT u.id::text, u.first_name || ' ' || u.last_name, u.email, u.role, o.name, u.status,
-           to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}), to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+           to_char(u.last_login_at AT TIME ZONE 'UTC', ${ISO_UTC}),
+           to_char(u.created_at AT TIME ZONE 'UTC', ${ISO_UTC}),
            to_char(u.deleted_at AT TIME ZONE 'UTC', ${ISO_UTC})
       FROM users u LEFT JOIN organizations o ON o.id = u.organization_id WHERE ${where} ORDER BY ${orderOf(sort)}`;
   return { text, values: binds.values };

@@ -3,7 +3,7 @@
 // resource's AttributeMap (scim-repository.ts); anything else is an invalidFilter.
 import { errors } from '../../../shared/errors.ts';
 import { isUuid } from '../../../shared/uuid.ts';
-import type { AttrPath, CompareOp, Filter, FilterValue } from './scim-filter.ts';
+import { type AttrPath, type CompareOp, CORE_SCHEMAS, type Filter, type FilterValue } from './scim-filter.ts';
 
 export interface ScalarAttribute {
   kind: 'scalar';
@@ -25,8 +25,6 @@ export interface MultiValuedAttribute {
 export type AttributeMap = Record<string, ScalarAttribute | MultiValuedAttribute>;
 
 const invalid = (message: string) => errors.invalidFilter('filter', message);
-
-const CORE_SCHEMAS = ['urn:ietf:params:scim:schemas:core:2.0:user', 'urn:ietf:params:scim:schemas:core:2.0:group'];
 
 function keyOf(path: AttrPath): string[] {
   const [first, ...rest] = path.segments;

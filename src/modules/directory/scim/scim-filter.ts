@@ -62,6 +62,12 @@ function tokenize(input: string): Token[] {
   return tokens;
 }
 
+/** The core schemas' URNs, lower-cased: an attribute qualified by one is the plain attribute. */
+export const CORE_SCHEMAS = [
+  'urn:ietf:params:scim:schemas:core:2.0:user',
+  'urn:ietf:params:scim:schemas:core:2.0:group',
+];
+
 /** Splits `urn:…:User:attr.sub` into [urn, attr, sub]; plain paths on their dots. Lower-cased. */
 export function attrPath(text: string): AttrPath {
   if (!ATTR.test(text)) throw new FilterSyntaxError(`names no attribute: "${text}"`);

@@ -9,7 +9,7 @@ import { type ScimContext, directoryOf, idOf } from './scim-context.ts';
 import { planGroupPatch } from './scim-group-patch.ts';
 import { groupInput, renderGroup } from './scim-group.mapper.ts';
 import { answeredNotModified, assertIfMatch, etagOf, listQuery, sendList, sendResource } from './scim-http.ts';
-import { excludes, project } from './scim-attributes.ts';
+import { excludes, projection } from './scim-attributes.ts';
 import { parsePatchOp } from './scim-patch.ts';
 
 export function scimGroupRoutes(router: Router, context: ScimContext): void {
@@ -27,11 +27,12 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
     const directory = await directoryOf(context, req);
     const query = listQuery(req);
     const { rows, total } = await repository.groups(directory, query, !excludes(req, 'members'));
+    const shape = projection(req);
     sendList(
       res,
       query,
       total,
-      rows.map((row) => project(req, renderGroup(row, row.members, baseUrl))),
+      rows.map((row) => shape(renderGroup(row, row.members, baseUrl))),
     );
   });
 
@@ -46,7 +47,7 @@ export function scimGroupRoutes(router: Router, context: ScimContext): void {
     const row = await groupOf(await directoryOf(context, req), idOf(req, 'Group'));
     if (answeredNotModified(req, res, row.version)) return;
     const members = excludes(req, 'members') ? null : await repository.members(row.id);
-    sendResource(res, 200, project(req, renderGroup(row, members, baseUrl)), row.version);
+    sendResource(res, 200, projection(req)(renderGroup(row, members, baseUrl)), row.version);
   });
 
   // members left out of a PUT stay as they are (RFC 7644 lets the server keep them): a client renaming

@@ -6,7 +6,7 @@ import { errors } from '../../../shared/errors.ts';
 import type { Directory } from '../directory.model.ts';
 import type { DirectoryUserRow } from '../directory-provisioning.service.ts';
 import { type ScimContext, directoryOf, idOf } from './scim-context.ts';
-import { project } from './scim-attributes.ts';
+import { projection } from './scim-attributes.ts';
 import { answeredNotModified, assertIfMatch, listQuery, sendList, sendResource } from './scim-http.ts';
 import { applyPatch, parsePatchOp } from './scim-patch.ts';
 import { renderUser, storedUser, userInput } from './scim-user.mapper.ts';
@@ -30,11 +30,12 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
     const directory = await directoryOf(context, req);
     const query = listQuery(req);
     const { rows, total } = await repository.users(directory, query);
+    const shape = projection(req);
     sendList(
       res,
       query,
       total,
-      rows.map((row) => project(req, renderUser(row, row.groups, baseUrl))),
+      rows.map((row) => shape(renderUser(row, row.groups, baseUrl))),
     );
   });
 
@@ -47,7 +48,7 @@ export function scimUserRoutes(router: Router, context: ScimContext): void {
   router.get('/Users/:id', async (req, res) => {
     const row = await userOf(await directoryOf(context, req), idOf(req, 'User'));
     if (answeredNotModified(req, res, row.version)) return;
-    sendResource(res, 200, project(req, await render(row)), row.version);
+    sendResource(res, 200, projection(req)(await render(row)), row.version);
   });
 
   // PUT, PATCH and DELETE check the ETag (and compute a patch) on the row as locked for the change

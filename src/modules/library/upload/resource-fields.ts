@@ -11,7 +11,7 @@ import { isUuid } from '../../../shared/uuid.ts';
 
 export const FIELD_LIMITS = { name: 200, description: 5000, tags: 50, tag: 50, categoryIds: 50 } as const;
 
-/** A text's length as the contract's maxLength counts it: characters (code points), not UTF-16 units (an emoji is one). */
+/** A text's length as the contract's maxLength counts it: code points, not UTF-16 units (an emoji is one). */
 const characters = (text: string): number => {
   let n = 0;
   for (const _ of text) n++;
