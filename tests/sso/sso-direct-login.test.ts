@@ -6,6 +6,7 @@ import { decodeJwt } from 'jose';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { Member } from '../../src/modules/members/member.model.ts';
+import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
 import { expectProblem } from '../setup/problem.ts';
@@ -279,6 +280,29 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
       const refused = await t.http.get(`${spoofed.pathname}${spoofed.search}`).expect(401);
       assert.match(refused.text, /Google Workspace domain/);
       assert.equal(await User.count({ where: { email: 'sp00f@workspace.test' } }), 0);
+    });
+
+    it('when a second connection of the organization lists the same domain, then the older one still signs it in', async () => {
+      // moving to another IdP: the new connection is added beside the old one and takes over once enabled
+      const newer = await SsoConnection.create({
+        organizationId,
+        name: 'Next IdP',
+        protocol: 'identity_service',
+        settings: { connection: 'conn_next' },
+        status: 'active',
+        domains: ['workspace.test'],
+      });
+      // the older row rewritten: PostgreSQL now reads it after the newer one
+      await t.http
+        .patch(`/api/sso/connections/${connection.id}`)
+        .set(bearer(adminToken))
+        .send({ name: 'Google' })
+        .expect(200);
+      for (let i = 0; i < 3; i++) {
+        const start = await t.http.get('/auth/sso?email=gina@workspace.test').expect(302);
+        assert.equal(new URL(start.headers.location!).origin, new URL(idp.issuer).origin);
+      }
+      await newer.destroy();
     });
   });
 });

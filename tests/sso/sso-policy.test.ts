@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
+import { User } from '../../src/modules/users/user.model.ts';
 import { bearer, buildOrganization, buildUser, PASSWORD, tokenFor } from '../factories/index.ts';
 import { expectProblem } from '../setup/problem.ts';
 import { startTestApp, type TestApp } from '../setup/test-app.ts';
@@ -76,6 +77,12 @@ describe('require SSO', () => {
     expectProblem(await t.http.delete(path).set(bearer(adminToken)), 400, 'invalid_connection');
     await only.reload();
     assert.equal(only.status, 'active');
+
+    // the exemption is the client admin's: demoted, the break-glass user is refused as the others are
+    await User.update({ role: 'ROLE_CLIENT_USER' }, { where: { id: breakGlassId } });
+    expectProblem(await login('glass@policy.test'), 403, 'sso_required');
+    await User.update({ role: 'ROLE_CLIENT_ADMIN' }, { where: { id: breakGlassId } });
+    await login('glass@policy.test').expect(200);
 
     await t.http.put('/api/sso/policy').set(bearer(adminToken)).send({ requireSso: false }).expect(200);
     await login(staff.email).expect(200);

@@ -164,7 +164,15 @@ export class SsoLoginService {
     }
     if (request.email) {
       const domain = request.email.trim().toLowerCase().split('@').pop() ?? '';
-      const found = await SsoConnection.findOne({ where: { status: 'active', domains: { [Op.contains]: [domain] } } });
+      // one organization may list a domain on two connections (moving to another IdP): the older
+      // active one signs it in, as an organization's login picks its oldest
+      const found = await SsoConnection.findOne({
+        where: { status: 'active', domains: { [Op.contains]: [domain] } },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
       if (!found) throw invalid(`No SSO connection signs in ${domain} addresses`);
       return this.usable(found.id);
     }
@@ -177,7 +185,10 @@ export class SsoLoginService {
         organization &&
         (await SsoConnection.findOne({
           where: { organizationId: organization.id, status: 'active' },
-          order: [['createdAt', 'ASC']],
+          order: [
+            ['createdAt', 'ASC'],
+            ['id', 'ASC'],
+          ],
         }));
       if (!found) throw invalid('This organization has no active SSO connection');
       return this.usable(found.id);
