@@ -388,7 +388,8 @@ export interface paths {
          * Require SSO (or not) for the organization's users
          * @description With `requireSso` on, password logins of the organization's users are refused (403
          *     `sso_required`), except the break-glass client admin named in `breakGlassUserId` (an active
-         *     client admin of the organization), who keeps a password for the day the IdP is down. Turning it on
+         *     client admin of the organization), who keeps a password for the day the IdP is down, as long as
+         *     they stay a client admin (demoted, they are refused as the others are). Turning it on
          *     needs an active connection (400 `invalid_connection`). Tokens already issued stay valid until they
          *     expire. Audited.
          */
@@ -798,7 +799,9 @@ export interface paths {
          * @description Client admins. `deletePolicy`: what a deleted member does to their HubSpot contact: `mark` (the
          *     default: the contact stays, its membership status becomes `deleted`) or `archive` (the contact is
          *     archived in HubSpot). `propertyMapping`: member field to HubSpot contact property; an empty list
-         *     restores the defaults. The mapping is checked against HubSpot before the next run.
+         *     restores the defaults. With `mark`, the mapping must map `status` (the mark is written to its
+         *     property): a change that leaves it out is 400 `validation_failed`. The mapping is checked
+         *     against HubSpot before the next run.
          */
         patch: operations["updateCrmConnection"];
         trace?: never;

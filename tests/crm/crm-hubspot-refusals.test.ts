@@ -99,9 +99,24 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
     );
     const kept = await t.http.get('/api/crm/connection').set(bearer(adminToken)).expect(200);
     assert.ok(!JSON.stringify(kept.body).includes('FirstName'), 'nothing of a refused mapping was stored');
+    // deletePolicy mark (the default) writes the mark to the status field's property: one is needed
+    const unmarked = expectProblem(
+      await patch([
+        { service_field: 'email', crm_property: 'email' },
+        { service_field: 'id', crm_property: 'guildhall_member_id' },
+      ]),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      unmarked.errors.map((e: { field: string }) => e.field),
+      ['propertyMapping'],
+    );
+    assert.match(unmarked.errors[0].message, /deletePolicy mark/);
     await patch([
       { service_field: 'email', crm_property: 'email' },
       { service_field: 'id', crm_property: 'guildhall_member_id' },
+      { service_field: 'status', crm_property: 'guildhall_membership_status' },
     ]).expect(200);
   });
 
@@ -161,6 +176,7 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
           { service_field: 'email', crm_property: 'email' },
           { service_field: 'firstName', crm_property: 'guildhall_join_date' },
           { service_field: 'joinedAt', crm_property: 'guildhall_renewal_date' },
+          { service_field: 'status', crm_property: 'guildhall_membership_status' },
         ],
       })
       .expect(200);
@@ -171,6 +187,7 @@ describe('CRM (HubSpot): refusals, timeouts and mappings that would write wrong 
         ['email', 'valid'],
         ['guildhall_join_date', 'invalid'],
         ['guildhall_renewal_date', 'valid'],
+        ['guildhall_membership_status', 'valid'],
       ],
     );
     assert.match(checked[1].error, /^TYPE_MISMATCH: .*date; firstName is not a date/);

@@ -18,7 +18,7 @@ import type { Sql } from '../../shared/sql.ts';
 import { HUBSPOT_SCOPES, type HubSpotOAuth, type HubSpotTokens } from '../../integrations/hubspot/hubspot.client.ts';
 import type { AuditService } from '../audit/index.ts';
 import type { MappingStatus } from './crm-mapping.check.ts';
-import { type MappingEntry, mappingProblems } from './crm-mapping.ts';
+import { type MappingEntry, mappingProblems, policyProblems } from './crm-mapping.ts';
 
 const STATE_TTL_MS = 10 * 60_000;
 /** Refreshed this long before HubSpot's expiry (its access tokens live 30 minutes). */
@@ -310,6 +310,11 @@ export class CrmConnectionService {
     if (problems.length) throw errors.validation(problems);
     const row = await this.row(organizationId);
     if (!row) throw new AppError('crm_not_connected', 'Connect HubSpot before changing its settings');
+    const policy = policyProblems(
+      input.deletePolicy ?? row.delete_policy,
+      input.propertyMapping ?? row.property_mapping,
+    );
+    if (policy.length) throw errors.validation(policy);
     await this.deps.sequelize.transaction(async (transaction) => {
       await this.deps.sql.query(
         `UPDATE crm_connections SET delete_policy = COALESCE($2, delete_policy),

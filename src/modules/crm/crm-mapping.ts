@@ -83,6 +83,17 @@ export function mappingProblems(mapping: readonly MappingEntry[]): FieldError[] 
   });
 }
 
+/** `deletePolicy: mark` writes its mark to the status field's property: a mapping without one marks nothing. */
+export function policyProblems(deletePolicy: 'mark' | 'archive', mapping: readonly MappingEntry[]): FieldError[] {
+  if (deletePolicy !== 'mark' || mappingOf(mapping).some((entry) => entry.service_field === 'status')) return [];
+  return [
+    {
+      field: 'propertyMapping',
+      message: 'maps no status field: with deletePolicy mark a deleted member is marked through it (or choose archive)',
+    },
+  ];
+}
+
 export const mappingOf = (stored: readonly MappingEntry[]): readonly MappingEntry[] =>
   stored.length > 0 ? stored : DEFAULT_MAPPING;
 
