@@ -4,8 +4,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readlink, rm } from 'node:fs/promises';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
+import { pino } from 'pino';
 import { after, before, describe, it } from 'node:test';
 import type { Actor } from '../../src/shared/access/actor.ts';
 import { errors } from '../../src/shared/errors.ts';
@@ -37,9 +39,18 @@ describe('library files: upload, versions, delete, download', () => {
   let staff: string;
   let member: string;
 
+  /** What the app logged at error level, by message. */
+  const failures: string[] = [];
+
   before(async () => {
     storage = await privateStorage();
-    t = await startTestApp({ env: storage.env });
+    const sink = new Writable({
+      write(line: Buffer, _encoding, done) {
+        failures.push(JSON.parse(line.toString()).msg);
+        done();
+      },
+    });
+    t = await startTestApp({ env: storage.env, logger: pino({ level: 'error' }, sink) });
     organizationId = (await buildOrganization()).id;
     const adminUser = await buildUser({ role: 'ROLE_CLIENT_ADMIN', organizationId });
     adminActor = { type: 'user', id: adminUser.id, organizationId, role: 'ROLE_CLIENT_ADMIN', mfaVerified: false };
@@ -523,6 +534,38 @@ describe('library files: upload, versions, delete, download', () => {
       await until(async () => !(await openFiles()).includes(file));
       const whole = await download(`/api/resources/${id}/download`).expect(200);
       assert.equal(sha256(whole.body as Buffer), sha256(big));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('when the resource is deleted while its file is being downloaded, then the download ends whole and nothing fails', async () => {
+    const big = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(8 * 1024 * 1024)]);
+    const id = (await upload(big, 'leaving.pdf', { status: 'published' }).expect(201)).body.id as string;
+    const server = await listen(t);
+    try {
+      const response = await new Promise<IncomingMessage>((resolve, reject) =>
+        httpGet(
+          `http://127.0.0.1:${server.port}/api/resources/${id}/download`,
+          { headers: { authorization: `Bearer ${admin}` } },
+          resolve,
+        ).on('error', reject),
+      );
+      assert.equal(response.statusCode, 200);
+      // not read yet: the server waits on the socket, the file open, while the resource goes
+      await t.http.delete(`/api/resources/${id}`).set(bearer(admin)).expect(204);
+      const failuresBefore = failures.length;
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      assert.equal(sha256(Buffer.concat(chunks)), sha256(big), 'the download ended whole');
+      // it is recorded once the response has gone out: for a resource gone by then, nowhere
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(failures.slice(failuresBefore), [], 'no request failed after the download');
+      const events = await t.container.sql.one<{ count: string }>(
+        'SELECT count(*) FROM resource_usage_events WHERE resource_id = $1',
+        [id],
+      );
+      assert.equal(events?.count, '0');
     } finally {
       await server.close();
     }

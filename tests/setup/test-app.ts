@@ -9,7 +9,7 @@ import { createContainer, type Container } from '../../src/container.ts';
 import { registerJobHandlers } from '../../src/jobs/registry.ts';
 import { ManualClock } from '../../src/shared/clock.ts';
 import { openDatabase, type Database } from '../../src/shared/database.ts';
-import { createLogger } from '../../src/shared/logger.ts';
+import { createLogger, type Logger } from '../../src/shared/logger.ts';
 import { migrateUp } from '../../src/shared/migrator.ts';
 import type { DnsLookup } from '../../src/modules/webhooks/webhook.target-guard.ts';
 import { portalBundleDir } from './admin-bundle.ts';
@@ -39,6 +39,8 @@ export interface TestAppOptions {
   contract?: AppOptions['contract'];
   /** Test-only routes, by surface (createApp's `routes`). */
   routes?: AppOptions['routes'];
+  /** The app's logger instead of one at TEST_LOG_LEVEL (a test that reads what was logged). */
+  logger?: Logger;
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,7 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     DATA_DIR: testDb.dataDir,
     ...options.env,
   });
-  const logger = createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel);
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -12,11 +12,13 @@ export async function recordUsage(sql: Sql, reader: LibraryReader, resourceId: s
   // anonymous visitors and API keys are told apart by a key, never by an address
   const visitorKey = actor.type === 'user' ? null : `${actor.type}:${actor.id}`.slice(0, 64);
   const counter = kind === 'view' ? 'view_count' : 'download_count';
+  // the event follows the counter's row: a resource deleted while its file was still being sent
+  // (the download is recorded once the response has gone out) is counted nowhere, and fails nothing
   await sql.query(
-    `WITH event AS (
-       INSERT INTO resource_usage_events (organization_id, resource_id, user_id, visitor_key, kind)
-       VALUES ($1, $2, $3, $4, $5))
-     UPDATE resources SET ${counter} = ${counter} + 1 WHERE id = $2 AND organization_id = $1`,
+    `WITH counted AS (
+       UPDATE resources SET ${counter} = ${counter} + 1 WHERE id = $2 AND organization_id = $1 RETURNING id)
+     INSERT INTO resource_usage_events (organization_id, resource_id, user_id, visitor_key, kind)
+     SELECT $1::uuid, id, $3::uuid, $4::text, $5::text FROM counted`,
     [reader.organizationId, resourceId, userId, visitorKey, kind],
   );
 }
