@@ -1120,8 +1120,9 @@ export interface paths {
          *
          *     **CSV export**: send `Accept: text/csv` or `format=csv`. The export holds every row matching the
          *     filters (paging parameters are ignored), in the chosen order, streamed from a database cursor.
-         *     Columns: `ID, Name, Email, Role, Organization, Status, Last Login, Created` (roles and statuses
-         *     as labels, times in ISO 8601 UTC). Cells starting with `=`, `+`, `-`, `@`, tab or carriage return
+         *     Columns: `ID, Name, Email, Role, Organization, Status, Last Login, Created, Deleted` (the
+         *     datagrid's labels, as staff read them; roles and statuses as labels, times in ISO 8601 UTC,
+         *     Deleted empty for a user not deleted). Cells starting with `=`, `+`, `-`, `@`, tab or carriage return
          *     are prefixed with `'` so spreadsheets do not evaluate them.
          */
         get: operations["listUsers"];
@@ -5506,7 +5507,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/octet-stream": string;
+                "application/pdf": string;
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                "video/mp4": string;
+                "video/webm": string;
+                "audio/mpeg": string;
+                "audio/wav": string;
+                "image/png": string;
+                "image/jpeg": string;
+                "image/svg+xml": string;
             };
         };
         /** @description One byte range of the file. */
@@ -5527,7 +5538,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/octet-stream": string;
+                "application/pdf": string;
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                "video/mp4": string;
+                "video/webm": string;
+                "audio/mpeg": string;
+                "audio/wav": string;
+                "image/png": string;
+                "image/jpeg": string;
+                "image/svg+xml": string;
             };
         };
         /** @description The client's copy is current (If-None-Match / If-Modified-Since); no body. */
@@ -5835,7 +5856,7 @@ export interface components {
         ResourceFilterStatus: ("draft" | "published")[];
         /** @description First UTC day of the range (included); default 29 days before `to`. */
         ReportFrom: string;
-        /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+        /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
         ReportTo: string;
         /** @description Length of a trend period. */
         ReportInterval: "day" | "week" | "month";
@@ -5856,6 +5877,10 @@ export interface components {
         RateLimit: string;
         /** @description Path of the created record. */
         Location: string;
+        /** @description The created resource's absolute URL (its `meta.location`, RFC 7644 §3.3). */
+        ScimLocation: string;
+        /** @description Weak validator of the resource's version (its `meta.version`), for `If-Match` and `If-None-Match`. */
+        ScimETag: string;
         /** @description Requests the organization's plan allows per hour (the `q` of `RateLimit-Policy`). */
         XRateLimitLimit: number;
         /** @description Requests left in the current hour (the `r` of `RateLimit`). */
@@ -6361,6 +6386,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    /** @description The connection's address for reading it: `/api/auth/sso/connections/{id}` (the spec's read is a POST there). */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6846,6 +6873,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7020,6 +7048,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Location: components["headers"]["ScimLocation"];
+                    ETag: components["headers"]["ScimETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7515,6 +7545,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
                     "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
                     "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Location: components["headers"]["ScimLocation"];
+                    ETag: components["headers"]["ScimETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11564,7 +11596,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of the range (included); default 29 days before `to`. */
                 from?: components["parameters"]["ReportFrom"];
-                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
                 to?: components["parameters"]["ReportTo"];
                 /** @description Page number, from 1. */
                 page?: components["parameters"]["page"];
@@ -11606,7 +11638,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of the range (included); default 29 days before `to`. */
                 from?: components["parameters"]["ReportFrom"];
-                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
                 to?: components["parameters"]["ReportTo"];
                 /** @description Page number, from 1. */
                 page?: components["parameters"]["page"];
@@ -11648,7 +11680,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of the range (included); default 29 days before `to`. */
                 from?: components["parameters"]["ReportFrom"];
-                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
                 to?: components["parameters"]["ReportTo"];
                 /** @description Page number, from 1. */
                 page?: components["parameters"]["page"];
@@ -11690,7 +11722,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of the range (included); default 29 days before `to`. */
                 from?: components["parameters"]["ReportFrom"];
-                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
                 to?: components["parameters"]["ReportTo"];
                 /** @description Length of a trend period. */
                 interval?: components["parameters"]["ReportInterval"];
@@ -11769,7 +11801,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of the range (included); default 29 days before `to`. */
                 from?: components["parameters"]["ReportFrom"];
-                /** @description Last UTC day of the range (included); default today. At most 731 days after `from`. */
+                /** @description Last UTC day of the range (included); default today. At most 731 days after `from` (a reversed or longer range is 400 `invalid_filter`). */
                 to?: components["parameters"]["ReportTo"];
             };
             header?: never;

@@ -18,6 +18,21 @@ interface Operation {
   parameters: number;
   /** The statuses its responses declare ('default' answers any). */
   statuses: Set<string>;
+  /** The media types each declared status answers with (none: a response without a body). */
+  mediaTypes: Map<string, string[]>;
+}
+
+/** A response object, its `$ref` followed. */
+function resolved(document: object, response: { $ref?: string; content?: object }): { content?: object } {
+  if (!response.$ref) return response;
+  const target = response.$ref
+    .slice(2)
+    .split('/')
+    .reduce(
+      (node: Record<string, unknown>, key) => node[key] as Record<string, unknown>,
+      document as Record<string, unknown>,
+    );
+  return resolved(document, target as { $ref?: string; content?: object });
 }
 
 function operations(): Operation[] {
@@ -28,13 +43,22 @@ function operations(): Operation[] {
       const pattern = parts
         .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
         .join('');
-      const responses = ((item as Record<string, { responses?: object }>)[method]?.responses ?? {}) as object;
+      const responses = ((item as Record<string, { responses?: object }>)[method]?.responses ?? {}) as Record<
+        string,
+        object
+      >;
       return {
         name: `${method.toUpperCase()} ${template}`,
         method: method.toUpperCase(),
         pattern: new RegExp(`^${pattern}/?$`),
         parameters: parts.filter((p) => p.startsWith('{')).length,
         statuses: new Set(Object.keys(responses)),
+        mediaTypes: new Map(
+          Object.entries(responses).map(([status, response]) => [
+            status,
+            Object.keys(resolved(document, response).content ?? {}),
+          ]),
+        ),
       };
     }),
   );
@@ -52,8 +76,8 @@ function operationOf(all: Operation[], method: string, url: string): Operation |
   return matching.sort((a, b) => a.parameters - b.parameters)[0];
 }
 
-/** "METHOD /path STATUS" lines, as tests/setup/request-log.ts writes them. */
-function recordedRequests(): Array<{ method: string; url: string; status: string }> {
+/** "METHOD /path STATUS MEDIA-TYPE" lines, as tests/setup/request-log.ts writes them. */
+function recordedRequests(): Array<{ method: string; url: string; status: string; mediaType: string }> {
   const folder = process.env.GUILDHALL_TEST_REQUEST_LOG;
   assert.ok(
     folder && existsSync(folder),
@@ -63,8 +87,9 @@ function recordedRequests(): Array<{ method: string; url: string; status: string
     .flatMap((file) => readFileSync(path.join(folder, file), 'utf8').split('\n').filter(Boolean))
     .map((line) => {
       const [method, ...rest] = line.split(' ');
+      const mediaType = rest.pop()!;
       const status = rest.pop()!;
-      return { method: method!, url: rest.join(' '), status };
+      return { method: method!, url: rest.join(' '), status, mediaType };
     });
 }
 
@@ -102,5 +127,26 @@ describe('contract coverage', () => {
         undeclared.add(`${operation.name} answered ${status}`);
     }
     assert.deepEqual([...undeclared].sort(), [], 'statuses the contract does not declare for the operation');
+  });
+
+  it('when the media types the suite received are compared with the contract, then each was declared for its status', () => {
+    const all = operations();
+    const undeclared = new Set<string>();
+    for (const { method, url, status, mediaType } of recordedRequests()) {
+      const operation = operationOf(all, method === 'HEAD' ? 'GET' : method, url);
+      if (!operation || TRANSPORT_STATUSES.has(status) || mediaType === '-') continue;
+      const declared = operation.mediaTypes.get(status) ?? operation.mediaTypes.get('default');
+      // a redirect's or a 304's small note is not a body a client reads
+      if (!declared || (declared.length === 0 && /^3/.test(status))) continue;
+      const matches = declared.some(
+        (type) =>
+          type === mediaType || type === '*/*' || (type.endsWith('/*') && mediaType.startsWith(type.slice(0, -1))),
+      );
+      if (!matches)
+        undeclared.add(
+          `${operation.name} answered ${status} as ${mediaType} (declared: ${declared.join(', ') || 'no body'})`,
+        );
+    }
+    assert.deepEqual([...undeclared].sort(), [], 'media types the contract does not declare for the status');
   });
 });

@@ -57,6 +57,12 @@ describe('directories', () => {
       .expect(201);
     directoryId = created.body.id;
     token = created.body.token;
+    assert.equal(created.headers.location, `/api/directories/${directoryId}`);
+    await t.http
+      .get(created.headers.location)
+      .set(bearer(platformToken))
+      .set('Guildhall-Organization', organizationId)
+      .expect(200);
     assert.match(token, /^scim_/);
     assert.equal(created.body.scimUrl, `${t.config.baseUrl}/scim/v2`);
     assert.equal(created.body.tokenPrefix, token.slice(0, 12));

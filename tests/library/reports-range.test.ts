@@ -9,9 +9,9 @@ const now = new Date('2026-06-15T23:59:59Z');
 
 describe('report ranges', () => {
   it('when no bound is given, then the 30 UTC days ending today; one bound moves the other default with it', () => {
-    assert.deepEqual(parseDayRange({}, now), { from: '2026-05-17', to: '2026-06-15' });
-    assert.deepEqual(parseDayRange({ to: '2026-03-01' }, now), { from: '2026-01-31', to: '2026-03-01' });
-    assert.deepEqual(parseDayRange({ from: '2026-06-01' }, now), { from: '2026-06-01', to: '2026-06-15' });
+    assert.deepEqual(parseDayRange({}, now, 'query'), { from: '2026-05-17', to: '2026-06-15' });
+    assert.deepEqual(parseDayRange({ to: '2026-03-01' }, now, 'query'), { from: '2026-01-31', to: '2026-03-01' });
+    assert.deepEqual(parseDayRange({ from: '2026-06-01' }, now, 'query'), { from: '2026-06-01', to: '2026-06-15' });
   });
 
   it('when the range is reversed, longer than 731 days or names no calendar day, then a validation error naming the field', () => {
@@ -21,7 +21,7 @@ describe('report ranges', () => {
       [{ from: '2026-02-30' }, 'from'],
     ] as const) {
       assert.throws(
-        () => parseDayRange(input, now),
+        () => parseDayRange(input, now, 'body'),
         (error: unknown) =>
           error instanceof AppError &&
           error.code === 'validation_failed' &&
@@ -29,7 +29,7 @@ describe('report ranges', () => {
       );
     }
     assert.deepEqual(
-      parseDayRange({ from: '2024-06-15', to: '2026-06-15' }, now),
+      parseDayRange({ from: '2024-06-15', to: '2026-06-15' }, now, 'query'),
       { from: '2024-06-15', to: '2026-06-15' },
       '731 days is allowed',
     );

@@ -1,7 +1,7 @@
 // The requests the suite really made, for the contract coverage check (tests/contract/coverage.test.ts).
 // scripts/run-tests.mjs names a folder in GUILDHALL_TEST_REQUEST_LOG; every test process writes there,
-// when it exits, the distinct "METHOD /path STATUS" lines (no query) its test apps answered. Without
-// the variable nothing is recorded.
+// when it exits, the distinct "METHOD /path STATUS MEDIA-TYPE" lines (no query; `-` for a response
+// without a Content-Type) its test apps answered. Without the variable nothing is recorded.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -26,7 +26,13 @@ export function recordRequests(app: Express): Express {
   handled.handle = (req, res, ...rest) => {
     // read before routing: routers rewrite req.url as they descend
     const line = `${req.method} ${req.url.split('?')[0]}`;
-    res.once('finish', () => seen.add(`${line} ${res.statusCode}`));
+    res.once('finish', () => {
+      const mediaType = String(res.getHeader('content-type') ?? '-')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
+      seen.add(`${line} ${res.statusCode} ${mediaType}`);
+    });
     return handle(req, res, ...rest);
   };
   return app;

@@ -22,8 +22,14 @@ export function addDays(day: string, days: number): string {
 export const daysBetween = (from: string, to: string): number =>
   Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
 
-/** `to` defaults to today, `from` to 30 days ending at `to`; the contract has checked the format. */
-export function parseDayRange(input: { from?: string; to?: string }, now: Date): DayRange {
+/**
+ * `to` defaults to today, `from` to 30 days ending at `to`; the contract has checked the format. A
+ * wrong range read from a query is a filter's refusal (`invalid_filter`), as every read's query is;
+ * from an export's body, a field's (`validation_failed`).
+ */
+export function parseDayRange(input: { from?: string; to?: string }, now: Date, source: 'query' | 'body'): DayRange {
+  const refuse = (field: string, message: string) =>
+    source === 'query' ? errors.invalidFilter(field, message) : errors.validation([{ field, message }]);
   const to = input.to ?? utcDay(now);
   const from = input.from ?? addDays(to, 1 - DEFAULT_RANGE_DAYS);
   for (const [field, value] of [
@@ -31,11 +37,10 @@ export function parseDayRange(input: { from?: string; to?: string }, now: Date):
     ['to', to],
   ] as const) {
     if (Number.isNaN(Date.parse(`${value}T00:00:00Z`)) || utcDay(new Date(`${value}T00:00:00Z`)) !== value) {
-      throw errors.validation([{ field, message: 'is not a valid calendar date' }]);
+      throw refuse(field, 'is not a valid calendar date');
     }
   }
-  if (from > to) throw errors.validation([{ field: 'from', message: 'is later than to' }]);
-  if (daysBetween(from, to) > MAX_RANGE_DAYS)
-    throw errors.validation([{ field: 'to', message: `spans more than ${MAX_RANGE_DAYS} days from from` }]);
+  if (from > to) throw refuse('from', 'is later than to');
+  if (daysBetween(from, to) > MAX_RANGE_DAYS) throw refuse('to', `spans more than ${MAX_RANGE_DAYS} days from from`);
   return { from, to };
 }

@@ -59,7 +59,7 @@ export class ResourceReportService {
   ): Promise<{ range: DayRange; stats: ResourceStatsRow }> {
     const reader = await this.reader(actor);
     await requireResourceAccess(this.deps.sql, reader, resourceId, 'see');
-    const range = parseDayRange(input, this.deps.clock.now());
+    const range = parseDayRange(input, this.deps.clock.now(), 'query');
     return { range, stats: await this.repository.resourceStats(reader, resourceId, range) };
   }
 
@@ -70,13 +70,13 @@ export class ResourceReportService {
     page?: PageRequest,
   ): Promise<{ range: DayRange; report: ReportPage<K> }> {
     const reader = await this.reader(actor);
-    const range = parseDayRange(input, this.deps.clock.now());
+    const range = parseDayRange(input, this.deps.clock.now(), 'query');
     return { range, report: await this.repository.report(kind, reader, range, { interval: input.interval }, page) };
   }
 
   async export(actor: Actor, input: ExportInput): Promise<ReportExport> {
     const reader = await this.reader(actor);
-    const range = parseDayRange(input, this.deps.clock.now());
+    const range = parseDayRange(input, this.deps.clock.now(), 'body');
     const source = await this.repository.exportQuery(input.report, reader, range, { interval: input.interval });
     return {
       stream: await openReportExport(this.deps.sequelize, input.report, input.format, source),
