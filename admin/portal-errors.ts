@@ -23,3 +23,22 @@ export function noticeOf(error: unknown): { message: string; type: 'error' } {
   if (error instanceof AppError) return { message: `${error.title}: ${error.message}`, type: 'error' };
   throw error;
 }
+
+/**
+ * For forms that show each field's message under it: those messages, and a notice that points there
+ * (the API's detail names the fields by their code names, `settings.idpSsoUrl`).
+ */
+export function formRefusalOf(error: unknown): {
+  errors: Record<string, string>;
+  notice: { message: string; type: 'error' };
+} {
+  if (!(error instanceof AppError)) throw error;
+  const errors = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, e.message]));
+  const underFields = error.code === 'validation_failed' && Object.keys(errors).length > 0;
+  return {
+    errors,
+    notice: underFields
+      ? { message: 'Some fields need attention: see the message under each.', type: 'error' }
+      : noticeOf(error),
+  };
+}

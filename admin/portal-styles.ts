@@ -12,6 +12,11 @@
 // to make room, so with four or five actions the buttons were drawn over the title ("Organization",
 // "User details"). The row wraps instead: the title keeps its width and the buttons move below it
 // (the title's bottom margin moves to the row, so a row that does not wrap is as high as before).
+//
+// The date picker announces a pick to screen readers ("Selected date: Sunday, November 29th, 2026")
+// in a live region react-datepicker's own stylesheet hides; AdminJS's copy of that sheet lacks the
+// rule, so the sentence showed inside the filter's field and made it taller. Hidden visually here,
+// still read aloud.
 export const PORTAL_STYLESHEET_PATH = '/portal.css';
 
 export const PORTAL_STYLESHEET = `
@@ -23,4 +28,8 @@ section.adminjs_ActionHeader section.adminjs_Box:has(> section > h2.adminjs_H2) 
 }
 section.adminjs_ActionHeader section.adminjs_Box:has(> h2.adminjs_H2) { flex: 1 0 auto; }
 section.adminjs_ActionHeader h2.adminjs_H2 { margin-bottom: 0; }
+.react-datepicker__aria-live {
+  position: absolute; clip-path: circle(0); border: 0; height: 1px; width: 1px; margin: -1px;
+  padding: 0; overflow: hidden; white-space: nowrap;
+}
 `;

@@ -101,8 +101,11 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
           labels: { pages: 'Platform Settings' },
           // AdminJS translates this refusal without its {{actionName}} and {{resourceId}}: the page showed
           // them as written (browser Back to a confirmation whose action the record no longer offers)
+          // an action the record does not offer now (a deleted user's Edit, Impersonate of oneself),
+          // reached by Back or a typed address, is AdminJS's 404 page: its text was for developers
           messages: {
             forbiddenError: 'This action is not available for this record now: open the record to see what it offers.',
+            error404Action: 'This action is not available for this record now: open the record to see what it offers.',
           },
           // every resource's columns, unless its own translations say otherwise
           properties: {
@@ -126,10 +129,13 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
               properties: { createdByUserId: 'Created by' },
             },
             directories: DIRECTORY_TRANSLATIONS,
+            // the sidebar's names in sentence case, as its other entries ("API keys")
             audit_log: {
+              labels: { audit_log: 'Audit log' },
               actions: { list: 'Audit log', show: 'Audit entry' },
               properties: {
                 occurredAt: 'When',
+                actorType: 'Actor type',
                 actorId: 'Who',
                 impersonatorId: 'Impersonated by',
                 organizationId: 'Organization',
@@ -169,6 +175,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
             },
             ...LIBRARY_TRANSLATIONS,
             mail_outbox: {
+              labels: { mail_outbox: 'Mail outbox' },
               actions: { list: 'Mail outbox', show: 'Outbox message' },
               properties: {
                 toAddress: 'To',
@@ -190,6 +197,7 @@ export async function buildAdminPortal(container: Container): Promise<Router> {
               },
             },
             impersonation_sessions: {
+              labels: { impersonation_sessions: 'Impersonation sessions' },
               actions: { list: 'Impersonation sessions', show: 'Impersonation session' },
               properties: {
                 adminId: 'Admin',

@@ -5,6 +5,7 @@ import { useSelector } from 'react-redux';
 import { ApiClient } from 'adminjs';
 import { Box, Button, H2, H4, Input, Label, Link, Text } from '@adminjs/design-system';
 import { RESOURCE_OF_KIND } from './record-resources.ts';
+import { codeLabel } from './portal-labels.ts';
 import { portalTime } from './portal-time.ts';
 
 interface Figures {
@@ -216,7 +217,9 @@ const Dashboard: React.FC = () => {
               <tr key={entry.id}>
                 <td>{portalTime(entry.occurredAt)}</td>
                 <td>
-                  <Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>{entry.action}</Link>
+                  <Link href={`${rootPath}/resources/audit_log/records/${entry.id}/show`}>
+                    {codeLabel(entry.action)}
+                  </Link>
                 </td>
                 <td>
                   {entry.actorId && entry.actorName && RESOURCE_OF_KIND[entry.actorType] ? (

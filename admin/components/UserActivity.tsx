@@ -3,6 +3,7 @@
 import React, { useEffect, useState } from 'react';
 import { ApiClient, type ActionProps } from 'adminjs';
 import { Box, H3, Table, TableBody, TableCell, TableHead, TableRow, Text } from '@adminjs/design-system';
+import { codeLabel } from './portal-labels.ts';
 import { portalTime } from './portal-time.ts';
 
 interface Entry {
@@ -65,7 +66,7 @@ const UserActivity: React.FC<ActionProps> = ({ record, resource }) => {
               {entries.map((e) => (
                 <TableRow key={e.id}>
                   <TableCell>{portalTime(e.occurredAt)}</TableCell>
-                  <TableCell>{e.action}</TableCell>
+                  <TableCell title={e.action}>{codeLabel(e.action)}</TableCell>
                   <TableCell>{by(e)}</TableCell>
                 </TableRow>
               ))}

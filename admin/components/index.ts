@@ -15,10 +15,11 @@ export function loadComponents(loader: ComponentLoader) {
   loader.override('Login', source('Login'));
   loader.override('TopBar', source('TopBar'));
   loader.override('Breadcrumbs', source('Breadcrumbs'));
-  // every date-time in one format with its zone, a filter drawer that closes once applied, and one
-  // notice at a time
+  // every date-time in one format with its zone, date filters that send the day picked, a filter
+  // drawer that closes once applied, and one notice at a time
   loader.override('DefaultDatetimeListProperty', source('PortalDate'));
   loader.override('DefaultDatetimeShowProperty', source('PortalDate'));
+  loader.override('DefaultDatetimeFilterProperty', source('PortalDateFilter'));
   loader.override('FilterDrawer', source('FilterDrawer'));
   loader.override('NoticeBox', source('NoticeBox'));
   return {
@@ -41,6 +42,7 @@ export function loadComponents(loader: ComponentLoader) {
     TextList: loader.add('TextList', source('TextList')),
     TestResult: loader.add('TestResult', source('TestResult')),
     OptionalValue: loader.add('OptionalValue', source('OptionalValue')),
+    CodeLabel: loader.add('CodeLabel', source('CodeLabel')),
     // Platform Settings > CRM: each organization's HubSpot status, errors with Retry, mapping and runs
     CrmSync: loader.add('CrmSync', source('CrmSync')),
     // the SSO connections' New SSO connection and Edit form, and their status, last test, settings and group → role
@@ -60,3 +62,8 @@ export function loadComponents(loader: ComponentLoader) {
 }
 
 export type PortalComponents = ReturnType<typeof loadComponents>;
+
+/** A column holding a code, shown in words ("read_only" as "Read only"); filters keep the codes. */
+export const codeLabels = (components: PortalComponents) => ({
+  components: { list: components.CodeLabel, show: components.CodeLabel },
+});

@@ -7,9 +7,9 @@ import { Op } from 'sequelize';
 import type { AppContext as Container } from '../../src/app-context.ts';
 import { DIRECTORY_PROVIDERS, type DirectoryProvider } from '../../src/modules/directory/directory.model.ts';
 import type { DirectoryInput } from '../../src/modules/directory/directory.service.ts';
-import { AppError, errors, type FieldError } from '../../src/shared/errors.ts';
+import { errors, type FieldError } from '../../src/shared/errors.ts';
 import { portalActor } from '../portal-actor.ts';
-import { noticeOf } from '../portal-errors.ts';
+import { formRefusalOf } from '../portal-errors.ts';
 
 export const DIRECTORY_SYNC_PAGE = 'directory-sync';
 /** The page lists the newest; the rest are in the directories resource's list. */
@@ -115,9 +115,8 @@ export function directorySyncPage(container: Container, component: string) {
         notice: { message: `Directory ${directory.name} added`, type: 'success' },
       };
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      const fields = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, e.message]));
-      return { scimUrl, ...(await rows()), errors: fields, notice: noticeOf(error) };
+      const refusal = formRefusalOf(error);
+      return { scimUrl, ...(await rows()), ...refusal };
     }
   };
   return { component, icon: 'Users', handler };

@@ -8,9 +8,8 @@ import type {
   IdentityServiceSettingsInput,
   IdentityServiceSettingsView,
 } from '../../src/modules/sso/identity-service-settings.service.ts';
-import { AppError } from '../../src/shared/errors.ts';
 import { portalActor } from '../portal-actor.ts';
-import { noticeOf } from '../portal-errors.ts';
+import { formRefusalOf } from '../portal-errors.ts';
 
 export const IDENTITY_SERVICE_PAGE = 'integrations';
 
@@ -44,9 +43,8 @@ export function identityServicePage(container: Container, component: string) {
       const settings = await service.save(actor, inputOf(request.payload));
       return { settings, notice: { message: 'Identity service settings saved', type: 'success' } };
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      const errors = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, e.message]));
-      return { settings: await service.view(actor), errors, notice: noticeOf(error) };
+      const refusal = formRefusalOf(error);
+      return { settings: await service.view(actor), ...refusal };
     }
   };
   return { component, icon: 'Settings', handler };

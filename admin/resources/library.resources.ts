@@ -5,7 +5,7 @@
 import type { ActionContext, ActionRequest, ActionResponse, ResourceOptions, ResourceWithOptions } from 'adminjs';
 import type { AppContext as Container } from '../../src/app-context.ts';
 import type { Actor } from '../../src/shared/access/actor.ts';
-import type { PortalComponents } from '../components/index.ts';
+import { codeLabels, type PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';
 import { noticeOf } from '../portal-errors.ts';
 import { AllowListedResource } from './allow-listed.resource.ts';
@@ -135,6 +135,10 @@ export function libraryResources(container: Container, components: PortalCompone
         properties: {
           organizationId: organizationLink(),
           tags: { components: { list: components.TextList, show: components.TextList } },
+          type: codeLabels(components),
+          format: codeLabels(components),
+          accessLevel: codeLabels(components),
+          status: codeLabels(components),
         },
         actions: { ...READ_ONLY, deleteResource },
       },

@@ -8,7 +8,7 @@ import { noticeOf } from '../portal-errors.ts';
 import { AllowListedResource } from './allow-listed.resource.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 import { JobRecord } from './job-record.model.ts';
-import type { PortalComponents } from '../components/index.ts';
+import { codeLabels, type PortalComponents } from '../components/index.ts';
 import { AuditEntriesResource } from './audit-entries.resource.ts';
 import { ImpersonationSessionsResource } from './impersonation-sessions.resource.ts';
 
@@ -131,6 +131,7 @@ export function platformResources(container: Container, components: PortalCompon
       ],
       properties: {
         redactedText: { components: { show: components.MailPreview } },
+        status: codeLabels(components),
         userId: { type: 'reference', reference: 'users' },
       },
     }),
@@ -154,6 +155,7 @@ const shown = (where: { list?: boolean; filter?: boolean; show?: boolean }) => (
 /** Names and links for the ids, Before and After as JSON, filterable by user (the actor). */
 function auditOptions(navigation: ResourceOptions['navigation'], components: PortalComponents): ResourceOptions {
   const link = { components: { list: components.RecordLink, show: components.RecordLink } };
+  const code = codeLabels(components);
   return {
     navigation,
     titleProperty: 'action',
@@ -174,6 +176,9 @@ function auditOptions(navigation: ResourceOptions['navigation'], components: Por
     ],
     filterProperties: ['occurredAt', 'action', 'user', 'actorType', 'targetType', 'targetId', 'requestId'],
     properties: {
+      action: code,
+      actorType: code,
+      targetType: code,
       actorId: { ...link },
       impersonatorId: { ...link },
       organizationId: { ...link },
@@ -210,6 +215,8 @@ function sessionOptions(navigation: ResourceOptions['navigation'], components: P
     properties: {
       adminId: { ...link, type: 'reference', reference: 'users' },
       targetUserId: { ...link, type: 'reference', reference: 'users' },
+      mode: codeLabels(components),
+      endReason: codeLabels(components),
       duration: { type: 'string', isVisible: shown({ list: true, show: true }) },
       actionCount: { type: 'number', isVisible: shown({ list: true, show: true }) },
       targetUserName: { type: 'string', isVisible: hidden },

@@ -11,11 +11,11 @@ import { SSO_ROLES, type SsoConnection, type SsoRole } from '../../src/modules/s
 import type { ConnectionChanges, ConnectionInput } from '../../src/modules/sso/sso-connection.service.ts';
 import type { SsoProtocolKind } from '../../src/modules/sso/protocols/sso-protocol.ts';
 import { ROLE_LABELS } from '../../src/modules/users/user.labels.ts';
-import { AppError, errors, type FieldError } from '../../src/shared/errors.ts';
+import { errors, type FieldError } from '../../src/shared/errors.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { PROTOCOL_NAMES } from '../components/sso-protocols.ts';
 import { portalActor } from '../portal-actor.ts';
-import { noticeOf } from '../portal-errors.ts';
+import { formRefusalOf, noticeOf } from '../portal-errors.ts';
 import { AllowListedResource } from './allow-listed.resource.ts';
 import { PORTAL_PROPERTIES } from './portal-properties.ts';
 
@@ -169,13 +169,6 @@ function formInputOf(payload: Record<string, unknown> | undefined, protocol: Sso
   return { organizationId: text('organizationId'), protocol: kind, changes };
 }
 
-/** A refusal of the form or the service: its messages by field and the notice. */
-function refusalOf(error: unknown) {
-  if (!(error instanceof AppError)) throw error;
-  const fields = Object.fromEntries((error.extras.errors ?? []).map((e) => [e.field, e.message]));
-  return { errors: fields, notice: noticeOf(error) };
-}
-
 export function ssoConnectionResource(container: Container, components: PortalComponents): ResourceWithOptions {
   const { ssoConnections } = container.services;
 
@@ -224,7 +217,7 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         notice: { message: `SSO connection ${connection.name} created`, type: 'success' as const },
       };
     } catch (error) {
-      return refusalOf(error);
+      return formRefusalOf(error);
     }
   };
 
@@ -246,7 +239,7 @@ export function ssoConnectionResource(container: Container, components: PortalCo
         notice: { message: `SSO connection ${connection.name} saved`, type: 'success' as const },
       };
     } catch (error) {
-      return { ...answer, ...refusalOf(error) };
+      return { ...answer, ...formRefusalOf(error) };
     }
   };
 

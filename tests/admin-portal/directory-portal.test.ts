@@ -108,7 +108,7 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
     await page.locator('[data-testid=error-externalId]').waitFor();
     assert.match((await page.textContent('[data-testid=error-externalId]')) ?? '', /identity service's directory id/);
     assert.equal(await page.locator('[data-testid=error-name]').count(), 0);
-    await page.locator('text=Validation failed: 1 field(s) failed validation: externalId').first().waitFor();
+    await page.locator('text=Some fields need attention: see the message under each.').first().waitFor();
     await shot('refused', 1300);
     assert.equal(await Directory.count(), 0);
   });

@@ -99,9 +99,10 @@ describe('Admin Portal library pages in a browser', { timeout: 600_000 }, () => 
       'Created',
     ]);
     const text = await rowsText();
-    assert.match(text, /Member guide.*Acme Guild.*published\s*7\s*0/);
-    assert.match(text, /Welcome video.*Acme Guild.*video.*mp4.*public.*published/);
-    assert.match(text, /Small notes.*Small Guild.*draft/);
+    // codes in words: "mp4" as MP4, "published" as Published
+    assert.match(text, /Member guide.*Acme Guild.*Published\s*7\s*0/);
+    assert.match(text, /Welcome video.*Acme Guild.*Video.*MP4.*Public.*Published/);
+    assert.match(text, /Small notes.*Small Guild.*Draft/);
     // the portal's stylesheet: a cell breaks at spaces, never inside a word ("publis hed"), even on a
     // narrow laptop screen (the list scrolls sideways when it must)
     await page.setViewportSize({ width: 1024, height: 768 });

@@ -105,7 +105,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.match(await text('mfa'), /MFA is enabled for your account/);
     // the admin's MFA enrolment is in the audit log, with the admin's name linking to their record
     const recent = page.locator('[data-testid=recent-audit]');
-    assert.match((await recent.textContent()) ?? '', /user\.mfa_enabled.*Petra Portal/s);
+    assert.match((await recent.textContent()) ?? '', /User: MFA enabled.*Petra Portal/s);
     assert.match((await recent.textContent()) ?? '', /\d{4}-\d\d-\d\d \d\d:\d\d UTC/, "the portal's one time format");
     assert.equal((await recent.locator(`a[href$="/resources/users/records/${admin.id}/show"]`).count()) > 0, true);
   });
@@ -218,6 +218,12 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
   it('when the plan is changed, then the service changes it and the audit entry shows it before and after', async () => {
     await page.goto(`${base}/admin/resources/organizations/records/${org.id}/show`);
     await page.click('[data-testid=action-changePlan]');
+    // plans by the names the portal gives them elsewhere, not their code names
+    await page
+      .locator(`text=Currently ${org.plan[0]!.toUpperCase()}${org.plan.slice(1)}.`)
+      .first()
+      .waitFor();
+    assert.deepEqual(await page.locator('#plan option').allTextContents(), ['Standard', 'Professional', 'Enterprise']);
     await page.selectOption('#plan', 'professional');
     await shot(page, 'organization-change-plan');
     await page.click('[data-testid=save-plan]');
@@ -284,6 +290,10 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.match((await page.textContent('[data-testid=json-before]')) ?? '', /"plan": "enterprise"/);
     assert.match((await page.textContent('[data-testid=json-after]')) ?? '', /"plan": "professional"/);
     await page.getByRole('heading', { name: 'Audit entry', exact: true }).waitFor();
+    // codes in words: the action, who acted and what was acted on
+    const shown = ((await page.textContent('section, main, body')) ?? '').replace(/\s+/g, ' ');
+    assert.match(shown, /Action ?Organization: updated/i);
+    assert.match(shown, /Actor type ?User/i);
     const actor = page.locator('[data-testid=link-actorId]');
     assert.equal(await actor.textContent(), 'Petra Portal');
     assert.ok((await actor.getAttribute('href'))!.endsWith(`/admin/resources/users/records/${admin.id}/show`));
@@ -310,7 +320,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     await page.goto(`${base}/admin`);
     const recent = page.locator('[data-testid=recent-audit]');
     await recent.locator(`a[href$="${keyPage}"]`).first().waitFor();
-    assert.match((await recent.textContent()) ?? '', /member\.created.*test key \(API key\)/s);
+    assert.match((await recent.textContent()) ?? '', /Member: created.*test key \(API key\)/s);
 
     const [entry] = (await t.db.sequelize.query(
       `SELECT id::text AS id FROM audit_log WHERE action = 'member.created' AND actor_id = '${apiKey.id}'`,
@@ -376,7 +386,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       'End reason',
     ]);
     const row = ((await page.textContent('tbody tr')) ?? '').replace(/\s+/g, ' ');
-    assert.match(row, /Petra Portal.*Mary Member.*read_only.*4 min 00 s.*2.*exited/);
+    assert.match(row, /Petra Portal.*Mary Member.*Read only.*4 min 00 s.*2.*Exited/);
     await page.goto(`${base}/admin/resources/impersonation_sessions/records/${session.id}/show`);
     await page.getByRole('heading', { name: 'Impersonation session', exact: true }).waitFor();
     assert.match(
@@ -531,6 +541,9 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.equal(await link('audit_log').isVisible(), false, 'other groups start closed');
     await visitor.getByText('History', { exact: true }).first().click();
     await link('audit_log').waitFor({ state: 'visible' });
+    // sentence case, as "API keys" and "Impersonated requests" beside them
+    assert.equal((await link('audit_log').textContent())?.trim(), 'Audit log');
+    assert.equal((await link('impersonation_sessions').textContent())?.trim(), 'Impersonation sessions');
     await visitor.reload();
     await link('audit_log').waitFor({ state: 'visible' });
     assert.equal(await link('users').isVisible(), true);

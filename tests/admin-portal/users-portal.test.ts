@@ -193,6 +193,35 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     );
   });
 
+  it('when an admin east of UTC picks a day in the date filter, then that day is sent and its users are found', async () => {
+    // Auckland's midnight is the previous day in UTC: the picker's time sent as it was found nobody
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTimezoneOverride', { timezoneId: 'Pacific/Auckland' });
+    try {
+      const today = new Date().toISOString().slice(0, 10);
+      await page.goto(`${base}/admin/resources/users`);
+      await page.click('[data-css="users-filter-button"]');
+      const drawer = page.locator('[data-css="users-filter-drawer"]');
+      const created = drawer.locator('xpath=//label[normalize-space()="Created"]/ancestor::*[.//input][1]//input');
+      for (const bound of [created.nth(0), created.nth(1)]) {
+        await bound.click();
+        await bound.pressSequentially(today.replaceAll('-', '/'));
+        await page.keyboard.press('Escape');
+      }
+      await shot('date-filter-auckland');
+      await drawer.locator('button:has-text("Apply changes")').click();
+      await page.waitForFunction(() => new URLSearchParams(location.search).has('filters.createdAt~~to'));
+      const sent = new URL(page.url()).searchParams;
+      assert.equal(sent.get('filters.createdAt~~from'), today);
+      assert.equal(sent.get('filters.createdAt~~to'), today);
+      const all = await User.count();
+      await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, all);
+    } finally {
+      await cdp.send('Emulation.setTimezoneOverride', { timezoneId: '' });
+      await cdp.detach();
+    }
+  });
+
   it("when a user is deleted with a malformed transfer target, then the refusal is shown; the picker offers the organization's active users", async () => {
     const refused = await recordAction(carl.id, 'delete', { transferTo: 'not-a-user-id' });
     assert.equal(refused.notice?.type, 'error');
@@ -239,7 +268,7 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     // by whom, by name: the admin who sent the reset
     assert.match(
       (await page.locator('[data-testid=user-activity]').textContent()) ?? '',
-      /\d\d:\d\d UTCuser\.password_reset_requestedPetra Portal/,
+      /\d\d:\d\d UTCUser: password reset requestedPetra Portal/,
     );
     assert.doesNotMatch((await page.locator('[data-testid=user-activity]').textContent()) ?? '', /an administrator/);
   });
@@ -281,6 +310,12 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
     assert.equal(await page.locator('[data-testid=action-edit]').count(), 0);
     assert.equal(await page.locator('[data-testid=action-impersonate]').count(), 0);
     await shot('deleted-user');
+    // Back (or a typed address) to an action the deleted user no longer offers: said in words
+    await page.goto(`${base}/admin/resources/users/records/${carl.id}/edit`);
+    await page.locator('text=This action is not available for this record now').first().waitFor();
+    assert.doesNotMatch((await page.textContent('body')) ?? '', /does not have an action/);
+    await page.goto(`${base}/admin/resources/users/records/${carl.id}/show`);
+    await page.locator('[data-testid=show-deletedAt]').waitFor();
     await page.click('[data-testid=action-purge]');
     assert.equal(await page.locator('[data-testid=confirm-purge]').isDisabled(), true);
     const wrong = await recordAction(carl.id, 'purge', { confirmEmail: 'someone@else.test' });

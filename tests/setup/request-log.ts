@@ -1,7 +1,8 @@
 // The requests the suite really made, for the contract coverage check (tests/contract/coverage.test.ts).
 // scripts/run-tests.mjs names a folder in GUILDHALL_TEST_REQUEST_LOG; every test process writes there,
 // when it exits, the distinct "METHOD /path STATUS MEDIA-TYPE" lines (no query; `-` for a response
-// without a Content-Type) its test apps answered. Without the variable nothing is recorded.
+// without a body, whatever its Content-Type says) its test apps answered. Without the variable nothing
+// is recorded.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
@@ -26,11 +27,20 @@ export function recordRequests(app: Express): Express {
   handled.handle = (req, res, ...rest) => {
     // read before routing: routers rewrite req.url as they descend
     const line = `${req.method} ${req.url.split('?')[0]}`;
+    let bodyBytes = 0;
+    const count = (chunk: unknown) => {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) bodyBytes += chunk.length;
+    };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.write = ((chunk: unknown, ...args: unknown[]) => (count(chunk), write(chunk, ...args))) as typeof res.write;
+    res.end = ((chunk?: unknown, ...args: unknown[]) => {
+      if (typeof chunk !== 'function') count(chunk);
+      return end(chunk, ...args);
+    }) as typeof res.end;
     res.once('finish', () => {
-      const mediaType = String(res.getHeader('content-type') ?? '-')
-        .split(';')[0]!
-        .trim()
-        .toLowerCase();
+      const declared = String(res.getHeader('content-type') ?? '-');
+      const mediaType = bodyBytes > 0 ? declared.split(';')[0]!.trim().toLowerCase() : '-';
       seen.add(`${line} ${res.statusCode} ${mediaType}`);
     });
     return handle(req, res, ...rest);
