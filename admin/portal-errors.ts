@@ -1,6 +1,6 @@
 // AdminJS shows a ValidationError as field messages plus a notice; every refusal of a service
-// (the same problem the API answers with) reaches the portal user that way.
-import { ValidationError } from 'adminjs';
+// (the same problem the API answers with) reaches the portal user that way. Successes name the record.
+import { type ActionResponse, ValidationError } from 'adminjs';
 import { AppError } from '../src/shared/errors.ts';
 
 export function toPortalError(error: unknown): unknown {
@@ -40,5 +40,19 @@ export function formRefusalOf(error: unknown): {
     notice: underFields
       ? { message: 'Some fields need attention: see the message under each.', type: 'error' }
       : noticeOf(error),
+  };
+}
+
+/**
+ * An `after` hook of a resource's new and edit actions: the success names the record ("User
+ * nina@x.org created") where AdminJS said "Successfully created a new record".
+ */
+export function namedSuccess(noun: string, titleProperty: string) {
+  const done: Record<string, string> = { successfullyCreated: 'created', successfullyUpdated: 'saved' };
+  return async (response: ActionResponse): Promise<ActionResponse> => {
+    const { notice, record } = response;
+    const verb = notice?.type === 'success' ? done[notice.message] : undefined;
+    if (notice && verb) notice.message = `${noun} ${String(record?.params?.[titleProperty] ?? '')} ${verb}`;
+    return response;
   };
 }

@@ -90,7 +90,7 @@ const UsersList: React.FC<ActionProps> = (props) => {
       {rows === 0 && (filterKeys.length > 0 || deleted) && (
         <MessageBox data-testid="no-users-match" mb="lg" variant="info">
           <Text>
-            {deleted && filterKeys.length === 0 ? 'No deleted users.' : 'Nothing to show with these filters.'}{' '}
+            {deleted && filterKeys.length === 0 ? 'No deleted users.' : 'No users match these filters.'}{' '}
             {filterKeys.length > 0 && (
               <Link
                 data-testid="clear-filters"
@@ -106,7 +106,8 @@ const UsersList: React.FC<ActionProps> = (props) => {
           </Text>
         </MessageBox>
       )}
-      <List {...props} />
+      {/* an empty result is said once, above: AdminJS's own box repeated it and offered "Create first record" */}
+      {!(rows === 0 && (filterKeys.length > 0 || deleted)) && <List {...props} />}
     </Box>
   );
 };

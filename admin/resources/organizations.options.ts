@@ -6,7 +6,7 @@ import type { AppContext as Container } from '../../src/app-context.ts';
 import type { OrganizationStatus } from '../../src/modules/organizations/organization.model.ts';
 import type { PortalComponents } from '../components/index.ts';
 import { portalActor } from '../portal-actor.ts';
-import { noticeOf } from '../portal-errors.ts';
+import { namedSuccess, noticeOf } from '../portal-errors.ts';
 import { toOrganizationParams } from './organizations.resource.ts';
 
 export const PLANS: Plan[] = ['standard', 'professional', 'enterprise'];
@@ -104,6 +104,8 @@ export function organizationsOptions(container: Container, components: PortalCom
     actions: {
       delete: { isAccessible: false },
       bulkDelete: { isAccessible: false },
+      new: { after: namedSuccess('Organization', 'name') },
+      edit: { after: namedSuccess('Organization', 'name') },
       changePlan: {
         actionType: 'record',
         icon: 'CreditCard',

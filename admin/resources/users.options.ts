@@ -9,6 +9,7 @@ import { Op } from 'sequelize';
 import { User } from '../../src/modules/users/user.model.ts';
 import { portalTime } from '../components/portal-time.ts';
 import { auditNames } from './audit-names.ts';
+import { namedSuccess } from '../portal-errors.ts';
 import { userNotice } from './users.refusals.ts';
 
 const LIST = ['name', 'email', 'role', 'organizationId', 'status', 'lastLoginAt', 'createdAt'];
@@ -172,14 +173,18 @@ export function usersOptions(container: Container, components: PortalComponents)
       bulkDelete: { isAccessible: false },
       list: { showFilter: true, component: components.UsersList },
       // a soft-deleted user is read-only: no Edit, Impersonate, Delete or password reset, only Permanent delete
-      edit: { isVisible: ({ record }) => !isDeleted(record), component: components.UserEdit },
+      edit: {
+        isVisible: ({ record }) => !isDeleted(record),
+        component: components.UserEdit,
+        after: namedSuccess('User', 'email'),
+      },
       new: {
         component: components.UserEdit,
         // a refused creation sends the form back to the browser: never with the typed password in it
         // (a created user's is cleared by the resource)
         after: async (response: ActionResponse) => {
           if (response.record?.params) response.record.params.password = null;
-          return response;
+          return namedSuccess('User', 'email')(response);
         },
       },
       show: { component: components.UserShow },

@@ -155,7 +155,7 @@ export class UsersResource extends ServiceResource {
         phone: nullable(params.phone),
         role: required(params, 'role') as Role | undefined,
         organizationId: nullable(params.organizationId),
-        status: optional(params.status) as 'active' | undefined,
+        status: required(params, 'status') as 'active' | undefined,
         confirmPrivilegeChange: yes(params.confirmPrivilegeChange),
       }),
     );

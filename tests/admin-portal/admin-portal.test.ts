@@ -178,6 +178,7 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     };
     await create('nina@portal.test');
     await page.waitForURL(`${base}/admin/resources/users`);
+    await page.locator('text=User nina@portal.test created').first().waitFor(); // not AdminJS's "a new record"
     const nina = await User.findOne({ where: { email: 'nina@portal.test' } });
     assert.equal(nina?.role, 'ROLE_MEMBER');
     assert.equal(nina?.organizationId, mary.organizationId);
@@ -256,10 +257,10 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
     // a required field cleared on Edit is refused, not kept with a success notice
     const typed = await User.findOne({ where: { email: 'nina.typed@portal.test' } });
     const cleared = await page.request.post(`${base}/admin/api/resources/users/records/${typed!.id}/edit`, {
-      data: { role: '', firstName: '' },
+      data: { role: '', firstName: '', status: '' },
     });
     const { record: clearedRecord } = (await cleared.json()) as { record: { errors: Record<string, unknown> } };
-    assert.deepEqual(Object.keys(clearedRecord.errors).sort(), ['firstName', 'role']);
+    assert.deepEqual(Object.keys(clearedRecord.errors).sort(), ['firstName', 'role', 'status']);
     await typed!.reload();
     assert.equal(typed!.role, 'ROLE_MEMBER');
     assert.equal(typed!.firstName, 'Nina');

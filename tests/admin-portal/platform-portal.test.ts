@@ -203,6 +203,7 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
     assert.equal(await Organization.count({ where: { name: 'Bad Slug Guild' } }), 0);
     await create('New Guild', 'new-guild');
     await page.waitForURL((url) => !url.pathname.endsWith('/actions/new'));
+    await page.locator('text=Organization New Guild created').first().waitFor();
     const created = await Organization.findOne({ where: { slug: 'new-guild' } });
     assert.equal(created?.plan, 'professional');
     assert.equal(
