@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
+import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { Member } from '../../src/modules/members/member.model.ts';
 import { SsoConnection } from '../../src/modules/sso/sso-connection.model.ts';
 import { User } from '../../src/modules/users/user.model.ts';
@@ -200,29 +201,27 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
       clientSecret: 'oidc-secret-0123456789',
       redirectUris: [`${BASE}/auth/callback/idp`],
     };
+    // read by the IdP at each sign-in: a test may change a person's claims
+    const accounts: Record<string, Record<string, unknown>> = {
+      gina: {
+        email: 'gina@workspace.test',
+        email_verified: true,
+        given_name: 'Gina',
+        family_name: 'Google',
+        hd: 'workspace.test',
+        amr: ['pwd'],
+      },
+      spoof: {
+        email: 'sp00f@workspace.test',
+        email_verified: true,
+        given_name: 'S',
+        family_name: 'P',
+        hd: 'gmail.com',
+      },
+    };
 
     before(async () => {
-      idp = await startOidcIdp({
-        clients: [client],
-        claimsInIdToken: true,
-        accounts: {
-          gina: {
-            email: 'gina@workspace.test',
-            email_verified: true,
-            given_name: 'Gina',
-            family_name: 'Google',
-            hd: 'workspace.test',
-            amr: ['pwd'],
-          },
-          spoof: {
-            email: 'sp00f@workspace.test',
-            email_verified: true,
-            given_name: 'S',
-            family_name: 'P',
-            hd: 'gmail.com',
-          },
-        },
-      });
+      idp = await startOidcIdp({ clients: [client], claimsInIdToken: true, accounts });
       const missing = expectProblem(
         await t.http
           .post('/api/sso/connections')
@@ -303,6 +302,30 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
         assert.equal(new URL(start.headers.location!).origin, new URL(idp.issuer).origin);
       }
       await newer.destroy();
+    });
+
+    it("when the IdP changes a person's e-mail, then their account follows it, unless another account has it", async () => {
+      const signIn = async () => {
+        const start = await t.http.get(`/auth/sso?connection=${connection.id}`).expect(302);
+        const back = await idp.authorize(start.headers.location!, 'gina');
+        const done = await t.http.get(`${back.pathname}${back.search}`).expect(302);
+        return (await exchange(done.headers.location!).expect(200)).body.user as { id: string; email: string };
+      };
+      const gina = (await User.findOne({ where: { email: 'gina@workspace.test' } }))!;
+      try {
+        accounts.gina!.email = 'gina.green@workspace.test'; // married, renamed at the IdP
+        const renamed = await signIn();
+        assert.deepEqual([renamed.id, renamed.email], [gina.id, 'gina.green@workspace.test']);
+        const audit = await AuditEntry.findOne({ where: { action: 'sso.user_updated', targetId: gina.id } });
+        assert.equal((audit?.before as { email: string }).email, 'gina@workspace.test');
+        // an address another account holds is not taken: the person keeps theirs and signs in
+        await buildUser({ organizationId, role: 'ROLE_MEMBER', email: 'gina.gray@workspace.test' });
+        accounts.gina!.email = 'gina.gray@workspace.test';
+        const kept = await signIn();
+        assert.deepEqual([kept.id, kept.email], [gina.id, 'gina.green@workspace.test']);
+      } finally {
+        accounts.gina!.email = 'gina@workspace.test';
+      }
     });
   });
 });

@@ -1,7 +1,8 @@
 // Who an SSO profile signs in as. The profile's e-mail must be in one of the connection's domains (and
 // match Google's hosted domain when it is sent); the account is found by the IdP's id for the person,
 // then by e-mail, inside the connection's organization only: an account of another organization (or a
-// platform admin) is never signed in or taken over. New accounts are created active without a password.
+// platform admin) is never signed in or taken over. New accounts are created active without a password;
+// one found by the IdP's id takes the names and e-mail the IdP sends now (not an address in use).
 // Groups map to roles through the connection's table, the highest wins, none → the connection's default;
 // when the IdP could not send groups (Entra's overage) an existing role is kept. SSO never grants
 // ROLE_PLATFORM_ADMIN (the table cannot name it) and leaves sponsor roles as they are.
@@ -118,14 +119,22 @@ export class SsoAccountService {
       lastLoginAt: clock.now(),
     };
     if (existing) {
-      const before = { role: existing.role, firstName: existing.firstName, lastName: existing.lastName };
+      const before = {
+        role: existing.role,
+        firstName: existing.firstName,
+        lastName: existing.lastName,
+        email: existing.email,
+      };
       const directoryManaged = existing.directoryId !== null;
       const role = this.nextRole(connection, profile, existing.role, directoryManaged);
       // a directory (SCIM) is the source of its people's profile: the sign-in records only itself
       const { firstName, lastName, department, jobTitle, ...signIn } = attributes;
-      const profileFields = directoryManaged ? {} : { firstName, lastName, department, jobTitle };
+      const profileFields = directoryManaged
+        ? {}
+        : { firstName, lastName, department, jobTitle, ...(await this.newAddress(existing, profile, transaction)) };
       await existing.update({ ...signIn, ...profileFields, role }, { transaction });
-      if (role !== before.role || existing.firstName !== before.firstName || existing.lastName !== before.lastName)
+      const after = { role, firstName: existing.firstName, lastName: existing.lastName, email: existing.email };
+      if ((Object.keys(after) as Array<keyof typeof after>).some((key) => after[key] !== before[key]))
         await audit.record(
           actorForUser(existing),
           {
@@ -133,7 +142,7 @@ export class SsoAccountService {
             targetType: 'user',
             targetId: existing.id,
             before,
-            after: { role, firstName: existing.firstName, lastName: existing.lastName, connectionId: connection.id },
+            after: { ...after, connectionId: connection.id },
           },
           transaction,
         );
@@ -175,6 +184,19 @@ export class SsoAccountService {
       transaction,
     );
     return { user, created: true };
+  }
+
+  /**
+   * The IdP's new address for a person it already signs in (found by its subject): theirs from now
+   * on, as their names are, unless another account uses it (then the account keeps its address).
+   */
+  private async newAddress(user: User, profile: SsoProfile, transaction: Transaction): Promise<{ email?: string }> {
+    if (user.email.toLowerCase() === profile.email) return {};
+    const taken = await User.count({
+      where: Sequelize.where(Sequelize.fn('lower', Sequelize.col('email')), profile.email),
+      transaction,
+    });
+    return taken > 0 ? {} : { email: profile.email };
   }
 
   /** Groups decide the role of SSO roles only; without groups (overage) the role stays. */
