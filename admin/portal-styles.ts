@@ -17,6 +17,9 @@
 // in a live region react-datepicker's own stylesheet hides; AdminJS's copy of that sheet lacks the
 // rule, so the sentence showed inside the filter's field and made it taller. Hidden visually here,
 // still read aloud.
+//
+// Notices are drawn over the top of the page; while an impersonation's banner is there they start
+// below it, so a notice never hides its Exit impersonation button.
 export const PORTAL_STYLESHEET_PATH = '/portal.css';
 
 export const PORTAL_STYLESHEET = `
@@ -28,6 +31,7 @@ section.adminjs_ActionHeader section.adminjs_Box:has(> section > h2.adminjs_H2) 
 }
 section.adminjs_ActionHeader section.adminjs_Box:has(> h2.adminjs_H2) { flex: 1 0 auto; }
 section.adminjs_ActionHeader h2.adminjs_H2 { margin-bottom: 0; }
+body:has([data-testid="impersonation-banner"]) [data-css="notice-wrapper"] { margin-top: 48px; }
 .react-datepicker__aria-live {
   position: absolute; clip-path: circle(0); border: 0; height: 1px; width: 1px; margin: -1px;
   padding: 0; overflow: hidden; white-space: nowrap;

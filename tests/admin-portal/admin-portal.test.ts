@@ -148,6 +148,14 @@ describe('Admin Portal in a browser', { timeout: 240_000 }, () => {
       /Impersonating Mary Member \(mary@portal\.test\) · read-only · ends \d\d:\d\d UTC/,
     );
     assert.equal(await banner.locator('a').count(), 0, 'no portal link without the session token');
+    // the notice of the start sits below the banner, not over its Exit button
+    const notice = page.locator('[data-css="notice-wrapper"]');
+    await notice.waitFor();
+    const [noticeBox, bannerBox] = [await notice.boundingBox(), await banner.boundingBox()];
+    assert.ok(
+      noticeBox!.y >= bannerBox!.y + bannerBox!.height - 1,
+      `notice at ${noticeBox!.y}, banner ${JSON.stringify(bannerBox)}`,
+    );
     const open = await ImpersonationSession.findOne({
       where: { adminId: admin.id, targetUserId: mary.id, endedAt: null },
     });
