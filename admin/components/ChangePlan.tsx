@@ -4,14 +4,10 @@ import React, { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { ApiClient, useNotice, type ActionProps } from 'adminjs';
 import { Box, Button, FormGroup, H3, Label, Text } from '@adminjs/design-system';
+import { codeLabel } from './portal-labels.ts';
 
 const api = new ApiClient();
 const PLANS = ['standard', 'professional', 'enterprise'];
-/** As the portal names plans elsewhere ("Professional"); the value sent stays the API's. */
-const label = (plan: unknown) => {
-  const text = String(plan ?? '');
-  return text.charAt(0).toUpperCase() + text.slice(1);
-};
 
 const ChangePlan: React.FC<ActionProps> = ({ record, resource }) => {
   const [plan, setPlan] = useState(String(record?.params.plan ?? 'standard'));
@@ -34,14 +30,14 @@ const ChangePlan: React.FC<ActionProps> = ({ record, resource }) => {
     <Box variant="white" p="xl">
       <H3>Change the plan of {record.params.name}</H3>
       <Text mb="lg">
-        Currently {label(record.params.plan)}. The plan sets the organization&apos;s hourly API quota.
+        Currently {codeLabel(record.params.plan)}. The plan sets the organization&apos;s hourly API quota.
       </Text>
       <FormGroup>
         <Label htmlFor="plan">Plan</Label>
         <select id="plan" name="plan" value={plan} onChange={(e) => setPlan(e.target.value)}>
           {PLANS.map((value) => (
             <option key={value} value={value}>
-              {label(value)}
+              {codeLabel(value)}
             </option>
           ))}
         </select>

@@ -10,7 +10,7 @@ import { PropertyLabel, useTranslation, type FilterPropertyProps } from 'adminjs
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** The picked day in the browser's calendar, as YYYY-MM-DD (AdminJS hands over an ISO time). */
-export const pickedDay = (value: string | null): string => {
+const pickedDay = (value: string | null): string => {
   const date = value ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) return '';
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
