@@ -36,6 +36,22 @@ function comparable(attribute: Attributes[string] | undefined, value: unknown): 
   }
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A date filter's days (the portal's picker sends the day picked) are whole UTC days, both included,
+ * as in the API and the users list: a `to` of 29 November read as its first instant left that day out.
+ */
+function wholeDays(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const { from, to } = value as { from?: unknown; to?: unknown };
+  return {
+    ...value,
+    ...(typeof from === 'string' && DAY.test(from) ? { from: `${from}T00:00:00.000Z` } : {}),
+    ...(typeof to === 'string' && DAY.test(to) ? { to: `${to}T23:59:59.999Z` } : {}),
+  };
+}
+
 export class AllowListedResource extends Resource {
   private readonly allowed: readonly string[];
 
@@ -95,6 +111,8 @@ export class AllowListedResource extends Resource {
       const name = path.split('.')[0]!;
       if (!entry.property || !this.allowed.includes(name)) delete filter.filters[path];
       else if (!comparable(attributes[name], entry.value)) return undefined;
+      else if ((attributes[name]?.type as { key?: string } | undefined)?.key === 'DATE')
+        entry.value = wholeDays(entry.value) as typeof entry.value;
     }
     return filter;
   }

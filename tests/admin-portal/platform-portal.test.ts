@@ -344,6 +344,19 @@ describe('Admin Portal platform pages in a browser', { timeout: 300_000 }, () =>
       rows.every((row) => row.includes('Nora Nomfa') && !row.includes('Petra Portal')),
       rows.join('\n'),
     );
+    // a day range, as the date picker sends it, is whole UTC days: that day to that day finds the day's entries
+    const [{ day }] = (await t.db.sequelize.query(
+      `SELECT to_char(max(occurred_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM audit_log WHERE actor_id = '${nora.id}'`,
+      { type: 'SELECT' },
+    )) as Array<{ day: string }>;
+    const ofTheDay = await count(
+      `SELECT count(*)::int AS n FROM audit_log WHERE actor_id = '${nora.id}' AND (occurred_at AT TIME ZONE 'UTC')::date = '${day}'`,
+    );
+    const range = `filters.occurredAt~~from=${day}&filters.occurredAt~~to=${day}`;
+    const listed = await page.request.get(
+      `${base}/admin/api/resources/audit_log/actions/list?filters.user=${nora.id}&${range}`,
+    );
+    assert.equal(((await listed.json()) as { meta: { total: number } }).meta.total, ofTheDay);
   });
 
   it('when impersonation sessions are listed, then each shows the admin and target by name, duration and the number of actions performed', async () => {
