@@ -184,6 +184,20 @@ describe('library files: upload, versions, delete, download', () => {
     expectProblem(doctype, 415, 'unsupported_media_type');
     const foreign = await upload(Buffer.from('<svg xmlns="http://example.com/not-svg"><rect/></svg>'), 'y.svg');
     expectProblem(foreign, 415, 'unsupported_media_type');
+    // parsed recursively on the request's thread: too deep or too many elements is refused unparsed,
+    // at once, while the server goes on answering (5,000 nested <g> overflowed the stack after seconds)
+    const svgOf = (body: string) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg">${body}</svg>`);
+    for (const [body, why] of [
+      ['<g>'.repeat(5000) + '</g>'.repeat(5000), /nested more than 256 elements deep/],
+      ['<rect/>'.repeat(100_000), /more than 20000 elements/],
+    ] as const) {
+      const started = Date.now();
+      const [refused] = await Promise.all([upload(svgOf(body), 'deep.svg'), t.http.get('/health').expect(200)]);
+      assert.match(expectProblem(refused, 415, 'unsupported_media_type').detail, why);
+      assert.ok(Date.now() - started < 2000, `answered in ${Date.now() - started} ms`);
+    }
+    const nested = await upload(svgOf('<g>'.repeat(200) + '<rect/>' + '</g>'.repeat(200)), 'nested.svg');
+    assert.equal(nested.status, 201, 'a drawing 200 deep is a drawing');
   });
 
   it('when a resource is uploaded with metadata and a featured image, then the fields, categories and price are stored', async () => {

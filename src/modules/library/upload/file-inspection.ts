@@ -114,6 +114,12 @@ export async function inspectStagedFile(
   // SVG is text: file-type finds nothing, or XML when there is a declaration
   if ((!detected || detected.ext === 'xml') && file.sizeBytes <= MAX_SVG_BYTES) {
     const verdict = recogniseSvg(await text(await storage.get(file.tempKey)));
+    if (!verdict.svg && verdict.tooLarge)
+      throw unsupported(
+        options.field,
+        FORMATS.svg.contentType,
+        `The ${options.field} is ${verdict.reason}, which is refused`,
+      );
     const clean = verdict.svg ? await sanitiseSvg(verdict.root) : undefined;
     if (clean !== undefined) {
       format = 'svg';
