@@ -23,6 +23,8 @@ interface HttpLikeError {
   message?: string;
   /** body-parser's: the text it could not parse. */
   body?: unknown;
+  /** zlib's, for a body its Content-Encoding could not decode (Z_DATA_ERROR, ERR__ERROR_FORMAT_PADDING_1). */
+  code?: string;
   /** The contract validator's refusals: the request's method (src/http/openapi.ts). */
   method?: string;
 }
@@ -170,7 +172,10 @@ function fromBodyParser(error: HttpLikeError): AppError | undefined {
     case 'request.size.invalid':
       return new AppError('malformed_body', 'The request body is not as long as its Content-Length says');
     default:
-      return undefined;
+      // a gzip, deflate or br body that does not decode: body-parser passes zlib's error on as a 400
+      return (error.status ?? error.statusCode) === 400 && /^(Z_|ERR__)/.test(error.code ?? '')
+        ? new AppError('malformed_body', 'The request body is not encoded as its Content-Encoding says')
+        : undefined;
   }
 }
 

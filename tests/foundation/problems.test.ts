@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import supertest from 'supertest';
@@ -88,6 +89,34 @@ describe('errors are RFC 7807 problem+json', () => {
   it('when the JSON is malformed, then 400 malformed_body', async () => {
     const res = await t.http.post('/api/auth/login').set('Content-Type', 'application/json').send('{"email": ');
     assert.equal(expectProblem(res, 400, 'malformed_body').detail, 'The request body is not valid JSON');
+  });
+
+  it('when the body does not decode as its Content-Encoding says, then 400 malformed_body on every JSON surface', async () => {
+    const undecodable = { gzip: Buffer.from('garbage'), deflate: Buffer.from('garbage'), br: Buffer.from('garbage') };
+    for (const [encoding, bytes] of Object.entries(undecodable))
+      for (const path of ['/api/auth/login', '/webhooks/idp']) {
+        const res = await t.http
+          .post(path)
+          .set('Content-Type', 'application/json')
+          .set('Content-Encoding', encoding)
+          .serialize((body) => body) // the bytes as they are (superagent writes a Buffer as JSON)
+          .send(bytes);
+        const problem = expectProblem(res, 400, 'malformed_body');
+        assert.equal(
+          problem.detail,
+          'The request body is not encoded as its Content-Encoding says',
+          `${encoding} ${path}`,
+        );
+      }
+    // a body that decodes is read as any other
+    const gzipped = gzipSync(JSON.stringify({ email: 'nobody@example.test', password: 'not-the-password' }));
+    const login = await t.http
+      .post('/api/auth/login')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize((body) => body)
+      .send(gzipped);
+    expectProblem(login, 401, 'invalid_credentials');
   });
 
   it('when the body is valid JSON but not an object, then 400 malformed_body says so', async () => {
