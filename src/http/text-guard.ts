@@ -136,6 +136,22 @@ function writtenInDigits(raw: Buffer): (value: number) => boolean {
 }
 
 /**
+ * The refusal of a JSON body a surface parsed itself from `raw` (the inbound webhooks keep the bytes for
+ * their signature), if any: what express.json and rejectUnstorableJson refuse on the others.
+ */
+export function jsonBodyRefusal(body: unknown, raw: Buffer): AppError | undefined {
+  if (!isUtf8(raw)) return new AppError('malformed_body', 'The request body is not valid UTF-8');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return new AppError('malformed_body', 'The request body must be a JSON object');
+  const found = firstRefused(body, {
+    text: raw.includes('\\u') && SUSPECT_ESCAPE.test(raw.toString('latin1')),
+    maxDepth: MAX_JSON_DEPTH,
+    writtenInDigits: writtenInDigits(raw),
+  });
+  return found === undefined ? undefined : errors.validation([found]);
+}
+
+/**
  * After express.json (with `verify: noteSuspectEscape`): an array, a parsed body holding unstorable text, a
  * number JSON.parse could not hold as sent, or nesting deeper than MAX_JSON_DEPTH is refused.
  */

@@ -2,6 +2,7 @@
 // constant time, a 5-minute window either side of our clock), events recorded by id (a replay is
 // acknowledged and ignored) and processed by the `idp.event` job.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AuditEntry } from '../../src/modules/audit/audit-entry.model.ts';
 import { bearer, buildOrganization, buildUser, tokenFor } from '../factories/index.ts';
@@ -164,8 +165,32 @@ describe('POST /webhooks/idp (signature, de-duplication, acknowledgement)', () =
     expectProblem(await signed('{"id":'), 400, 'malformed_body');
     const missing = expectProblem(await signed(JSON.stringify({ data: {} })), 400, 'validation_failed');
     assert.deepEqual(missing.errors.map((e: { field: string }) => e.field).sort(), ['event', 'id']);
-    const notObject = expectProblem(await signed('[1,2]'), 400, 'validation_failed');
-    assert.equal(notObject.errors[0].field, 'body');
+    // held to the rules of every JSON body, as on /api
+    const notObject = expectProblem(await signed('[1,2]'), 400, 'malformed_body');
+    assert.equal(notObject.detail, 'The request body must be a JSON object');
+    const deep = `{"id":"evt_deep","event":"dsync.user.created","data":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const tooDeep = expectProblem(await signed(deep), 400, 'validation_failed'); // was a 500 (the stack, at pg)
+    assert.match(tooDeep.errors[0].message, /nests deeper than 32 levels/);
+    const huge = expectProblem(
+      await signed('{"id":"evt_huge","event":"dsync.user.created","data":{"n":1e400}}'),
+      400,
+      'validation_failed',
+    );
+    assert.equal(huge.errors[0].field, 'data.n');
+    const notUtf8 = Buffer.concat([
+      Buffer.from('{"id":"evt_bytes","event":"dsync.user.created","data":{"x":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}'),
+    ]);
+    const at = now();
+    const mac = createHmac('sha256', SECRET).update(`${at}.`).update(notUtf8).digest('hex');
+    const bytes = await t.http
+      .post('/webhooks/idp')
+      .set('Content-Type', 'application/json')
+      .set('WorkOS-Signature', `t=${at}, v1=${mac}`)
+      .serialize((body) => body)
+      .send(notUtf8);
+    assert.equal(expectProblem(bytes, 400, 'malformed_body').detail, 'The request body is not valid UTF-8');
     // data is required, as the contract says (it was accepted, then the job found no directory named)
     const noData = expectProblem(
       await signed(JSON.stringify({ id: 'evt_no_data', event: 'dsync.user.created' })),

@@ -3,7 +3,7 @@
 // signature before anything reads the payload. Errors are problem+json.
 import express, { Router, type Request } from 'express';
 import { AppError } from '../../shared/errors.ts';
-import { unstorableTextRefusal } from '../text-guard.ts';
+import { jsonBodyRefusal } from '../text-guard.ts';
 import { bodyGuard, JSON_BODY_LIMIT_BYTES } from './body.ts';
 import { surfaceErrorHandler } from './failure.ts';
 import type { SurfaceDeps } from './credential.ts';
@@ -17,15 +17,16 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** The payload of a verified webhook, as JSON. */
+/** The payload of a verified webhook, as JSON, held to the rules of every JSON body (text-guard.ts). */
 export function jsonPayload<T = unknown>(req: Request): T {
+  const raw = req.rawBody ?? Buffer.alloc(0);
   let payload: unknown;
   try {
-    payload = JSON.parse((req.rawBody ?? Buffer.alloc(0)).toString('utf8'));
+    payload = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new AppError('malformed_body', 'The webhook body is not valid JSON');
   }
-  const refusal = unstorableTextRefusal(payload);
+  const refusal = jsonBodyRefusal(payload, raw);
   if (refusal) throw refusal;
   return payload as T;
 }
