@@ -128,6 +128,47 @@ describe('library files: upload, versions, delete, download', () => {
     assert.deepEqual(await storedKeys(t), before);
   });
 
+  it('when a field or a file name is not UTF-8, then 400 names it and nothing is kept (it was stored as U+FFFD)', async () => {
+    const before = await storedKeys(t);
+    const boundary = '----guildhall-bytes';
+    const part = (headers: Buffer, body: Buffer) =>
+      Buffer.concat([Buffer.from(`--${boundary}\r\n`), headers, Buffer.from('\r\n\r\n'), body, Buffer.from('\r\n')]);
+    const send = (name: Buffer, fileName: Buffer) =>
+      t.http
+        .post('/api/resources')
+        .set(bearer(admin))
+        .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+        .serialize((body) => body)
+        .send(
+          Buffer.concat([
+            part(Buffer.from('Content-Disposition: form-data; name="name"'), name),
+            part(
+              Buffer.concat([
+                Buffer.from('Content-Disposition: form-data; name="file"; filename="'),
+                fileName,
+                Buffer.from('"'),
+              ]),
+              Buffer.from('%PDF-1.4\n%%EOF\n'),
+            ),
+            Buffer.from(`--${boundary}--\r\n`),
+          ]),
+        );
+    const badName = expectProblem(
+      await send(Buffer.from([0x41, 0xff, 0x42]), Buffer.from('ok.pdf')),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(badName.errors, [{ field: 'name', message: 'is not valid UTF-8' }]);
+    const surrogate = Buffer.from([0xed, 0xa0, 0x80, 0x2e, 0x70, 0x64, 0x66]); // an encoded lone surrogate, ".pdf"
+    const badFile = expectProblem(await send(Buffer.from('Fine'), surrogate), 400, 'validation_failed');
+    assert.deepEqual(badFile.errors, [{ field: 'file.filename', message: 'is not valid UTF-8' }]);
+    assert.deepEqual(await storedKeys(t), before, 'no file kept');
+    // UTF-8 as sent is read as sent
+    const fine = await send(Buffer.from('Réunion – été'), Buffer.from('Compte-rendu été.pdf')).expect(201);
+    assert.equal(fine.body.name, 'Réunion – été');
+    assert.equal(fine.body.file.name, 'Compte-rendu été.pdf');
+  });
+
   it('when a file name is longer than 255 characters, then it is cut to 255 before its extension, never inside a character', async () => {
     const longNames = ['A'.repeat(252) + '.pdf', '\u{1F600}'.repeat(300) + '.pdf'];
     for (const sent of longNames) {

@@ -2,13 +2,14 @@
 // `file` and one `featuredImage` part, text fields with limits, the whole body bounded. A part over its
 // limit (or a body over its bound) is answered with 413 at once, without reading the rest; any failure
 // removes every temporary key the request wrote. multer's errors become problems naming the field.
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { canonicalJson } from '../../../http/idempotency.ts';
 import { unstorableTextRefusal } from '../../../http/text-guard.ts';
 import type { FileStorage } from '../../../integrations/storage/file-storage.ts';
 import { sha256 } from '../../../shared/crypto.ts';
-import { AppError } from '../../../shared/errors.ts';
+import { AppError, errors, type FieldError } from '../../../shared/errors.ts';
 import { streamingStorage, type StagedPart } from './storage-engine.ts';
 import { UploadSession } from './upload-session.ts';
 import { fitFileName } from './file-name.ts';
@@ -97,6 +98,12 @@ function translate(error: unknown, limits: MultipartLimits): unknown {
   return error;
 }
 
+/** A field or file name read as latin1 (one character per byte), as UTF-8; undefined for other bytes. */
+function utf8Of(latin1: string): string | undefined {
+  const bytes = Buffer.from(latin1, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : undefined;
+}
+
 export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
   const fileParts = limits.files;
   const fileFields = Object.keys(fileParts);
@@ -104,8 +111,10 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
   const routeBound = Object.values(fileParts).reduce((sum, bytes) => sum + bytes, 0) + MULTIPART_OVERHEAD_BYTES;
   const parse = multer({
     storage: streamingStorage(storage, (req) => sessions.get(req)!),
-    // browsers send a non-ASCII file name as raw UTF-8 in the part header (busboy's default reads latin1)
-    defParamCharset: 'utf8',
+    // fields and file names are read one byte to one character and decoded as UTF-8 afterwards
+    // (utf8Of): bytes that are not UTF-8 are refused there, where busboy's own decoding made U+FFFD
+    defCharset: 'latin1',
+    defParamCharset: 'latin1',
     // large buffers between the socket, busboy and the file stream: fewer, bigger writes to storage
     highWaterMark: 1024 * 1024,
     fileHwm: 1024 * 1024,
@@ -148,6 +157,22 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
       }
       const files: MultipartUpload['files'] = {};
       const uploaded = (req.files ?? {}) as Record<string, MulterFile[]>;
+      const notUtf8: FieldError[] = [];
+      const decoded = (field: string, latin1: string) => {
+        const text = utf8Of(latin1);
+        if (text === undefined) notUtf8.push({ field, message: 'is not valid UTF-8' });
+        return text ?? '';
+      };
+      // multer nests bracketed names (`tags[]`): every string, key or value, at any depth
+      const decodedAll = (field: string, value: unknown): unknown => {
+        if (typeof value === 'string') return decoded(field, value);
+        if (Array.isArray(value)) return value.map((item) => decodedAll(field, item));
+        if (value === null || typeof value !== 'object') return value;
+        return Object.fromEntries(
+          Object.entries(value).map(([key, item]) => [decoded(key, key), decodedAll(field || key, item)]),
+        );
+      };
+      req.body = decodedAll('', req.body ?? {});
       for (const name of fileFields) {
         const part = uploaded[name]?.[0];
         if (part?.tempKey)
@@ -155,8 +180,12 @@ export function multipartReader(storage: FileStorage, limits: MultipartLimits) {
             tempKey: part.tempKey,
             size: part.size,
             sha256: part.sha256!,
-            fileName: fitFileName(part.originalname),
+            fileName: fitFileName(decoded(`${name}.filename`, part.originalname)),
           };
+      }
+      if (notUtf8.length) {
+        await session.discard(storage);
+        throw errors.validation(notUtf8);
       }
       // fields and file names are stored as text (see http/text-guard.ts)
       const refusal = unstorableTextRefusal({
