@@ -15,7 +15,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, errors, type FieldError } from '../shared/errors.ts';
 
 const NUL = '\u0000';
-const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 const SURROGATE_MESSAGE = 'must be well-formed Unicode: a lone UTF-16 surrogate (U+D800 to U+DFFF) cannot be stored';
 
 const problemOf = (text: string): string | undefined =>

@@ -210,6 +210,21 @@ describe('resumable uploads (tus)', () => {
         metadata,
       );
     }
+    // a file name that is not UTF-8, or holds a NUL, is refused as in a multipart part
+    for (const [bytes, message] of [
+      [Buffer.from([0xed, 0xa0, 0x80, 0x2e, 0x70, 0x64, 0x66]), 'is not valid UTF-8'],
+      [Buffer.from('a\0b.pdf'), 'must not contain the NUL character (U+0000)'],
+    ] as const) {
+      const res = await t.http
+        .post('/api/uploads')
+        .set(bearer(adminToken))
+        .set(TUS)
+        .set('Upload-Length', '10')
+        .set('Upload-Metadata', `filename ${bytes.toString('base64')}`);
+      assert.deepEqual(expectProblem(res, 400, 'validation_failed').errors, [
+        { field: 'Upload-Metadata filename', message },
+      ]);
+    }
     assert.equal(
       (await t.container.sql.one<{ count: number }>('SELECT count(*)::int AS count FROM resource_uploads'))!.count,
       before,

@@ -7,9 +7,11 @@
 import { Server, EVENTS } from '@tus/server';
 import { Metadata } from '@tus/utils';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { actorOf } from '../../../http/context.ts';
 import type { UploadRoutes } from '../../../http/surfaces/surface-routes.ts';
+import { NUL_MESSAGE } from '../../../http/text-guard.ts';
 import { AppError, errors } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { UploadOwner } from './upload.repository.ts';
@@ -53,6 +55,14 @@ function assertUploadMetadata(req: Request): void {
         message: 'must be comma-separated `key base64value` pairs (tus 1.0.0), each key once',
       },
     ]);
+  }
+  // the values are stored as text (the file name): bytes that are not UTF-8 or a NUL are refused, as
+  // in a multipart file name (tus decoded them to U+FFFD, and the NUL was dropped on the way)
+  for (const pair of header.split(',')) {
+    const [key, value] = pair.trim().split(' ');
+    const bytes = Buffer.from(value ?? '', 'base64');
+    const message = !isUtf8(bytes) ? 'is not valid UTF-8' : bytes.includes(0) ? NUL_MESSAGE : undefined;
+    if (message) throw errors.validation([{ field: `Upload-Metadata ${key}`, message }]);
   }
 }
 
