@@ -3,6 +3,7 @@
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { resolveAppSecret } from '../src/shared/app-secret.ts';
+import { DataDirInUseError } from '../src/shared/data-dir-lock.ts';
 import { openDatabase } from '../src/shared/database.ts';
 import { loadDotEnv } from '../src/shared/dot-env.ts';
 import { createLogger } from '../src/shared/logger.ts';
@@ -12,7 +13,14 @@ import { DEMO_ORGANIZATION_SLUG, formatDemoCredentials, seedDemo } from './demo.
 loadDotEnv();
 const config = loadConfig();
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger }).catch(
+  (error: unknown) => {
+    // the embedded database is the running service's: one line that says so, as reset-admin does
+    if (!(error instanceof DataDirInUseError)) throw error;
+    console.error(`Demo data not created: ${error.message}`);
+    process.exit(75); // EX_TEMPFAIL
+  },
+);
 const container = createContainer({ config, logger, db, appSecret: await resolveAppSecret(config, logger) });
 try {
   await migrateUp(db, logger);

@@ -28,11 +28,14 @@ interface Run {
 }
 
 /** The command as `npm run reset-admin -- <args>` runs it, in a directory without a `.env`. */
-function resetAdmin(args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
+const resetAdmin = (args: string[], env: Record<string, string>, cwd: string) =>
+  cli('scripts/reset-admin.ts', args, env, cwd);
+
+function cli(script: string, args: string[], env: Record<string, string>, cwd: string): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', import.meta.resolve('tsx'), path.join(root, 'scripts/reset-admin.ts'), ...args],
+      ['--import', import.meta.resolve('tsx'), path.join(root, script), ...args],
       {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
@@ -174,6 +177,14 @@ describe('npm run reset-admin', { timeout: 900_000 }, () => {
         run.stderr,
         new RegExp(`in use by another process \\(pid ${process.pid}\\).*stop that process first`),
       );
+      // npm run seed:demo alike: one line, no stack trace
+      const seed = await cli('seeders/seed-demo.ts', [], { APP_SECRET, DATA_DIR: dataDir }, cwd);
+      assert.equal(seed.code, 75, seed.stderr);
+      assert.match(
+        seed.stderr,
+        new RegExp(`^Demo data not created: .*in use by another process \\(pid ${process.pid}\\)`),
+      );
+      assert.doesNotMatch(seed.stderr, /\n\s+at /, 'no stack trace');
     } finally {
       await open.close();
       await rm(dataDir, { recursive: true, force: true });
