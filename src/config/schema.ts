@@ -11,7 +11,7 @@ export function appSecretRequired(because: string): string {
     'and signs tokens, so every instance and every restart must share it. Generate one with\n' +
     `  node -e "console.log(require('node:crypto').randomBytes(32).toString('base64url'))"\n` +
     'and set APP_SECRET to that value in the environment of every instance. Only the embedded database ' +
-    '(no DATABASE_URL) generates its own, kept in DATA_DIR.'
+    '(no DATABASE_URL) outside production generates its own, kept in DATA_DIR.'
   );
 }
 

@@ -35,6 +35,11 @@ describe('Pages for people: home, choosing a password, impersonation landing', {
     assert.match(res.headers['content-type'], /^text\/html/);
     for (const href of ['/admin', '/api/docs', '/api/openapi.yaml', '/health', '/errors'])
       assert.ok(res.text.includes(`href="${href}"`), href);
+    // the mode and the API environment apart, as the start-up line says them ("production" read as the mode)
+    assert.match(
+      res.text,
+      /runs in <strong>test<\/strong> mode and serves the <strong>live API environment \(gh_live_ keys\)<\/strong>/,
+    );
     assert.match(res.headers['content-security-policy'], /default-src 'none'; script-src 'self'/);
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
   });

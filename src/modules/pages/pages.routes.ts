@@ -20,11 +20,14 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'impersonation.js': { type: 'application/javascript', body: asset('impersonation.js') },
 };
 
-function homePage(config: Pick<Config, 'appEnv'>): string {
+/** What the server is, in the words of its start-up line: NODE_ENV's mode, then APP_ENV's API environment. */
+function homePage(config: Pick<Config, 'appEnv' | 'nodeEnv'>): string {
+  const api =
+    config.appEnv === 'sandbox' ? 'sandbox API environment (gh_test_ keys)' : 'live API environment (gh_live_ keys)';
   return layout(
     'Welcome',
     `<h1>Guildhall</h1>
-<p>The membership platform for associations. This server runs the <strong>${escapeHtml(config.appEnv)}</strong> environment.</p>
+<p>The membership platform for associations. This server runs in <strong>${escapeHtml(config.nodeEnv)}</strong> mode and serves the <strong>${api}</strong>.</p>
 <ul class="links">
   <li><a href="/admin">Admin Portal</a>: users, organizations, impersonation, jobs (platform admins)</li>
   <li><a href="/api/docs">API reference</a>: every operation, with "Try it out"</li>
@@ -79,7 +82,7 @@ sponsors are separate applications built on the Guildhall API; point <code>MEMBE
   );
 }
 
-export function pageRoutes(config: Pick<Config, 'appEnv'>): Router {
+export function pageRoutes(config: Pick<Config, 'appEnv' | 'nodeEnv'>): Router {
   const router = Router();
   const html = (body: string) => (_req: unknown, res: import('express').Response) =>
     void res.set(PAGE_SECURITY_HEADERS).type('html').send(body);
