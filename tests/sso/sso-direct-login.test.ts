@@ -317,7 +317,7 @@ describe('direct SSO over SAML 2.0 and OIDC', () => {
         const renamed = await signIn();
         assert.deepEqual([renamed.id, renamed.email], [gina.id, 'gina.green@workspace.test']);
         const audit = await AuditEntry.findOne({ where: { action: 'sso.user_updated', targetId: gina.id } });
-        assert.equal((audit?.before as { email: string }).email, 'gina@workspace.test');
+        assert.equal((audit!.before as { email: string }).email, 'gina@workspace.test');
         // an address another account holds is not taken: the person keeps theirs and signs in
         await buildUser({ organizationId, role: 'ROLE_MEMBER', email: 'gina.gray@workspace.test' });
         accounts.gina!.email = 'gina.gray@workspace.test';
