@@ -41,7 +41,8 @@ function tooLarge(root: string): string | undefined {
 /** `root`: the document from its root element on (DOMPurify's XHTML parser drops a document with a prolog). */
 export type SvgVerdict =
   | { svg: true; root: string }
-  | { svg: false; reason: string /** an SVG, refused for its size or depth */; tooLarge?: true };
+  // tooLarge: an SVG, refused for its depth or its number of elements (the others are no SVG we accept)
+  | { svg: false; reason: string; tooLarge?: true };
 
 /** Whether `text` is an SVG document we accept (no DOCTYPE/ENTITY, root <svg> in the SVG namespace). */
 export function recogniseSvg(text: string): SvgVerdict {
