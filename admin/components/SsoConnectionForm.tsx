@@ -92,8 +92,8 @@ const PROTOCOLS: Record<Protocol, string> = {
 };
 const ROLES: Record<string, string> = {
   ROLE_MEMBER: 'Member',
-  ROLE_CLIENT_USER: 'Client user',
-  ROLE_CLIENT_ADMIN: 'Client admin',
+  ROLE_CLIENT_USER: 'Client User',
+  ROLE_CLIENT_ADMIN: 'Client Admin',
 };
 const searchOrganizations = async (query: string): Promise<Option[]> =>
   (await api.searchRecords({ resourceId: 'organizations', query })).map((r) => ({ value: r.id, label: r.title }));

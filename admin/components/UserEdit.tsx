@@ -1,10 +1,10 @@
 /// <reference lib="dom" />
 // Separate forms for a new user and an existing one (AdminJS has one): the initial password only on
-// new, the "Confirm raising the role" box only on edit. A refusal of the service that names no field
+// new, the "Confirm raising the role" box only on edit (not on one's own). A refusal of the service that names no field
 // stays on the form as an error box above the fields, next to the red notice.
 import React, { useEffect } from 'react';
 import { useNavigate } from 'react-router';
-import { BasePropertyComponent, useRecord, type ActionProps } from 'adminjs';
+import { BasePropertyComponent, useCurrentAdmin, useRecord, type ActionProps } from 'adminjs';
 import { Box, Button, DrawerContent, DrawerFooter, H3, MessageBox } from '@adminjs/design-system';
 
 const NEW_ONLY = ['password', 'generatePassword'];
@@ -17,8 +17,12 @@ const UserEdit: React.FC<ActionProps> = (props) => {
   useEffect(() => {
     if (initialRecord) setRecord(initialRecord);
   }, [initialRecord]);
+  const [currentAdmin] = useCurrentAdmin();
   const isNew = action.name === 'new';
-  const properties = resource.editProperties.filter((p) => !(isNew ? EDIT_ONLY : NEW_ONLY).includes(p.propertyPath));
+  // on one's own page Role is disabled: there is no raise to confirm
+  const own = !isNew && initialRecord?.id === currentAdmin?.id;
+  const hidden = isNew ? EDIT_ONLY : own ? [...NEW_ONLY, ...EDIT_ONLY] : NEW_ONLY;
+  const properties = resource.editProperties.filter((p) => !hidden.includes(p.propertyPath));
   const formError = record?.errors?.form?.message;
 
   const onSubmit = (event: React.FormEvent) => {

@@ -5,9 +5,10 @@
 import React from 'react';
 import { Text } from '@adminjs/design-system';
 
+// as the users list names roles (src/modules/users/user.labels.ts)
 export const ROLE_NAMES: Record<string, string> = {
-  ROLE_CLIENT_ADMIN: 'Client admin',
-  ROLE_CLIENT_USER: 'Client user (staff)',
+  ROLE_CLIENT_ADMIN: 'Client Admin',
+  ROLE_CLIENT_USER: 'Client User (staff)',
   ROLE_MEMBER: 'Member',
 };
 export const codeStyle = { fontFamily: 'monospace', background: '#f6f7fb', padding: '2px 6px', borderRadius: 4 };

@@ -151,7 +151,7 @@ describe('Admin Portal Directory Sync in a browser', { timeout: 300_000 }, () =>
     await page.locator('[data-testid=record-scim-url]').waitFor();
     assert.equal(await page.textContent('[data-testid=record-scim-url]'), `${t.config.baseUrl}/scim/v2`);
     assert.equal(await page.textContent('[data-testid=token-prefix]'), `${firstToken.slice(0, 12)}…`);
-    await page.locator('[data-testid=group-roles]').getByText('Client admin').waitFor();
+    await page.locator('[data-testid=group-roles]').getByText('Client Admin', { exact: true }).waitFor();
     await page.reload();
     await page.locator('[data-testid=record-scim-url]').waitFor();
     const sent = await recordAsSent();

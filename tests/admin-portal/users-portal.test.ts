@@ -152,6 +152,8 @@ describe('Admin Portal: users', { timeout: 300_000 }, () => {
       (await page.locator('[data-testid=own-status]').textContent()) ?? '',
       /You cannot change your own status: another platform admin must do it/,
     );
+    // Role disabled: no "Confirm raising the role" box to tick
+    assert.equal(await page.locator('[data-css="users-edit-confirmPrivilegeChange"]').count(), 0);
     await shot('edit-own');
     const forced = await recordAction(admin.id, 'edit', { status: 'suspended' });
     assert.equal(forced.notice?.type, 'error');
