@@ -24,6 +24,9 @@ export function noticeOf(error: unknown): { message: string; type: 'error' } {
   throw error;
 }
 
+/** The notice of a validation refusal whose messages the form shows under their fields. */
+export const FIELDS_NEED_ATTENTION = 'Some fields need attention: see the message under each.';
+
 /**
  * For forms that show each field's message under it: those messages, and a notice that points there
  * (the API's detail names the fields by their code names, `settings.idpSsoUrl`).
@@ -37,9 +40,7 @@ export function formRefusalOf(error: unknown): {
   const underFields = error.code === 'validation_failed' && Object.keys(errors).length > 0;
   return {
     errors,
-    notice: underFields
-      ? { message: 'Some fields need attention: see the message under each.', type: 'error' }
-      : noticeOf(error),
+    notice: underFields ? { message: FIELDS_NEED_ATTENTION, type: 'error' } : noticeOf(error),
   };
 }
 

@@ -5,6 +5,7 @@
 import { Resource } from '@adminjs/sequelize';
 import type { BaseRecord, Filter } from 'adminjs';
 import type { Model, ModelStatic } from 'sequelize';
+import { dayBound } from '../../src/shared/date-range.ts';
 import { isUuid } from './ids.ts';
 
 type Attributes = ReturnType<Resource['rawAttributes']>;
@@ -47,8 +48,8 @@ function wholeDays(value: unknown): unknown {
   const { from, to } = value as { from?: unknown; to?: unknown };
   return {
     ...value,
-    ...(typeof from === 'string' && DAY.test(from) ? { from: `${from}T00:00:00.000Z` } : {}),
-    ...(typeof to === 'string' && DAY.test(to) ? { to: `${to}T23:59:59.999Z` } : {}),
+    ...(typeof from === 'string' && DAY.test(from) ? { from: dayBound(from, 'from') } : {}),
+    ...(typeof to === 'string' && DAY.test(to) ? { to: dayBound(to, 'to') } : {}),
   };
 }
 

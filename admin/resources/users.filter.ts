@@ -8,7 +8,7 @@ import {
   type UserSortKey,
 } from '../../src/modules/users/user-query.repository.ts';
 import type { UserStatus } from '../../src/modules/users/user.model.ts';
-import type { DateRange } from '../../src/shared/date-range.ts';
+import { type DateRange, dayBound } from '../../src/shared/date-range.ts';
 import { isUuid } from './ids.ts';
 
 export type PortalFilters = Record<string, unknown>;
@@ -34,7 +34,7 @@ function range(value: unknown): DateRange | undefined {
   const parse = (text: string | undefined, endOfDay: boolean) => {
     const day = text?.match(/^(\d{4}-\d{2}-\d{2})/)?.[1];
     if (!day) return undefined;
-    const date = new Date(`${day}T${endOfDay ? '23:59:59.999' : '00:00:00.000'}Z`);
+    const date = new Date(dayBound(day, endOfDay ? 'to' : 'from'));
     return Number.isNaN(date.getTime()) ? undefined : date;
   };
   const result = { from: parse(from, false), to: parse(to, true) };

@@ -4,6 +4,7 @@
 import { ValidationError } from 'adminjs';
 import { ROLE_LABELS, STATUS_LABELS } from '../../src/modules/users/user.labels.ts';
 import { AppError } from '../../src/shared/errors.ts';
+import { FIELDS_NEED_ATTENTION } from '../portal-errors.ts';
 
 export interface PortalRefusal {
   message: string;
@@ -74,7 +75,7 @@ export function portalRefusal(error: AppError, now: Date = new Date()): PortalRe
       // each field's own message is under it; the notice named fields by their code names
       return {
         field: error.extras.errors?.[0]?.field ?? 'form',
-        message: 'Some fields need attention: see the message under each.',
+        message: FIELDS_NEED_ATTENTION,
       };
     default:
       return {

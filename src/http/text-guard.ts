@@ -107,8 +107,8 @@ export const rejectNulInUrl: RequestHandler = (req, _res, next) => {
   next(errors.validation([{ field: unstorableTextAt(req.query)?.field ?? 'path', message: NUL_MESSAGE }]));
 };
 
-const suspect = new WeakSet<Request>();
-// the raw bytes, until the parsed body is checked: read again only for an integer beyond 2^53
+// the raw bytes, until the parsed body is checked: scanned for a suspect escape, and read again only for
+// an integer beyond 2^53
 const rawBodies = new WeakMap<Request, Buffer>();
 // JSON can only carry a NUL or a lone surrogate as a \u escape (raw bytes decode to U+FFFD)
 const SUSPECT_ESCAPE = /\\u(0000|d[89a-f])/i;
@@ -116,15 +116,17 @@ const SUSPECT_ESCAPE = /\\u(0000|d[89a-f])/i;
 const LONG_INTEGER = /(?<![\w.+-])-?\d{16,}(?![\d.eE])/g;
 
 /**
- * express.json's `verify`: refuses bytes that are not UTF-8 (decoding would make them U+FFFD), and
- * notes a body whose text has a `\u0000` or `\uD8xx`-`\uDFxx` escape, so only those are walked for text.
+ * express.json's `verify`: refuses bytes that are not UTF-8 (decoding would make them U+FFFD), and keeps
+ * the raw bytes for rejectUnstorableJson.
  */
 export const noteSuspectEscape = (req: Request, _res: Response, body: Buffer, encoding: string): void => {
   if (/^utf-?8$/i.test(encoding) && !isUtf8(body))
     throw new AppError('malformed_body', 'The request body is not valid UTF-8');
   rawBodies.set(req, body);
-  if (body.includes('\\u') && SUSPECT_ESCAPE.test(body.toString('latin1'))) suspect.add(req);
 };
+
+/** Whether the text has a `\u0000` or `\uD8xx`-`\uDFxx` escape: only such bodies are walked for text. */
+const hasSuspectEscape = (raw: Buffer): boolean => raw.includes('\\u') && SUSPECT_ESCAPE.test(raw.toString('latin1'));
 
 /** Whether `raw` writes `value` (an integer beyond 2^53) in digits, which JSON.parse rounded (the text is read once). */
 function writtenInDigits(raw: Buffer): (value: number) => boolean {
@@ -141,10 +143,16 @@ function writtenInDigits(raw: Buffer): (value: number) => boolean {
  */
 export function jsonBodyRefusal(body: unknown, raw: Buffer): AppError | undefined {
   if (!isUtf8(raw)) return new AppError('malformed_body', 'The request body is not valid UTF-8');
+  return parsedBodyRefusal(body, raw);
+}
+
+/** A parsed body that is no object, holds unstorable text or numbers, or nests too deep. */
+function parsedBodyRefusal(body: unknown, raw: Buffer): AppError | undefined {
+  // every body of the contract is an object: an array is refused as a scalar is (problem.ts)
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     return new AppError('malformed_body', 'The request body must be a JSON object');
   const found = firstRefused(body, {
-    text: raw.includes('\\u') && SUSPECT_ESCAPE.test(raw.toString('latin1')),
+    text: hasSuspectEscape(raw),
     maxDepth: MAX_JSON_DEPTH,
     writtenInDigits: writtenInDigits(raw),
   });
@@ -159,12 +167,5 @@ export const rejectUnstorableJson: RequestHandler = (req, _res, next) => {
   const raw = rawBodies.get(req);
   if (raw === undefined) return next(); // no JSON body was parsed
   rawBodies.delete(req);
-  // every body of the contract is an object: an array is refused as a scalar is (problem.ts)
-  if (Array.isArray(req.body)) return next(new AppError('malformed_body', 'The request body must be a JSON object'));
-  const found = firstRefused(req.body, {
-    text: suspect.has(req),
-    maxDepth: MAX_JSON_DEPTH,
-    writtenInDigits: writtenInDigits(raw),
-  });
-  next(found === undefined ? undefined : errors.validation([found]));
+  next(parsedBodyRefusal(req.body, raw));
 };

@@ -19,11 +19,12 @@ function onTheCalendar(value: string): boolean {
   return date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
 }
 
+/** A bare date as a bound of the whole UTC day: its first millisecond, or its last. */
+export const dayBound = (day: string, bound: 'from' | 'to'): string =>
+  `${day}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z`;
+
 function parseBound(value: string, parameter: string, bound: 'after' | 'before'): Date {
-  // a bare date means the whole UTC day: from its first millisecond, or up to its last
-  const text = DATE_ONLY.test(value)
-    ? `${value}T${bound === 'after' ? '00:00:00.000' : '23:59:59.999'}Z`
-    : value.replace(' ', 'T');
+  const text = DATE_ONLY.test(value) ? dayBound(value, bound === 'after' ? 'from' : 'to') : value.replace(' ', 'T');
   const date = new Date(text);
   if (Number.isNaN(date.getTime()) || !onTheCalendar(value))
     throw errors.invalidFilter(`${parameter}[${bound}]`, 'is not a valid date or date-time');

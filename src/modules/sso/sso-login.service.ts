@@ -5,7 +5,7 @@
 // verifies it, the account service signs the person in, and the browser is sent into the app with a
 // one-time code, never a token: the app exchanges the code at POST /api/auth/sso/token. Every login
 // and every refused login is in the audit trail.
-import { Op } from 'sequelize';
+import { Op, type Order } from 'sequelize';
 import { randomToken } from '../../shared/crypto.ts';
 import { isUuid } from '../../shared/uuid.ts';
 import type { Clock } from '../../shared/clock.ts';
@@ -51,6 +51,11 @@ export interface SsoLoginDeps {
 }
 
 const invalid = (detail: string) => new AppError('invalid_connection', detail);
+/** Of an organization's active connections, the one a login without a named connection takes. */
+const OLDEST_FIRST: Order = [
+  ['createdAt', 'ASC'],
+  ['id', 'ASC'],
+];
 
 export class SsoLoginService {
   constructor(private readonly deps: SsoLoginDeps) {}
@@ -164,14 +169,10 @@ export class SsoLoginService {
     }
     if (request.email) {
       const domain = request.email.trim().toLowerCase().split('@').pop() ?? '';
-      // one organization may list a domain on two connections (moving to another IdP): the older
-      // active one signs it in, as an organization's login picks its oldest
+      // one organization may list a domain on two connections (moving to another IdP): the older signs it in
       const found = await SsoConnection.findOne({
         where: { status: 'active', domains: { [Op.contains]: [domain] } },
-        order: [
-          ['createdAt', 'ASC'],
-          ['id', 'ASC'],
-        ],
+        order: OLDEST_FIRST,
       });
       if (!found) throw invalid(`No SSO connection signs in ${domain} addresses`);
       return this.usable(found.id);
@@ -185,10 +186,7 @@ export class SsoLoginService {
         organization &&
         (await SsoConnection.findOne({
           where: { organizationId: organization.id, status: 'active' },
-          order: [
-            ['createdAt', 'ASC'],
-            ['id', 'ASC'],
-          ],
+          order: OLDEST_FIRST,
         }));
       if (!found) throw invalid('This organization has no active SSO connection');
       return this.usable(found.id);
